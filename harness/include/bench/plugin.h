@@ -1,0 +1,218 @@
+/*
+ * bench plugin ABI: the one header a kernel plugin needs.
+ *
+ * A plugin is a shared object that exports exactly one symbol,
+ * `bench_plugin_entry`, a const struct bench_plugin whose first field is the
+ * ABI version it was built against. The harness hands the plugin a
+ * struct bench_host on every call; the plugin reaches the harness only
+ * through it (parameters, input data, the CPU reference check, messages).
+ * A plugin never prints to the terminal and never exits.
+ *
+ * Life of one case (each case runs in its own child process):
+ *   init(host, &ctx)           once per process; BENCH_SKIP if it cannot run here
+ *   setup(host, ctx, &state)   allocate, fill inputs, host->set_work(...)
+ *   run(host, state)           one iteration, finished before it returns;
+ *                              called for warm-up and every timed sample
+ *   verify(host, state)        read back the output of the last run and hand
+ *                              it to host->check(); never recompute it
+ *   teardown(host, state)      free what setup allocated; called whenever
+ *                              setup left a non-NULL *state, even on error
+ *   deinit(host, ctx)          free what init allocated
+ * `bench --list` calls only init and deinit.
+ *
+ * Every callback returns BENCH_OK, or BENCH_SKIP / BENCH_ERROR through
+ * host->skip() / host->fail(), which also record the one-line reason.
+ *
+ * The header is C11 and C++ clean; build a plugin outside this tree with
+ *   cc -shared -fPIC $(pkg-config --cflags bench-plugin) my.c -o my.so
+ */
+#ifndef BENCH_PLUGIN_H
+#define BENCH_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ABI version: major in the high 16 bits, minor in the low 16.
+ * The harness refuses a plugin of another major, or of a newer minor. */
+#define BENCH_ABI_MAJOR 1
+#define BENCH_ABI_MINOR 0
+#define BENCH_ABI_VERSION ((uint32_t)((BENCH_ABI_MAJOR << 16) | BENCH_ABI_MINOR))
+
+/* The name of the one exported symbol, for dlsym. */
+#define BENCH_PLUGIN_SYMBOL "bench_plugin_entry"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BENCH_PLUGIN_EXPORT __attribute__((visibility("default")))
+#define BENCH_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define BENCH_PLUGIN_EXPORT
+#define BENCH_PRINTF(f, a)
+#endif
+
+/* Define the entry of a plugin: BENCH_PLUGIN_DEFINE = { .abi_version = ... }; */
+#ifdef __cplusplus
+#define BENCH_PLUGIN_DEFINE \
+  extern "C" BENCH_PLUGIN_EXPORT const struct bench_plugin bench_plugin_entry; \
+  extern "C" BENCH_PLUGIN_EXPORT const struct bench_plugin bench_plugin_entry
+#else
+#define BENCH_PLUGIN_DEFINE \
+  BENCH_PLUGIN_EXPORT const struct bench_plugin bench_plugin_entry
+#endif
+
+/* Status of every callback. */
+enum bench_status {
+  BENCH_OK = 0,
+  BENCH_SKIP = 1,  /* the case cannot run here; the reason was given to host->skip() */
+  BENCH_ERROR = 2  /* the case failed; the reason was given to host->fail() */
+};
+
+/* Element types, shared by the data and check helpers. */
+enum bench_dtype {
+  BENCH_F32 = 0,
+  BENCH_F16 = 1,  /* IEEE binary16 */
+  BENCH_BF16 = 2  /* bfloat16: the top 16 bits of a float */
+};
+
+/* Preset tiers; each parameter has a default for each. */
+enum bench_tier {
+  BENCH_TIER_SMOKE = 0,
+  BENCH_TIER_STANDARD = 1,
+  BENCH_TIER_PERF = 2,
+  BENCH_TIER_VERIFY = 3,
+  BENCH_TIER_COUNT = 4
+};
+
+enum bench_param_type {
+  BENCH_PARAM_INT = 0,    /* 64-bit integer, read with host->param_int */
+  BENCH_PARAM_FLOAT = 1,  /* double, read with host->param_float */
+  BENCH_PARAM_STRING = 2  /* text, read with host->param_str */
+};
+
+/* One parameter (an axis) of a plugin's cases, declared as static data.
+ * A default or preset value that is a comma list sweeps that axis; the cases
+ * are the combinations of all axes, except that axes sharing a nonzero `zip`
+ * group advance together (their lists must have equal lengths, or one). */
+struct bench_param {
+  const char *name;          /* lower-case identifier, e.g. "m", "variant" */
+  enum bench_param_type type;
+  const char *description;   /* one line, for --list -v and the docs */
+  const char *choices;       /* STRING only: comma list of allowed values, or NULL */
+  double min, max;           /* INT/FLOAT only: allowed range; both 0 = unbounded */
+  int zip;                   /* zip group, 0 = crossed with everything */
+  const char *defaults[BENCH_TIER_COUNT]; /* per tier, e.g. "64" or "256,512" */
+};
+
+/* What a plugin hands to host->check(): the operation, its shape, its inputs
+ * as the plugin used them, and the output of the timed iterations (all in
+ * host memory, row-major, contiguous). The harness computes the reference
+ * (in double), compares with a dtype-aware tolerance that grows with the
+ * reduction length, and records max_abs_err, max_rel_err and the tolerance.
+ *
+ *   op           shape fields          in[]                       out
+ *   "gemm"       m, n, k               A[m*k], B[k*n]             C[m*n]
+ *   "rmsnorm"    rows, cols, eps       x[rows*cols], w[cols]      y[rows*cols]
+ *   "layernorm"  rows, cols, eps       x, w[cols], b[cols]        y
+ *   "softmax"    rows, cols            x[rows*cols]               y
+ *   "rope"       rows=seq*heads... see below                      y
+ *   "attention"  batch, heads, seq, head_dim   q, k, v [b][h][s][d]   o[b][h][s][d]
+ *
+ * rope: x is [seq][heads][head_dim] with rows = seq*heads, cols = head_dim,
+ *   position of a row = row / heads; theta (10000 if 0); flags select the
+ *   pair layout (BENCH_ROPE_INTERLEAVED or BENCH_ROPE_HALVES).
+ * attention: causal scaled dot-product softmax(QK^T/sqrt(d) + mask) V; with
+ *   BENCH_ATTN_ROPE, RoPE (theta, layout flag) is applied to q and k first.
+ * dtype is the element type of every input; out_dtype that of the output. */
+enum {
+  BENCH_ROPE_INTERLEAVED = 1 << 0, /* pairs (2i, 2i+1), Meta/LLaMA layout */
+  BENCH_ROPE_HALVES = 1 << 1,      /* pairs (i, i+d/2), NeoX layout */
+  BENCH_ATTN_ROPE = 1 << 2         /* attention: apply RoPE to q and k */
+};
+
+struct bench_check {
+  const char *op;
+  enum bench_dtype dtype;      /* inputs */
+  enum bench_dtype out_dtype;  /* output */
+  int64_t m, n, k;
+  int64_t rows, cols;
+  int64_t batch, heads, seq, head_dim;
+  double eps;
+  double theta;
+  uint32_t flags;
+  const void *in[4];
+  const void *out;
+};
+
+struct bench_host {
+  uint32_t abi_version;  /* the harness's BENCH_ABI_VERSION */
+  void *host_data;       /* the harness's own; do not touch */
+
+  /* This case's parameter values. A name the plugin did not declare, or of
+   * another type, is a plugin bug: the case fails with that message. */
+  int64_t (*param_int)(const struct bench_host *host, const char *name);
+  double (*param_float)(const struct bench_host *host, const char *name);
+  /* Owned by the harness, valid until the case ends. */
+  const char *(*param_str)(const struct bench_host *host, const char *name);
+
+  /* Record the reason and return BENCH_SKIP / BENCH_ERROR:
+   *   return host->skip(host, "needs shaderFloat16");          */
+  int (*skip)(const struct bench_host *host, const char *fmt, ...) BENCH_PRINTF(2, 3);
+  int (*fail)(const struct bench_host *host, const char *fmt, ...) BENCH_PRINTF(2, 3);
+  /* A diagnostic kept in the child's log (shown when a case fails). */
+  void (*log)(const struct bench_host *host, const char *fmt, ...) BENCH_PRINTF(2, 3);
+
+  /* Environment facts for the result header, e.g. ("device", "llvmpipe"),
+   * ("driver", "Mesa 22.3.6"). Copied; call from init or setup. */
+  void (*set_info)(const struct bench_host *host, const char *key, const char *value);
+
+  /* Work done by one iteration of this case (setup): the harness turns time
+   * into GFLOP/s and GB/s. Either may be 0. */
+  void (*set_work)(const struct bench_host *host, double flops, double bytes);
+
+  /* From run(): the device-side time of this iteration in nanoseconds
+   * (e.g. GPU timestamps). Optional; host time is always measured. */
+  void (*set_device_time)(const struct bench_host *host, double ns);
+
+  /* Deterministic pseudo-random inputs, uniform in [-1, 1), rounded to
+   * dtype: the same (seed, count, dtype) gives the same values in every
+   * plugin of every backend. */
+  void (*fill_random)(const struct bench_host *host, void *dst, size_t count,
+                      enum bench_dtype dtype, uint64_t seed);
+
+  /* From verify(): compare an output with the harness's CPU reference.
+   * Returns BENCH_OK when it matches (or BENCH_ERROR for a malformed check);
+   * a mismatch is recorded as WRONG_ANSWER by the harness, and verify should
+   * still return BENCH_OK. May be called more than once for several outputs. */
+  int (*check)(const struct bench_host *host, const struct bench_check *check);
+};
+
+struct bench_plugin {
+  uint32_t abi_version;         /* BENCH_ABI_VERSION: always first */
+  const char *name;             /* unique, e.g. "cpu_gemm"; matches the .so name by convention */
+  const char *backend;          /* "cpu", "vulkan", "hip" */
+  const char *operation;        /* what it computes: "gemm", "rmsnorm", ...; "none" for calibration */
+  const char *description;      /* one line */
+  const struct bench_param *params; /* array ended by an entry with name == NULL */
+
+  /* Once per process. Optional (NULL: nothing to do). Sets *ctx for the
+   * other calls. BENCH_SKIP with the reason when this machine cannot run it. */
+  int (*init)(const struct bench_host *host, void **ctx);
+  void (*deinit)(const struct bench_host *host, void *ctx);
+
+  /* Per case. setup and run are required; verify is required unless
+   * operation is "none"; teardown is called whenever setup left a non-NULL
+   * *state, whatever setup returned. */
+  int (*setup)(const struct bench_host *host, void *ctx, void **state);
+  int (*run)(const struct bench_host *host, void *state);
+  int (*verify)(const struct bench_host *host, void *state);
+  void (*teardown)(const struct bench_host *host, void *state);
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BENCH_PLUGIN_H */

@@ -1,0 +1,176 @@
+/* Errors, allocation, strings, clocks and number parsing. */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void vreport(const char *prefix, const char *fmt, va_list ap) {
+  char buf[4096];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  fprintf(stderr, "bench: %s%s\n", prefix, buf);
+}
+
+int error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("error: ", fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+void warning(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("warning: ", fmt, ap);
+  va_end(ap);
+}
+
+static void *check_alloc(void *p, size_t n) {
+  if (!p && n) {
+    fprintf(stderr, "bench: fatal: out of memory allocating %zu bytes\n", n);
+    abort();
+  }
+  return p;
+}
+
+void *xmalloc(size_t n) { return check_alloc(malloc(n ? n : 1), n ? n : 1); }
+
+void *xcalloc(size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) return check_alloc(NULL, SIZE_MAX);
+  return check_alloc(calloc(n ? n : 1, size ? size : 1), n * size ? n * size : 1);
+}
+
+void *xrealloc(void *p, size_t n) { return check_alloc(realloc(p, n ? n : 1), n ? n : 1); }
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+char *xstrndup(const char *s, size_t n) {
+  size_t len = strnlen(s, n);
+  char *d = xmalloc(len + 1);
+  memcpy(d, s, len);
+  d[len] = '\0';
+  return d;
+}
+
+char *xvasprintf(const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) n = 0;
+  char *s = xmalloc((size_t)n + 1);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  return s;
+}
+
+char *xasprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = xvasprintf(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static void strbuf_grow(struct strbuf *sb, size_t extra) {
+  if (sb->len + extra + 1 <= sb->alloc) return;
+  size_t want = sb->alloc ? sb->alloc : 64;
+  while (want < sb->len + extra + 1) want *= 2;
+  sb->buf = xrealloc(sb->buf, want);
+  sb->alloc = want;
+}
+
+void strbuf_add(struct strbuf *sb, const char *s, size_t n) {
+  strbuf_grow(sb, n);
+  memcpy(sb->buf + sb->len, s, n);
+  sb->len += n;
+  sb->buf[sb->len] = '\0';
+}
+
+void strbuf_adds(struct strbuf *sb, const char *s) { strbuf_add(sb, s, strlen(s)); }
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = xvasprintf(fmt, ap);
+  va_end(ap);
+  strbuf_adds(sb, s);
+  free(s);
+}
+
+void strbuf_reset(struct strbuf *sb) {
+  sb->len = 0;
+  if (sb->buf) sb->buf[0] = '\0';
+}
+
+char *strbuf_detach(struct strbuf *sb) {
+  char *s = sb->buf ? sb->buf : xstrdup("");
+  sb->buf = NULL;
+  sb->len = sb->alloc = 0;
+  return s;
+}
+
+void strbuf_release(struct strbuf *sb) {
+  free(sb->buf);
+  sb->buf = NULL;
+  sb->len = sb->alloc = 0;
+}
+
+uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double now_s(void) { return (double)now_ns() * 1e-9; }
+
+void today_local(char out[11]) {
+  time_t t = time(NULL);
+  struct tm tm;
+  localtime_r(&t, &tm);
+  strftime(out, 11, "%Y-%m-%d", &tm);
+}
+
+void iso_time_utc(char out[32]) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  gmtime_r(&ts.tv_sec, &tm);
+  char base[24];
+  strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(out, 32, "%s.%03ldZ", base, ts.tv_nsec / 1000000L);
+}
+
+char *trim(char *s) {
+  char *start = s;
+  while (*start && isspace((unsigned char)*start)) start++;
+  size_t len = strlen(start);
+  while (len && isspace((unsigned char)start[len - 1])) len--;
+  memmove(s, start, len);
+  s[len] = '\0';
+  return s;
+}
+
+int parse_int64(const char *s, int64_t *out) {
+  if (!s || !*s) return -1;
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end) return -1;
+  *out = (int64_t)v;
+  return 0;
+}
+
+int parse_double(const char *s, double *out) {
+  if (!s || !*s) return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}

@@ -1,0 +1,59 @@
+/* Small helpers every harness file uses: errors that print once and return,
+ * allocation that cannot fail silently, a growable string buffer. */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define UTIL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define UTIL_PRINTF(f, a)
+#endif
+
+/* Print "bench: error: <msg>" to stderr and return -1 (git's error()). */
+int error(const char *fmt, ...) UTIL_PRINTF(1, 2);
+/* Print "bench: warning: <msg>" to stderr. */
+void warning(const char *fmt, ...) UTIL_PRINTF(1, 2);
+
+/* Allocation: abort with a message on out-of-memory (the only exit below
+ * the top level: there is nothing sensible left to do). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) UTIL_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* Growable NUL-terminated string. */
+struct strbuf {
+  char *buf;
+  size_t len, alloc;
+};
+#define STRBUF_INIT {NULL, 0, 0}
+void strbuf_add(struct strbuf *sb, const char *s, size_t n);
+void strbuf_adds(struct strbuf *sb, const char *s);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) UTIL_PRINTF(2, 3);
+void strbuf_reset(struct strbuf *sb);
+/* Hand over the buffer (never NULL); sb is empty afterwards. */
+char *strbuf_detach(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+
+/* Monotonic clock in nanoseconds / seconds. */
+uint64_t now_ns(void);
+double now_s(void);
+/* Local date "YYYY-MM-DD" (result file names) and UTC ISO 8601
+ * "YYYY-MM-DDTHH:MM:SS.mmmZ" (timestamps in files and events). */
+void today_local(char out[11]);
+void iso_time_utc(char out[32]);
+
+/* Trim ASCII whitespace in place; returns s. */
+char *trim(char *s);
+/* Parse a whole string as an integer / double; 0 on success, -1 if not. */
+int parse_int64(const char *s, int64_t *out);
+int parse_double(const char *s, double *out);
+
+#endif

@@ -42,7 +42,8 @@ void *xmalloc(size_t n) { return check_alloc(malloc(n ? n : 1), n ? n : 1); }
 
 void *xcalloc(size_t n, size_t size) {
   if (size && n > SIZE_MAX / size) return check_alloc(NULL, SIZE_MAX);
-  return check_alloc(calloc(n ? n : 1, size ? size : 1), n * size ? n * size : 1);
+  size_t total = n * size;
+  return check_alloc(calloc(n ? n : 1, size ? size : 1), total > 0 ? total : 1);
 }
 
 void *xrealloc(void *p, size_t n) { return check_alloc(realloc(p, n ? n : 1), n ? n : 1); }
@@ -142,7 +143,7 @@ void iso_time_utc(char out[32]) {
   gmtime_r(&ts.tv_sec, &tm);
   char base[24];
   strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-  snprintf(out, 32, "%s.%03ldZ", base, ts.tv_nsec / 1000000L);
+  snprintf(out, 32, "%.19s.%03dZ", base, (int)(ts.tv_nsec / 1000000L) % 1000);
 }
 
 char *trim(char *s) {

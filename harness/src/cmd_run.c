@@ -1,0 +1,265 @@
+/* bench [--preset P] [--plugin X]...: run the selected plugins' cases under a
+ * preset, each in its own child, and keep every result as it comes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cases.h"
+#include "child.h"
+#include "commands.h"
+#include "env.h"
+#include "events.h"
+#include "plugin_loader.h"
+#include "plugin_select.h"
+#include "preset.h"
+#include "progress.h"
+#include "results_io.h"
+#include "runner.h"
+#include "util.h"
+
+#ifndef BENCH_REL_PRESET_DIR
+#define BENCH_REL_PRESET_DIR "share/bench/presets"
+#endif
+
+/* Everything one run holds. */
+struct suite {
+  const struct options *opt;
+  struct preset preset;
+  struct case_list cases;
+  const struct plugin **plugins; /* selected, in run order */
+  size_t nplugins;
+  struct events events;
+  struct progress progress;
+  FILE *out;                     /* human-readable per-case lines */
+  double t0;
+  int total, done, failed, skipped;
+  double done_wall;              /* sum of wall time of finished cases */
+  /* the case running now, for heartbeats */
+  const char *cur_plugin;
+  const char *cur_label;
+  int cur_index;
+};
+
+static int mkdir_p(const char *path) {
+  char *p = xstrdup(path);
+  int rc = 0;
+  for (char *s = p + 1; rc == 0; s++) {
+    if (*s == '/' || *s == '\0') {
+      char c = *s;
+      *s = '\0';
+      if (mkdir(p, 0777) != 0 && errno != EEXIST) rc = error("cannot create folder '%s': %s", p, strerror(errno));
+      *s = c;
+      if (!c) break;
+    }
+  }
+  if (rc == 0) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) rc = error("'%s' is not a folder", path);
+  }
+  free(p);
+  return rc;
+}
+
+static double expected_case_s(const struct suite *s) {
+  if (s->done > 0) return s->done_wall / s->done;
+  const struct run_policy *p = &s->preset.policy;
+  return p->warmup_s + p->max_time_s + 0.5;
+}
+
+static void heartbeat(void *arg, double elapsed) {
+  struct suite *s = arg;
+  double est = expected_case_s(s);
+  double frac = elapsed / (est > 0 ? est : 1);
+  if (frac > 0.99) frac = 0.99;
+  double case_eta = est - elapsed > 0 ? est - elapsed : -1;
+  double suite_frac = (s->done + frac) / (s->total ? s->total : 1);
+  double suite_eta = (s->total - s->done - frac) * est;
+  events_heartbeat(&s->events, s->cur_plugin, s->cur_label, s->cur_index, elapsed, frac * 100,
+                   case_eta, suite_frac * 100, suite_eta);
+  progress_show(&s->progress, suite_frac * 100, s->done, s->total, s->cur_plugin, s->cur_label,
+                suite_eta, 0);
+}
+
+static void format_time(double ns, char *out, size_t len) {
+  if (ns < 1e3) snprintf(out, len, "%.1f ns", ns);
+  else if (ns < 1e6) snprintf(out, len, "%.2f us", ns / 1e3);
+  else if (ns < 1e9) snprintf(out, len, "%.3f ms", ns / 1e6);
+  else snprintf(out, len, "%.3f s", ns / 1e9);
+}
+
+/* One line per finished case, like a test runner's. */
+static void print_case(struct suite *s, const struct case_result *r, const char *label) {
+  progress_clear(&s->progress);
+  fprintf(s->out, "[%*d/%d] %s %s: %s", s->total >= 100 ? 3 : 2, r->index + 1, s->total, r->plugin,
+          label, case_status_name(r->status));
+  if (r->status == CASE_OK) {
+    const struct stats *t = case_time(r);
+    char med[32];
+    format_time(t->median, med, sizeof med);
+    fprintf(s->out, "  median %s (%s)  cv %.2f%%  n=%zu", med, case_timer_name(r), t->cv * 100, r->nsamples);
+    if (r->flops > 0) fprintf(s->out, "  %.3g GFLOP/s", case_gflops(r));
+    if (r->bytes > 0) fprintf(s->out, "  %.3g GB/s", case_gbps(r));
+    if (r->check.checked) fprintf(s->out, "  max_abs_err %.2g (%s)", r->check.max_abs_err, r->check.method);
+    if (r->determinism != DET_NOT_CHECKED) fprintf(s->out, "  %s", determinism_name(r->determinism));
+    if (!r->settled) fprintf(s->out, "\n      %s", r->settle_note ? r->settle_note : "did not settle");
+  } else if (r->message) {
+    fprintf(s->out, "  %s", r->message);
+  }
+  fprintf(s->out, "\n");
+  if (case_status_failed(r->status) && r->stderr_tail) {
+    char *copy = xstrdup(r->stderr_tail), *save = NULL;
+    for (char *ln = strtok_r(copy, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
+      fprintf(s->out, "      | %s\n", ln);
+    free(copy);
+  }
+  fflush(s->out);
+}
+
+static struct run_file *run_file_new(const struct suite *s, int argc, char **argv,
+                                     const struct plugin *pl) {
+  struct run_file *f = xcalloc(1, sizeof *f);
+  run_env_collect(&f->env, argc, argv, s->preset.name, s->preset.sha256, s->opt->tag,
+                  s->opt->debug ? "debug" : "perf");
+  f->plugin = xstrdup(pl->desc->name);
+  f->plugin_path = xstrdup(pl->path);
+  f->plugin_sha256 = xstrdup(pl->sha256);
+  return f;
+}
+
+/* Run every case of one plugin; its result file is rewritten after each
+ * case, so an interrupted or killed run keeps what was measured. Returns 0,
+ * or -1 when the result file could not be written. */
+static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t *next_case) {
+  const struct plugin *pl = s->plugins[pi];
+  struct run_file *f = run_file_new(s, argc, argv, pl);
+  char *base = NULL;
+  int rc = 0, save_failed = 0;
+  for (; *next_case < s->cases.n && s->cases.cases[*next_case].plugin_index == pi; (*next_case)++) {
+    if (child_interrupted()) break;
+    const struct case_def *c = &s->cases.cases[*next_case];
+    char *label = case_label(c);
+    int index = (int)*next_case;
+    struct case_result ident;
+    case_result_init(&ident);
+    ident.plugin = (char *)pl->desc->name;
+    ident.index = index;
+    for (size_t i = 0; i < c->nvalues; i++)
+      kv_list_add(&ident.nparams, &ident.params, c->values[i].param->name, c->values[i].text);
+    events_test_start(&s->events, &ident, label, index, s->total, s->preset.policy.timeout_s);
+    for (size_t i = 0; i < ident.nparams; i++) free(ident.params[i].key), free(ident.params[i].value);
+    free(ident.params);
+
+    s->cur_plugin = pl->desc->name;
+    s->cur_label = label;
+    s->cur_index = index;
+    progress_show(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
+                  pl->desc->name, label, (s->total - s->done) * expected_case_s(s), 1);
+
+    f->cases = xrealloc(f->cases, (f->ncases + 1) * sizeof *f->cases);
+    struct case_result *r = &f->cases[f->ncases++];
+    run_case(pl, c, index, &s->preset.policy, s->opt->debug, heartbeat, s, r);
+
+    s->done++;
+    s->done_wall += r->wall_s;
+    if (case_status_failed(r->status)) s->failed++;
+    if (r->status == CASE_SKIPPED) s->skipped++;
+    events_test_end(&s->events, r, label);
+    print_case(s, r, label);
+    free(label);
+    s->cur_label = NULL;
+
+    if (!save_failed && results_save(s->opt->results_dir, f, &base) != 0) {
+      save_failed = 1; /* said once; the rest of the suite still runs */
+      rc = -1;
+    }
+  }
+  run_file_release(f);
+  free(f);
+  free(base);
+  return rc;
+}
+
+static char *preset_dir(void) {
+  char *ed = exe_dir();
+  char *d = xasprintf("%s/../%s", ed, BENCH_REL_PRESET_DIR);
+  free(ed);
+  return d;
+}
+
+/* Everything that can be wrong with the command is found here, before any
+ * case runs or any file is written. */
+static int prepare(struct suite *s, const struct options *o, struct plugin_set *set) {
+  char *pdir = preset_dir();
+  const char *dirs[] = {pdir};
+  char *path = preset_resolve(o->preset, dirs, 1);
+  free(pdir);
+  if (!path) return -1;
+  int rc = preset_load(path, &s->preset);
+  free(path);
+  if (rc != 0) return -1;
+  if (plugins_load(o->plugin_dirs, o->nplugin_dirs, set) != 0) return -1;
+  if (plugins_select(set, o->plugins, o->nplugins, &s->plugins, &s->nplugins) != 0) return -1;
+  if (s->nplugins == 0) return error("no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)");
+  const struct bench_plugin **descs = xcalloc(s->nplugins, sizeof *descs);
+  const char **known = xcalloc(set->n ? set->n : 1, sizeof *known);
+  for (size_t i = 0; i < s->nplugins; i++) descs[i] = s->plugins[i]->desc;
+  for (size_t i = 0; i < set->n; i++) known[i] = set->items[i].desc->name;
+  rc = cases_expand(descs, s->nplugins, known, set->n, &s->preset, &s->cases);
+  free(descs);
+  free(known);
+  if (rc != 0) return -1;
+  s->total = (int)s->cases.n;
+  if (mkdir_p(o->results_dir) != 0) return -1;
+  if (events_open(&s->events, o->events) != 0) return -1;
+  return 0;
+}
+
+int cmd_run(int argc, char **argv, const struct options *o) {
+  struct suite s;
+  memset(&s, 0, sizeof s);
+  s.opt = o;
+  struct plugin_set set = {0};
+  int exit_code = EXIT_OK;
+  if (prepare(&s, o, &set) != 0) {
+    exit_code = EXIT_USAGE;
+    goto out;
+  }
+  child_install_signal_handlers();
+  progress_init(&s.progress);
+  s.out = o->events && strcmp(o->events, "-") == 0 ? stderr : stdout;
+  s.t0 = now_s();
+  const char **names = xcalloc(s.nplugins, sizeof *names);
+  for (size_t i = 0; i < s.nplugins; i++) names[i] = s.plugins[i]->desc->name;
+  events_suite_start(&s.events, s.total, names, s.nplugins, s.preset.name, o->tag);
+  free(names);
+  fprintf(s.out, "bench %s: preset %s (%s), %d cases in %zu plugins, results in %s\n", bench_version(),
+          s.preset.name, tier_name(s.preset.policy.tier), s.total, s.nplugins, o->results_dir);
+  fflush(s.out);
+
+  int save_failed = 0;
+  size_t next = 0;
+  for (size_t pi = 0; pi < s.nplugins && !child_interrupted(); pi++)
+    if (run_plugin(&s, argc, argv, pi, &next) != 0) save_failed = 1;
+
+  progress_clear(&s.progress);
+  int interrupted = child_interrupted() != 0;
+  if (rollup_write(o->results_dir) != 0) save_failed = 1;
+  double wall = now_s() - s.t0;
+  events_suite_end(&s.events, s.done, s.failed, s.skipped, s.total, wall, interrupted);
+  fprintf(s.out, "bench: %d of %d cases run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
+          wall, s.done - s.failed - s.skipped, s.skipped, s.failed,
+          interrupted ? " (interrupted; results so far are kept)" : "");
+  if (interrupted)
+    exit_code = EXIT_INTERRUPTED;
+  else if (s.failed || save_failed)
+    exit_code = EXIT_FAILED;
+out:
+  events_close(&s.events);
+  case_list_release(&s.cases);
+  preset_release(&s.preset);
+  free(s.plugins);
+  plugin_set_release(&set);
+  return exit_code;
+}

@@ -1,0 +1,37 @@
+/* Subcommands, one per file (cmd_<name>.c), registered in main.c's table.
+ * Each returns the process exit status: 0 ok, 1 a case failed, 2 usage or
+ * configuration error (nothing ran, nothing was written). */
+#ifndef BENCH_COMMANDS_H
+#define BENCH_COMMANDS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+
+/* Options shared by run and list. */
+struct options {
+  const char *preset;        /* --preset, default "standard" */
+  const char **plugins;      /* --plugin values (names, comma lists or globs) */
+  size_t nplugins;
+  const char **plugin_dirs;  /* --plugin-dir */
+  size_t nplugin_dirs;
+  const char *results_dir;   /* --results-dir, default "results" */
+  const char *events;        /* --events FILE or "-" */
+  const char *tag;           /* --tag */
+  int debug;                 /* --mode debug */
+  int list;                  /* --list */
+  int verbose;               /* --verbose: --list shows parameters */
+};
+
+/* Parse argv[1..] into o; prints the problem and returns -1 on bad usage,
+ * 1 when --help or --version was handled. */
+int options_parse(int argc, char **argv, struct options *o);
+void options_release(struct options *o);
+void usage(FILE *f);
+
+int cmd_run(int argc, char **argv, const struct options *o);
+int cmd_list(const struct options *o);
+int cmd_rollup(int argc, char **argv);
+
+#endif

@@ -1,0 +1,248 @@
+/* The timing loop, run in the child. */
+#include "measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "host.h"
+#include "stats.h"
+#include "util.h"
+
+#define MAX_BATCH 1000000
+
+/* Turn a plugin's non-OK return into the case's status and message. */
+static void record_failure(struct case_result *r, const struct host_state *h, int rc,
+                           const char *where) {
+  if (h->bug) {
+    r->status = CASE_ERROR;
+    free(r->message);
+    r->message = xasprintf("%s: %s", where, h->message);
+    return;
+  }
+  r->status = rc == BENCH_SKIP ? CASE_SKIPPED : CASE_ERROR;
+  free(r->message);
+  if (h->message[0])
+    r->message = xstrdup(h->message);
+  else if (rc == BENCH_SKIP || rc == BENCH_ERROR)
+    r->message = xasprintf("%s() returned %s without a reason", where,
+                           rc == BENCH_SKIP ? "BENCH_SKIP" : "BENCH_ERROR");
+  else
+    r->message = xasprintf("%s() returned an unknown status %d", where, rc);
+}
+
+/* One sample: `batch` iterations timed together. */
+static int run_sample(const struct plugin *pl, struct host_state *h, void *state, int batch,
+                      double *host_ns, double *dev_ns, int *dev_ok) {
+  h->device_ns = 0;
+  h->device_calls = 0;
+  uint64_t t0 = now_ns();
+  for (int i = 0; i < batch; i++) {
+    int rc = pl->desc->run(&h->api, state);
+    if (rc != BENCH_OK || h->bug) return rc != BENCH_OK ? rc : BENCH_ERROR;
+  }
+  uint64_t t1 = now_ns();
+  *host_ns = (double)(t1 - t0) / batch;
+  *dev_ok = h->device_calls == batch;
+  *dev_ns = *dev_ok ? h->device_ns / batch : 0;
+  return BENCH_OK;
+}
+
+struct samples {
+  size_t n, cap;
+  double *host, *dev;
+  int dev_ok; /* every sample had a device time */
+};
+
+static void samples_add(struct samples *s, double host, double dev, int dev_ok) {
+  if (s->n == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 64;
+    s->host = xrealloc(s->host, s->cap * sizeof *s->host);
+    s->dev = xrealloc(s->dev, s->cap * sizeof *s->dev);
+  }
+  if (s->n == 0) s->dev_ok = dev_ok;
+  s->dev_ok = s->dev_ok && dev_ok;
+  s->host[s->n] = host;
+  s->dev[s->n] = dev;
+  s->n++;
+}
+
+static void warm_up(const struct plugin *pl, struct host_state *h, void *state,
+                    const struct run_policy *pol, struct case_result *r, double *last_ns, int *rc) {
+  double t0 = now_s();
+  int iters = 0;
+  *last_ns = 0;
+  *rc = BENCH_OK;
+  while (iters < pol->warmup_iters || now_s() - t0 < pol->warmup_s) {
+    double hn, dn;
+    int dok;
+    *rc = run_sample(pl, h, state, 1, &hn, &dn, &dok);
+    if (*rc != BENCH_OK) return;
+    *last_ns = hn;
+    iters++;
+    if (now_s() - t0 >= pol->max_time_s && iters >= 1) break; /* never warm longer than a case may sample */
+  }
+  r->warmup_iters = iters;
+}
+
+static int pick_batch(const struct run_policy *pol, double iter_ns) {
+  if (pol->batch_min_s <= 0 || iter_ns <= 0) return 1;
+  double want = pol->batch_min_s * 1e9 / iter_ns;
+  if (want <= 1) return 1;
+  return want > MAX_BATCH ? MAX_BATCH : (int)ceil(want);
+}
+
+/* Sample until the stopping rule holds. */
+static int sample_loop(const struct plugin *pl, struct host_state *h, void *state,
+                       const struct run_policy *pol, struct case_result *r, struct samples *s) {
+  struct running_stats rs = {0};
+  double t0 = now_s();
+  const char *why = NULL;
+  for (;;) {
+    double hn, dn;
+    int dok, rc = run_sample(pl, h, state, r->batch, &hn, &dn, &dok);
+    if (rc != BENCH_OK) return rc;
+    samples_add(s, hn, dn, dok);
+    running_stats_add(&rs, s->dev_ok ? dn : hn);
+    double el = now_s() - t0, cv = running_stats_cv(&rs);
+    int enough = (int)s->n >= pol->min_samples && el >= pol->min_time_s;
+    if (enough && s->n >= 2 && cv <= pol->target_cv) {
+      r->settled = 1;
+      break;
+    }
+    if ((int)s->n >= pol->max_samples) {
+      why = "max_samples";
+      break;
+    }
+    if (el >= pol->max_time_s) {
+      why = "max_time";
+      break;
+    }
+  }
+  if (!r->settled) {
+    double cv = running_stats_cv(&rs);
+    double el = now_s() - t0;
+    if ((int)s->n < pol->min_samples)
+      r->settle_note = xasprintf("did not settle: only %zu of %d samples within max_time %.3g s",
+                                 s->n, pol->min_samples, pol->max_time_s);
+    else
+      r->settle_note = xasprintf("did not settle: noise %.2f%% > target %.2f%% after %zu samples in %.3g s (%s)",
+                                 cv * 100, pol->target_cv * 100, s->n, el, why);
+  }
+  return BENCH_OK;
+}
+
+static void verify_output(const struct plugin *pl, struct host_state *h, void *state,
+                          const struct run_policy *pol, struct case_result *r) {
+  if (!pl->desc->verify) return;
+  host_reset_check(h, 0);
+  int rc = pl->desc->verify(&h->api, state);
+  if (rc != BENCH_OK || h->bug) {
+    record_failure(r, h, rc, "verify");
+    return;
+  }
+  if (h->checks == 0) {
+    r->status = CASE_ERROR;
+    r->message = xstrdup("verify() returned without handing an output to host->check()");
+    return;
+  }
+  snprintf(r->output_hash, sizeof r->output_hash, "%016llx", (unsigned long long)h->hash);
+  if (r->check.checked && !r->check.pass) {
+    r->status = CASE_WRONG_ANSWER;
+    r->message = xstrdup(r->check.message[0] ? r->check.message : "output does not match the reference");
+    return;
+  }
+  if (!pol->determinism) return;
+  /* Same inputs once more: is the output bitwise the same? */
+  uint64_t first = h->hash;
+  double hn, dn;
+  int dok;
+  rc = run_sample(pl, h, state, 1, &hn, &dn, &dok);
+  if (rc != BENCH_OK) {
+    record_failure(r, h, rc, "run");
+    return;
+  }
+  host_reset_check(h, 1);
+  rc = pl->desc->verify(&h->api, state);
+  if (rc != BENCH_OK || h->bug) {
+    record_failure(r, h, rc, "verify");
+    return;
+  }
+  r->determinism = h->hash == first ? DET_BITWISE_EQUAL : DET_DIFFERS;
+}
+
+void measure_case(const struct plugin *pl, const struct case_def *c,
+                  const struct run_policy *pol, struct case_result *r) {
+  struct host_state h;
+  host_init(&h, c, r, pol->verify);
+  r->target_cv = pol->target_cv;
+  r->check.pass = 1;
+  snprintf(r->check.method, sizeof r->check.method, "none");
+  void *ctx = NULL, *state = NULL;
+  struct samples s = {0};
+  int rc = BENCH_OK;
+
+  if (pl->desc->init) {
+    rc = pl->desc->init(&h.api, &ctx);
+    if (rc != BENCH_OK || h.bug) {
+      record_failure(r, &h, rc, "init");
+      return;
+    }
+  }
+  rc = pl->desc->setup(&h.api, ctx, &state);
+  if (rc != BENCH_OK || h.bug) {
+    record_failure(r, &h, rc, "setup");
+    goto teardown;
+  }
+  double iter_ns;
+  warm_up(pl, &h, state, pol, r, &iter_ns, &rc);
+  if (rc != BENCH_OK || h.bug) {
+    record_failure(r, &h, rc, "run");
+    goto teardown;
+  }
+  r->batch = pick_batch(pol, iter_ns);
+  rc = sample_loop(pl, &h, state, pol, r, &s);
+  if (rc != BENCH_OK || h.bug) {
+    record_failure(r, &h, rc, "run");
+    goto teardown;
+  }
+  r->nsamples = s.n;
+  r->host_ns = s.host;
+  s.host = NULL;
+  stats_compute(r->host_ns, r->nsamples, &r->host);
+  if (s.dev_ok && s.n) {
+    r->device_ns = s.dev;
+    s.dev = NULL;
+    stats_compute(r->device_ns, r->nsamples, &r->device);
+  }
+  r->status = CASE_OK;
+  verify_output(pl, &h, state, pol, r);
+teardown:
+  if (state && pl->desc->teardown) pl->desc->teardown(&h.api, state);
+  if (pl->desc->deinit) pl->desc->deinit(&h.api, ctx);
+  free(s.host);
+  free(s.dev);
+}
+
+int probe_plugin(const struct plugin *pl, char *reason, size_t len) {
+  struct case_result r;
+  case_result_init(&r);
+  struct host_state h;
+  host_init(&h, NULL, &r, VERIFY_NONE);
+  void *ctx = NULL;
+  int rc = BENCH_OK;
+  reason[0] = '\0';
+  if (pl->desc->init) {
+    rc = pl->desc->init(&h.api, &ctx);
+    if (rc != BENCH_OK || h.bug) {
+      snprintf(reason, len, "%s", h.message[0] ? h.message : "init() failed without a reason");
+      if (rc == BENCH_OK) rc = BENCH_ERROR;
+    } else if (pl->desc->deinit) {
+      pl->desc->deinit(&h.api, ctx);
+    }
+  }
+  case_result_release(&r);
+  return rc;
+}

@@ -1,0 +1,293 @@
+/* Plugin discovery and validation. Each candidate is first loaded in a
+ * throw-away child process, so that a .so whose constructors crash or hang
+ * is refused with a message instead of taking the harness down. */
+#include "plugin_loader.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cases.h"
+#include "hash.h"
+#include "util.h"
+
+#ifndef BENCH_REL_PLUGIN_DIR
+#define BENCH_REL_PLUGIN_DIR "lib/bench/plugins"
+#endif
+
+#define LOAD_PROBE_TIMEOUT_S 20
+
+char *exe_dir(void) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return xstrdup(".");
+  buf[n] = '\0';
+  char *slash = strrchr(buf, '/');
+  if (slash) *slash = '\0';
+  return xstrdup(buf);
+}
+
+static int is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void add_dir(char ***dirs, size_t *n, const char *d) {
+  char real[PATH_MAX];
+  const char *key = realpath(d, real) ? real : d;
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp((*dirs)[i], key) == 0) return;
+  *dirs = xrealloc(*dirs, (*n + 1) * sizeof **dirs);
+  (*dirs)[(*n)++] = xstrdup(key);
+}
+
+int plugin_dirs(const char *const *cli_dirs, size_t ncli, char ***dirs, size_t *ndirs) {
+  *dirs = NULL;
+  *ndirs = 0;
+  for (size_t i = 0; i < ncli; i++) {
+    if (!is_dir(cli_dirs[i])) {
+      plugin_dirs_free(*dirs, *ndirs);
+      *dirs = NULL;
+      *ndirs = 0;
+      return error("plugin folder '%s' does not exist", cli_dirs[i]);
+    }
+    add_dir(dirs, ndirs, cli_dirs[i]);
+  }
+  const char *env = getenv("BENCH_PLUGIN_PATH");
+  if (env && *env) {
+    char *copy = xstrdup(env), *save = NULL;
+    for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+      if (is_dir(tok))
+        add_dir(dirs, ndirs, tok);
+      else
+        warning("BENCH_PLUGIN_PATH: folder '%s' does not exist", tok);
+    }
+    free(copy);
+  }
+  char *ed = exe_dir();
+  char *def = xasprintf("%s/../%s", ed, BENCH_REL_PLUGIN_DIR);
+  if (is_dir(def)) add_dir(dirs, ndirs, def);
+  free(def);
+  free(ed);
+  return 0;
+}
+
+void plugin_dirs_free(char **dirs, size_t ndirs) {
+  for (size_t i = 0; i < ndirs; i++) free(dirs[i]);
+  free(dirs);
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int is_identifier(const char *s) {
+  if (!s || !*s) return 0;
+  for (const char *p = s; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
+  return 1;
+}
+
+/* Load the file in a child; returns 0 if it loaded and returned, else -1
+ * with why in msg. */
+static int load_in_child(const char *path, char *msg, size_t msglen) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    snprintf(msg, msglen, "cannot create a pipe: %s", strerror(errno));
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    snprintf(msg, msglen, "cannot fork: %s", strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      const char *e = dlerror();
+      if (e && write(fds[1], e, strlen(e)) < 0) _exit(3);
+      _exit(2);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  int status = 0;
+  double deadline = now_s() + LOAD_PROBE_TIMEOUT_S;
+  pid_t w;
+  while ((w = waitpid(pid, &status, WNOHANG)) == 0 && now_s() < deadline) {
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, NULL);
+  }
+  if (w == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    close(fds[0]);
+    snprintf(msg, msglen, "loading it hung for %d s", LOAD_PROBE_TIMEOUT_S);
+    return -1;
+  }
+  char buf[512] = "";
+  ssize_t n = read(fds[0], buf, sizeof buf - 1);
+  buf[n > 0 ? n : 0] = '\0';
+  close(fds[0]);
+  if (WIFSIGNALED(status)) {
+    snprintf(msg, msglen, "loading it crashed (%s)", strsignal(WTERMSIG(status)));
+    return -1;
+  }
+  if (WEXITSTATUS(status) != 0) {
+    snprintf(msg, msglen, "%s", buf[0] ? buf : "cannot load it");
+    return -1;
+  }
+  return 0;
+}
+
+/* Check an entry's fields; msg gets the first problem. */
+static int validate_entry(const struct bench_plugin *p, char *msg, size_t msglen) {
+  uint32_t major = p->abi_version >> 16, minor = p->abi_version & 0xffff;
+  if (major != BENCH_ABI_MAJOR || minor > BENCH_ABI_MINOR) {
+    snprintf(msg, msglen,
+             "built for plugin ABI %u.%u, this bench speaks %d.%d (rebuild it against this bench's plugin.h)",
+             major, minor, BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
+    return -1;
+  }
+  const char *missing = NULL;
+  if (!p->name) missing = "name";
+  else if (!p->backend) missing = "backend";
+  else if (!p->operation) missing = "operation";
+  else if (!p->description) missing = "description";
+  else if (!p->params) missing = "params";
+  else if (!p->setup) missing = "setup";
+  else if (!p->run) missing = "run";
+  else if (!p->verify && strcmp(p->operation, "none") != 0) missing = "verify";
+  if (missing) {
+    snprintf(msg, msglen, "required field '%s' is missing", missing);
+    return -1;
+  }
+  if (!is_identifier(p->name)) {
+    snprintf(msg, msglen, "name '%s' is not a lower-case identifier", p->name);
+    return -1;
+  }
+  if (!is_identifier(p->backend)) {
+    snprintf(msg, msglen, "backend '%s' is not a lower-case identifier", p->backend);
+    return -1;
+  }
+  char err[256] = "";
+  if (params_validate(p, err, sizeof err) != 0) {
+    snprintf(msg, msglen, "%s", err);
+    return -1;
+  }
+  return 0;
+}
+
+static int load_one(const char *path, struct plugin *out, char *msg, size_t msglen) {
+  if (load_in_child(path, msg, msglen) != 0) return -1;
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *e = dlerror();
+    snprintf(msg, msglen, "%s", e ? e : "cannot load it");
+    return -1;
+  }
+  dlerror();
+  const struct bench_plugin *p = dlsym(h, BENCH_PLUGIN_SYMBOL);
+  if (!p) {
+    snprintf(msg, msglen, "missing entry symbol '%s' (not a bench plugin?)", BENCH_PLUGIN_SYMBOL);
+    dlclose(h);
+    return -1;
+  }
+  if (validate_entry(p, msg, msglen) != 0) {
+    dlclose(h);
+    return -1;
+  }
+  out->path = xstrdup(path);
+  out->dl = h;
+  out->desc = p;
+  if (sha256_file(path, out->sha256) != 0) out->sha256[0] = '\0';
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_plugin(const void *a, const void *b) {
+  return strcmp(((const struct plugin *)a)->desc->name, ((const struct plugin *)b)->desc->name);
+}
+
+/* Sorted list of *.so files in dir. */
+static char **list_so(const char *dir, size_t *n) {
+  *n = 0;
+  DIR *d = opendir(dir);
+  if (!d) return NULL;
+  char **names = NULL;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.' || !ends_with(e->d_name, ".so")) continue;
+    names = xrealloc(names, (*n + 1) * sizeof *names);
+    names[(*n)++] = xasprintf("%s/%s", dir, e->d_name);
+  }
+  closedir(d);
+  if (*n) qsort(names, *n, sizeof *names, cmp_str);
+  return names;
+}
+
+int plugins_discover(char *const *dirs, size_t ndirs, struct plugin_set *out) {
+  memset(out, 0, sizeof *out);
+  for (size_t d = 0; d < ndirs; d++) {
+    size_t nfiles;
+    char **files = list_so(dirs[d], &nfiles);
+    for (size_t i = 0; i < nfiles; i++) {
+      struct plugin p = {0};
+      char msg[512];
+      if (load_one(files[i], &p, msg, sizeof msg) != 0) {
+        warning("plugin %s: %s; skipped", files[i], msg);
+        out->nbroken++;
+        free(files[i]);
+        continue;
+      }
+      const struct plugin *prev = plugin_set_find(out, p.desc->name);
+      if (prev) {
+        if (strcmp(prev->sha256, p.sha256) != 0 || !p.sha256[0])
+          warning("plugin %s: duplicate name '%s' (already loaded from %s); skipped", files[i],
+                  p.desc->name, prev->path);
+        free(p.path);
+        dlclose(p.dl);
+        out->nbroken += (strcmp(prev->sha256, p.sha256) != 0 || !p.sha256[0]);
+        free(files[i]);
+        continue;
+      }
+      out->items = xrealloc(out->items, (out->n + 1) * sizeof *out->items);
+      out->items[out->n++] = p;
+      free(files[i]);
+    }
+    free(files);
+  }
+  if (out->n) qsort(out->items, out->n, sizeof *out->items, cmp_plugin);
+  return 0;
+}
+
+void plugin_set_release(struct plugin_set *s) {
+  for (size_t i = 0; i < s->n; i++) free(s->items[i].path);
+  /* The handles stay open: descriptors may still be referenced, and the
+   * process is about to end. */
+  free(s->items);
+  memset(s, 0, sizeof *s);
+}
+
+const struct plugin *plugin_set_find(const struct plugin_set *s, const char *name) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->items[i].desc->name, name) == 0) return &s->items[i];
+  return NULL;
+}

@@ -1,0 +1,64 @@
+#include "progress.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define BAR_WIDTH 20
+#define PIPE_INTERVAL_S 10.0
+
+void progress_init(struct progress *p) {
+  memset(p, 0, sizeof *p);
+  p->tty = isatty(2);
+}
+
+void format_eta(double s, char *out, unsigned len) {
+  if (s < 0) {
+    snprintf(out, len, "-");
+  } else if (s < 60) {
+    snprintf(out, len, "%.0fs", s);
+  } else if (s < 3600) {
+    snprintf(out, len, "%.0fm", s / 60);
+  } else {
+    int h = (int)(s / 3600);
+    snprintf(out, len, "%dh%02dm", h, (int)((s - h * 3600) / 60));
+  }
+}
+
+void progress_show(struct progress *p, double percent, int done, int total, const char *plugin,
+                   const char *label, double eta_s, int force) {
+  double now = now_s();
+  if (!p->tty && !force && now - p->last_print < PIPE_INTERVAL_S) return;
+  if (percent < 0) percent = 0;
+  if (percent > 100) percent = 100;
+  char bar[BAR_WIDTH + 1];
+  int filled = (int)(percent / 100 * BAR_WIDTH + 0.5);
+  for (int i = 0; i < BAR_WIDTH; i++) bar[i] = i < filled ? '#' : '.';
+  bar[BAR_WIDTH] = '\0';
+  char eta[32];
+  format_eta(eta_s, eta, sizeof eta);
+  char line[512];
+  snprintf(line, sizeof line, "PROGRESS: [%s] %3.0f%% (%d/%d) %s %s ETA %s", bar, percent, done,
+           total, plugin, label, eta);
+  if (p->tty) {
+    /* Fit the terminal line: never wrap, or \r cannot redraw it. */
+    line[sizeof line - 1] = '\0';
+    if (strlen(line) > 160) strcpy(line + 157, "...");
+    fprintf(stderr, "\r\033[K%s", line);
+    p->shown = 1;
+  } else {
+    fprintf(stderr, "%s\n", line);
+    p->last_print = now;
+  }
+  fflush(stderr);
+}
+
+void progress_clear(struct progress *p) {
+  if (p->tty && p->shown) {
+    fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+    p->shown = 0;
+  }
+}

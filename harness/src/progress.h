@@ -1,0 +1,23 @@
+/* The PROGRESS line on stderr: redrawn in place on a terminal, printed
+ * whole (never with carriage returns) otherwise. */
+#ifndef BENCH_PROGRESS_H
+#define BENCH_PROGRESS_H
+
+struct progress {
+  int tty;          /* stderr is a terminal */
+  int shown;        /* a line is on screen (tty) */
+  double last_print; /* when a whole line was last printed (not a tty) */
+};
+
+void progress_init(struct progress *p);
+/* Draw "PROGRESS: [####....] 53% (8/15) cpu_gemm m=1024 ... ETA 2m".
+ * force: print even when not a terminal and printed recently. */
+void progress_show(struct progress *p, double percent, int done, int total, const char *plugin,
+                   const char *label, double eta_s, int force);
+/* Clear the line (tty) so that other output can be printed. */
+void progress_clear(struct progress *p);
+
+/* "2m", "1h05m", "12s", "-" for unknown (eta < 0). */
+void format_eta(double s, char *out, unsigned len);
+
+#endif

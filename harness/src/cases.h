@@ -29,7 +29,11 @@ struct case_list {
   struct case_def *cases;
 };
 
-/* Build the cases of plugins[0..nplugins) under preset p, in plugin order.
+/* Build the cases of plugins[0..nplugins) under preset p (NULL: tier
+ * standard, no overrides), in plugin order. Within a plugin, the axes are
+ * crossed in declaration order, the first declared varying slowest (as
+ * "for m: for n:"); a zip group is one axis, placed at its first member,
+ * and a list of one value broadcasts over its group.
  * A section of p that names no plugin in the list is an error unless
  * `known` (the names of every plugin discovered, also ones not selected)
  * holds it; an unknown key, a bad value (not a number, out of range, not
@@ -43,6 +47,9 @@ void case_list_release(struct case_list *l);
 
 /* "m=64 n=64 k=64 variant=naive": the case's parameters, space-separated. */
 char *case_label(const struct case_def *c);
+
+/* The value of parameter `name` in case c, or NULL if it has none. */
+const struct case_value *case_find(const struct case_def *c, const char *name);
 
 /* Check a plugin's own parameter declarations (names, types, choices,
  * defaults for every tier parse). 0, or -1 with a message in err. */

@@ -21,11 +21,12 @@ enum case_status {
   CASE_STATUS_COUNT
 };
 const char *case_status_name(enum case_status s); /* "OK", "SKIPPED", "WRONG_ANSWER", ... */
-int case_status_parse(const char *s, enum case_status *out);
+int case_status_parse(const char *s, enum case_status *out); /* 0, or -1 if unknown */
 int case_status_failed(enum case_status s); /* 1 for everything but OK and SKIPPED */
 
 enum determinism { DET_NOT_CHECKED = 0, DET_BITWISE_EQUAL, DET_DIFFERS };
 const char *determinism_name(enum determinism d); /* "not_checked", "bitwise_equal", "differs" */
+int determinism_parse(const char *s, enum determinism *out); /* 0, or -1 if unknown */
 
 struct kv {
   char *key, *value;
@@ -78,10 +79,15 @@ const char *case_timer_name(const struct case_result *r); /* "device" or "host" 
 double case_gflops(const struct case_result *r);
 double case_gbps(const struct case_result *r);
 
+/* init: everything zero/NULL except exit_code = -1 and check.first_bad = -1.
+ * release frees what r owns and leaves it as init does. */
 void case_result_init(struct case_result *r);
 void case_result_release(struct case_result *r);
+/* Append key = value (both copied); when key is already in the list its
+ * value is replaced instead, so keys stay unique and keep their first place. */
 void kv_list_add(size_t *n, struct kv **list, const char *key, const char *value);
-const char *kv_list_get(size_t n, const struct kv *list, const char *key);
+const char *kv_list_get(size_t n, const struct kv *list, const char *key); /* NULL if absent */
+void kv_list_release(size_t *n, struct kv **list);
 
 /* The environment of a run, recorded in the header of a run file. */
 struct run_env {
@@ -99,7 +105,7 @@ struct run_env {
   char *tag;           /* --tag or NULL */
   char *mode;          /* "perf" or "debug" */
 };
-void run_env_release(struct run_env *e);
+void run_env_release(struct run_env *e); /* frees the strings, leaves *e zeroed */
 
 /* One result file: one plugin under one preset. */
 struct run_file {
@@ -110,6 +116,8 @@ struct run_file {
   size_t ncases;
   struct case_result *cases;
 };
+/* A zeroed struct (memset 0 / = {0}) is an empty run file. release frees
+ * everything, cases included, and leaves *f zeroed. */
 void run_file_release(struct run_file *f);
 
 #endif

@@ -19,7 +19,10 @@ struct running_stats {
   size_t n;
   double mean, m2;
 };
+/* Start from {0} (struct running_stats r = {0};). */
 void running_stats_add(struct running_stats *r, double x);
+/* Sample standard deviation (n-1) / mean, as stats_compute: 0 while n < 2
+ * or when the mean is 0. */
 double running_stats_cv(const struct running_stats *r);
 
 #endif

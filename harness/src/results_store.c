@@ -1,0 +1,242 @@
+/* Saving run files: a unique dated name claimed atomically (a second run the
+ * same day, or a concurrent bench, never replaces a file), and every file
+ * written whole through a temporary name and rename(). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "results_io.h"
+
+#define MAX_CLAIM 10000 /* .2 ... .9999 before giving up */
+
+static void add_safe(struct strbuf *sb, const char *part) {
+  for (const char *p = part; *p; p++) {
+    char c = *p;
+    int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+             c == '.' || c == '_' || c == '+' || c == '-';
+    strbuf_add(sb, ok ? &c : "-", 1);
+  }
+}
+
+char *results_basename(const char *date, const char *plugin, const char *preset, const char *tag) {
+  struct strbuf sb = STRBUF_INIT;
+  add_safe(&sb, date && *date ? date : "unknown");
+  strbuf_adds(&sb, "_");
+  add_safe(&sb, plugin && *plugin ? plugin : "unknown");
+  strbuf_adds(&sb, "_");
+  add_safe(&sb, preset && *preset ? preset : "unknown");
+  if (tag && *tag) {
+    strbuf_adds(&sb, "_");
+    add_safe(&sb, tag);
+  }
+  if (sb.buf[0] == '.') sb.buf[0] = '-'; /* never a hidden file */
+  return strbuf_detach(&sb);
+}
+
+/* "<dir>/.<name>.tmp.<pid>" for path "<dir>/<name>". */
+static char *temp_path(const char *path) {
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  int dirlen = slash ? (int)(slash - path + 1) : 0;
+  return xasprintf("%.*s.%s.tmp.%ld", dirlen, path, name, (long)getpid());
+}
+
+/* Make the data durable in the folder of path (best effort: some file
+ * systems cannot fsync a directory). */
+static void sync_dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)fsync(fd);
+    close(fd);
+  }
+  free(dir);
+}
+
+/* Write data to a new temporary file beside path, synced and closed; its
+ * name in *tmp. On error the temporary file is removed: -1 after error(). */
+static int write_temp(const char *path, const char *data, size_t len, char **tmp) {
+  *tmp = temp_path(path);
+  int fd = open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (fd < 0) {
+    int e = errno;
+    free(*tmp);
+    *tmp = NULL;
+    return error("cannot write %s: %s", path, strerror(e));
+  }
+  int e = 0;
+  size_t done = 0;
+  while (done < len) {
+    ssize_t n = write(fd, data + done, len - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      e = errno;
+      break;
+    }
+    if (n == 0) {
+      e = EIO;
+      break;
+    }
+    done += (size_t)n;
+  }
+  if (!e && fsync(fd) != 0 && errno != EINVAL) e = errno;
+  if (close(fd) != 0 && !e) e = errno;
+  if (e) {
+    unlink(*tmp);
+    free(*tmp);
+    *tmp = NULL;
+    return error("cannot write %s: %s", path, strerror(e));
+  }
+  return 0;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len) {
+  char *tmp;
+  if (write_temp(path, data, len, &tmp)) return -1;
+  if (rename(tmp, path) != 0) {
+    int e = errno;
+    unlink(tmp);
+    free(tmp);
+    return error("cannot write %s: %s", path, strerror(e));
+  }
+  free(tmp);
+  sync_dir_of(path);
+  return 0;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir) {
+  char *p = xstrdup(dir);
+  int rc = 0;
+  for (char *s = p + 1; !rc; s++) {
+    if (*s != '/' && *s != '\0') continue;
+    char c = *s;
+    *s = '\0';
+    if (mkdir(p, 0777) != 0 && errno != EEXIST)
+      rc = error("cannot create results folder %s: %s", p, strerror(errno));
+    *s = c;
+    if (!c) break;
+  }
+  free(p);
+  struct stat st;
+  if (rc) return -1;
+  if (stat(dir, &st) != 0) return error("cannot create results folder %s: %s", dir, strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return error("cannot create results folder %s: %s", dir, strerror(ENOTDIR));
+  return 0;
+}
+
+static int exists(const char *path) {
+  struct stat st;
+  return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+/* The preset part of a name: a path's file name without ".ini". */
+static char *preset_part(const char *preset) {
+  if (!preset) return NULL;
+  const char *slash = strrchr(preset, '/');
+  const char *name = slash ? slash + 1 : preset;
+  size_t len = strlen(name);
+  if (len > 4 && strcmp(name + len - 4, ".ini") == 0) len -= 4;
+  return xstrndup(name, len);
+}
+
+/* Publish the written temporary file tmp under the first free
+ * <dir>/<name>[.N].json; the chosen base path in *base. A name is taken
+ * when its .json or its .txt exists. link() fails when the name exists,
+ * so two processes never get the same one and the file appears whole; where
+ * the file system has no hard links, the name is claimed with O_EXCL and
+ * the data renamed over it. */
+static int claim(const char *dir, const char *name, const char *tmp, char **base) {
+  for (int k = 1; k < MAX_CLAIM; k++) {
+    char *b = k == 1 ? xasprintf("%s/%s", dir, name) : xasprintf("%s/%s.%d", dir, name, k);
+    char *json = xasprintf("%s.json", b), *txt = xasprintf("%s.txt", b);
+    int rc = 1; /* 1: taken, try the next */
+    if (!exists(txt)) {
+      if (link(tmp, json) == 0) {
+        unlink(tmp);
+        rc = 0;
+      } else if (errno != EEXIST) {
+        int e = errno;
+        if (e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK) {
+          int fd = open(json, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+          if (fd >= 0) {
+            close(fd);
+            if (rename(tmp, json) == 0) {
+              rc = 0;
+            } else {
+              e = errno;
+              unlink(json);
+              rc = error("cannot write %s: %s", json, strerror(e));
+            }
+          } else if (errno != EEXIST) {
+            rc = error("cannot create %s: %s", json, strerror(errno));
+          }
+        } else {
+          rc = error("cannot create %s: %s", json, strerror(e));
+        }
+      }
+    }
+    free(json);
+    free(txt);
+    if (rc == 0) {
+      *base = b;
+      return 0;
+    }
+    free(b);
+    if (rc < 0) return -1;
+  }
+  return error("cannot find a free name for %s/%s.json (tried up to .%d)", dir, name,
+               MAX_CLAIM - 1);
+}
+
+int results_save(const char *dir, const struct run_file *f, char **base) {
+  if (!dir || !*dir) dir = ".";
+  char *json = run_file_to_json(f);
+  char *text = run_file_to_text(f);
+  int rc = 0;
+
+  if (*base) {
+    char *jpath = xasprintf("%s.json", *base), *tpath = xasprintf("%s.txt", *base);
+    rc = write_file_atomic(jpath, json, strlen(json));
+    if (!rc) rc = write_file_atomic(tpath, text, strlen(text));
+    free(jpath);
+    free(tpath);
+  } else if (make_dirs(dir)) {
+    rc = -1;
+  } else {
+    char date[11];
+    const char *d = f->env.date;
+    if (!d || !*d) {
+      today_local(date);
+      d = date;
+    }
+    char *preset = preset_part(f->env.preset);
+    char *name = results_basename(d, f->plugin, preset, f->env.tag);
+    char *probe = xasprintf("%s/%s.json", dir, name);
+    char *tmp = NULL;
+    rc = write_temp(probe, json, strlen(json), &tmp);
+    if (!rc) {
+      rc = claim(dir, name, tmp, base);
+      if (rc) unlink(tmp);
+    }
+    if (!rc) {
+      sync_dir_of(probe);
+      char *tpath = xasprintf("%s.txt", *base);
+      rc = write_file_atomic(tpath, text, strlen(text));
+      free(tpath);
+    }
+    free(tmp);
+    free(probe);
+    free(name);
+    free(preset);
+  }
+  free(json);
+  free(text);
+  return rc;
+}

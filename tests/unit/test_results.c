@@ -1,0 +1,864 @@
+/* Result files: golden .txt/.json/rollup.csv of a fixed run, the JSON round
+ * trip (file and one-line forms), rejecting corrupt input, status helpers,
+ * unique names and atomic writes.
+ *
+ * Regenerate the golden files after an intended format change with
+ *   BENCH_UPDATE_GOLDEN=1 ./test_results
+ * and review the diff. */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "results_io.h"
+#include "test.h"
+
+#define GOLDEN_DIR TEST_DATA_DIR "/golden"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static char *read_text(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  struct strbuf sb = STRBUF_INIT;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, fp)) > 0) strbuf_add(&sb, buf, n);
+  fclose(fp);
+  return strbuf_detach(&sb);
+}
+
+static int write_text(const char *path, const char *text) {
+  FILE *fp = fopen(path, "wb");
+  if (!fp) return -1;
+  size_t len = strlen(text);
+  int rc = fwrite(text, 1, len, fp) == len ? 0 : -1;
+  if (fclose(fp) != 0) rc = -1;
+  return rc;
+}
+
+static int file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static char *make_tmpdir(void) {
+  const char *base = getenv("TMPDIR");
+  char *templ = xasprintf("%s/bench-test-results.XXXXXX", base && *base ? base : "/tmp");
+  if (!mkdtemp(templ)) {
+    perror(templ);
+    free(templ);
+    return NULL;
+  }
+  return templ;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+static void rm_tree(char *dir) {
+  if (!dir) return;
+  nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  free(dir);
+}
+
+/* Entries of dir whose name contains ".tmp." (left-over temporary files). */
+static int count_temp_files(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *de;
+  while ((de = readdir(d)))
+    if (strstr(de->d_name, ".tmp.")) n++;
+  closedir(d);
+  return n;
+}
+
+/* Line `no` (1-based) of s, into a new string. */
+static char *line_of(const char *s, int no) {
+  for (int i = 1; i < no && s; i++) {
+    s = strchr(s, '\n');
+    if (s) s++;
+  }
+  if (!s || !*s) return xstrdup("(end of file)");
+  const char *nl = strchr(s, '\n');
+  return nl ? xstrndup(s, (size_t)(nl - s)) : xstrdup(s);
+}
+
+/* Compare actual with tests/data/golden/<name>, or (BENCH_UPDATE_GOLDEN=1)
+ * write it there. A mismatch prints the first differing line as a diff. */
+static void check_golden(const char *name, const char *actual) {
+  char *path = xasprintf("%s/%s", GOLDEN_DIR, name);
+  const char *update = getenv("BENCH_UPDATE_GOLDEN");
+  if (update && strcmp(update, "1") == 0) {
+    mkdir(GOLDEN_DIR, 0777);
+    CHECK(write_text(path, actual) == 0);
+    fprintf(stderr, "updated %s\n", path);
+    free(path);
+    return;
+  }
+  char *expected = read_text(path);
+  test_checks_++;
+  if (!expected) {
+    test_failures_++;
+    fprintf(stderr, "%s: missing golden file (run with BENCH_UPDATE_GOLDEN=1 to create it)\n",
+            path);
+  } else if (strcmp(expected, actual) != 0) {
+    test_failures_++;
+    int line = 1;
+    size_t i = 0;
+    for (; expected[i] && expected[i] == actual[i]; i++)
+      if (expected[i] == '\n') line++;
+    char *want = line_of(expected, line), *got = line_of(actual, line);
+    fprintf(stderr,
+            "%s: golden mismatch (BENCH_UPDATE_GOLDEN=1 regenerates)\n"
+            "--- %s\n+++ actual\n@@ -%d +%d @@\n-%s\n+%s\n",
+            path, path, line, line, want, got);
+    free(want);
+    free(got);
+  }
+  free(expected);
+  free(path);
+}
+
+/* ---- the fixed run ---------------------------------------------------- */
+
+static double *copy_samples(const double *x, size_t n) {
+  double *d = xmalloc(n * sizeof *d);
+  memcpy(d, x, n * sizeof *d);
+  return d;
+}
+
+static struct case_result *new_case(struct run_file *f, int index, const char *variant) {
+  f->cases = xrealloc(f->cases, (f->ncases + 1) * sizeof *f->cases);
+  struct case_result *r = &f->cases[f->ncases++];
+  case_result_init(r);
+  r->plugin = xstrdup("cpu_gemm");
+  r->backend = xstrdup("cpu");
+  r->operation = xstrdup("gemm");
+  r->index = index;
+  kv_list_add(&r->nparams, &r->params, "m", index == 1 ? "128" : "64");
+  kv_list_add(&r->nparams, &r->params, "n", "64");
+  kv_list_add(&r->nparams, &r->params, "k", "64");
+  kv_list_add(&r->nparams, &r->params, "variant", variant);
+  r->exit_code = 0;
+  r->flops = 2.0 * 64 * 64 * 64 * (index == 1 ? 2 : 1);
+  r->bytes = 4.0 * (64 * 64 * 3) * (index == 1 ? 2 : 1);
+  r->batch = 1;
+  r->warmup_iters = 10;
+  r->target_cv = 0.02;
+  r->wall_s = 1.25;
+  return r;
+}
+
+static void set_samples(struct case_result *r, const double *host, const double *device,
+                        size_t n) {
+  r->nsamples = n;
+  r->host_ns = copy_samples(host, n);
+  stats_compute(r->host_ns, n, &r->host);
+  if (device) {
+    r->device_ns = copy_samples(device, n);
+    stats_compute(r->device_ns, n, &r->device);
+  }
+}
+
+static void set_check(struct case_result *r, const char *method, int pass, double max_abs,
+                      double max_rel, uint64_t compared, uint64_t mismatches) {
+  r->check.checked = 1;
+  r->check.pass = pass;
+  snprintf(r->check.method, sizeof r->check.method, "%s", method);
+  r->check.max_abs_err = max_abs;
+  r->check.max_rel_err = max_rel;
+  r->check.rtol = 1e-5;
+  r->check.atol = 1e-6;
+  r->check.compared = compared;
+  r->check.mismatches = mismatches;
+}
+
+static void build_run(struct run_file *f) {
+  memset(f, 0, sizeof *f);
+  f->env.date = xstrdup("2026-11-21");
+  f->env.started = xstrdup("2026-11-21T09:30:00.000Z");
+  f->env.host = xstrdup("node-7");
+  f->env.cpu = xstrdup("Example CPU 9000 64-Core Processor");
+  f->env.cpus = 128;
+  f->env.os = xstrdup("Linux 6.8.0-45-generic x86_64");
+  f->env.bench_version = xstrdup("0.1.0");
+  f->env.git_revision = xstrdup("4c524be0a1b2");
+  f->env.command = xstrdup("bench run --preset smoke --tag mi300x --results-dir 'out dir' cpu_gemm");
+  f->env.preset = xstrdup("smoke");
+  f->env.preset_sha256 = xstrdup("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
+  f->env.tag = xstrdup("mi300x");
+  f->env.mode = xstrdup("perf");
+  f->plugin = xstrdup("cpu_gemm");
+  f->plugin_path = xstrdup("/opt/bench/lib/bench/plugins/cpu_gemm.so");
+  f->plugin_sha256 = xstrdup("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+
+  /* 0: OK, device time reported, settled, deterministic. */
+  struct case_result *r = new_case(f, 0, "tiled");
+  static const double h0[] = {12500, 12250, 12750, 12400, 12600, 12500};
+  static const double d0[] = {11000, 11100, 10900, 11050, 10950, 11000};
+  set_samples(r, h0, d0, 6);
+  r->settled = 1;
+  set_check(r, "full", 1, 2.384185791015625e-07, 1.1920928955078125e-07, 4096, 0);
+  r->determinism = DET_BITWISE_EQUAL;
+  snprintf(r->output_hash, sizeof r->output_hash, "%s", "8c3f0a1b2c3d4e5f");
+  kv_list_add(&r->ninfo, &r->info, "device", "Example GPU 9000");
+  kv_list_add(&r->ninfo, &r->info, "driver", "exdrv 1.2.3");
+
+  /* 1: OK, host time only, did not settle. */
+  r = new_case(f, 1, "naive");
+  static const double h1[] = {2.5e6, 2.75e6, 2.4e6, 3.1e6, 2.45e6};
+  set_samples(r, h1, NULL, 5);
+  r->batch = 4;
+  r->settled = 0;
+  r->settle_note = xstrdup("did not settle: cv 10.99% above the target 2.00% after 5 samples (max_time_s reached)");
+  set_check(r, "sampled+freivalds", 1, 1.9073486328125e-06, 3.814697265625e-06, 576, 0);
+  kv_list_add(&r->ninfo, &r->info, "device", "Example GPU 9000");
+
+  /* 2: SKIPPED before measuring. */
+  r = new_case(f, 2, "fp16");
+  r->status = CASE_SKIPPED;
+  r->message = xstrdup("needs shaderFloat16");
+  r->flops = r->bytes = 0;
+
+  /* 3: WRONG_ANSWER: measured, then the check failed. */
+  r = new_case(f, 3, "broken");
+  static const double h3[] = {900, 950, 925};
+  set_samples(r, h3, NULL, 3);
+  r->settled = 1;
+  set_check(r, "full", 0, 0.5, 0.25, 4096, 12);
+  r->check.first_bad = 17;
+  r->check.bad_out = 1.5;
+  r->check.bad_ref = 1.0;
+  snprintf(r->check.message, sizeof r->check.message, "%s",
+           "12 of 4096 elements out of tolerance, first at [17]: got 1.5, expected 1");
+  r->message = xstrdup("12 of 4096 elements out of tolerance, first at [17]: got 1.5, expected 1");
+  r->status = CASE_WRONG_ANSWER;
+
+  /* 4: CRASH: killed by SIGSEGV, stderr tail with a quote, comma, newline. */
+  r = new_case(f, 4, "bad \"tile\", v2");
+  r->status = CASE_CRASH;
+  r->signal = 11;
+  r->exit_code = -1;
+  r->wall_s = 0.5;
+  r->message = xstrdup("killed by signal 11 (Segmentation fault)");
+  r->stderr_tail = xstrdup("tile 3: writing \"C\", row 17\nsegfault, giving up\n");
+}
+
+/* ---- golden files ----------------------------------------------------- */
+
+static void test_golden_txt(void) {
+  struct run_file f;
+  build_run(&f);
+  char *text = run_file_to_text(&f);
+  check_golden("run.txt", text);
+  free(text);
+  run_file_release(&f);
+}
+
+static void test_golden_json(void) {
+  struct run_file f;
+  build_run(&f);
+  char *json = run_file_to_json(&f);
+  REQUIRE(json[strlen(json) - 1] == '\n');
+  check_golden("run.json", json);
+  free(json);
+  run_file_release(&f);
+}
+
+static void test_golden_rollup(void) {
+  struct run_file f;
+  build_run(&f);
+  char *dir = make_tmpdir();
+  REQUIRE(dir);
+  char *base = NULL;
+  CHECK(results_save(dir, &f, &base) == 0);
+  char *want_base = xasprintf("%s/2026-11-21_cpu_gemm_smoke_mi300x", dir);
+  CHECK_STR(base, want_base);
+  CHECK(rollup_write(dir) == 0);
+  char *csv_path = xasprintf("%s/rollup.csv", dir);
+  char *csv = read_text(csv_path);
+  CHECK(csv != NULL);
+  if (csv) check_golden("rollup.csv", csv);
+
+  /* The saved files are the rendered forms. */
+  char *json_path = xasprintf("%s.json", base ? base : "?");
+  char *txt_path = xasprintf("%s.txt", base ? base : "?");
+  char *json = read_text(json_path), *txt = read_text(txt_path);
+  char *want_json = run_file_to_json(&f), *want_txt = run_file_to_text(&f);
+  CHECK(json && strcmp(json, want_json) == 0);
+  CHECK(txt && strcmp(txt, want_txt) == 0);
+  free(json), free(txt), free(want_json), free(want_txt);
+  free(json_path), free(txt_path), free(csv_path), free(csv);
+  free(want_base), free(base);
+  rm_tree(dir);
+  run_file_release(&f);
+}
+
+/* ---- JSON round trip ---------------------------------------------------- */
+
+static int same_double(double a, double b) {
+  return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b));
+}
+
+static int same_str(const char *a, const char *b) {
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static int same_kv(size_t na, const struct kv *a, size_t nb, const struct kv *b) {
+  if (na != nb) return 0;
+  for (size_t i = 0; i < na; i++)
+    if (strcmp(a[i].key, b[i].key) != 0 || strcmp(a[i].value, b[i].value) != 0) return 0;
+  return 1;
+}
+
+static int same_stats(const struct stats *a, const struct stats *b) {
+  return a->n == b->n && same_double(a->min, b->min) && same_double(a->q1, b->q1) &&
+         same_double(a->median, b->median) && same_double(a->q3, b->q3) &&
+         same_double(a->max, b->max) && same_double(a->mean, b->mean) &&
+         same_double(a->stddev, b->stddev) && same_double(a->cv, b->cv);
+}
+
+static int same_samples(const double *a, const double *b, size_t n) {
+  if (!a || !b) return a == b;
+  for (size_t i = 0; i < n; i++)
+    if (!same_double(a[i], b[i])) return 0;
+  return 1;
+}
+
+static void check_same_case(const struct case_result *a, const struct case_result *b) {
+  CHECK(a->index == b->index);
+  CHECK(same_str(a->plugin, b->plugin));
+  CHECK(same_str(a->backend, b->backend));
+  CHECK(same_str(a->operation, b->operation));
+  CHECK(same_kv(a->nparams, a->params, b->nparams, b->params));
+  CHECK(a->status == b->status);
+  CHECK(same_str(a->message, b->message));
+  CHECK(same_str(a->stderr_tail, b->stderr_tail));
+  CHECK(a->exit_code == b->exit_code);
+  CHECK(a->signal == b->signal);
+  CHECK(same_double(a->wall_s, b->wall_s));
+  CHECK(same_double(a->flops, b->flops));
+  CHECK(same_double(a->bytes, b->bytes));
+  CHECK(a->batch == b->batch);
+  CHECK(a->warmup_iters == b->warmup_iters);
+  CHECK(a->nsamples == b->nsamples);
+  CHECK(same_samples(a->host_ns, b->host_ns, a->nsamples));
+  CHECK(same_samples(a->device_ns, b->device_ns, a->nsamples));
+  CHECK(same_stats(&a->host, &b->host));
+  CHECK(same_stats(&a->device, &b->device));
+  CHECK(a->settled == b->settled);
+  CHECK(same_double(a->target_cv, b->target_cv));
+  CHECK(same_str(a->settle_note, b->settle_note));
+  const struct check_result *x = &a->check, *y = &b->check;
+  CHECK(x->checked == y->checked && x->pass == y->pass);
+  CHECK_STR(x->method, y->method);
+  CHECK(same_double(x->max_abs_err, y->max_abs_err));
+  CHECK(same_double(x->max_rel_err, y->max_rel_err));
+  CHECK(same_double(x->rtol, y->rtol) && same_double(x->atol, y->atol));
+  CHECK(x->compared == y->compared && x->mismatches == y->mismatches);
+  CHECK(x->first_bad == y->first_bad);
+  CHECK(same_double(x->bad_out, y->bad_out) && same_double(x->bad_ref, y->bad_ref));
+  CHECK_STR(x->message, y->message);
+  CHECK(a->determinism == b->determinism);
+  CHECK_STR(a->output_hash, b->output_hash);
+  CHECK(same_kv(a->ninfo, a->info, b->ninfo, b->info));
+}
+
+static void check_same_run(const struct run_file *a, const struct run_file *b) {
+  const struct run_env *x = &a->env, *y = &b->env;
+  CHECK(same_str(x->date, y->date) && same_str(x->started, y->started));
+  CHECK(same_str(x->host, y->host) && same_str(x->cpu, y->cpu) && x->cpus == y->cpus);
+  CHECK(same_str(x->os, y->os));
+  CHECK(same_str(x->bench_version, y->bench_version));
+  CHECK(same_str(x->git_revision, y->git_revision));
+  CHECK(same_str(x->command, y->command));
+  CHECK(same_str(x->preset, y->preset) && same_str(x->preset_sha256, y->preset_sha256));
+  CHECK(same_str(x->tag, y->tag) && same_str(x->mode, y->mode));
+  CHECK(same_str(a->plugin, b->plugin));
+  CHECK(same_str(a->plugin_path, b->plugin_path));
+  CHECK(same_str(a->plugin_sha256, b->plugin_sha256));
+  REQUIRE(a->ncases == b->ncases);
+  for (size_t i = 0; i < a->ncases; i++) check_same_case(&a->cases[i], &b->cases[i]);
+}
+
+static void round_trip(const struct run_file *f) {
+  char *json = run_file_to_json(f);
+  struct run_file back;
+  char err[256] = "";
+  int rc = run_file_from_json(json, &back, err, sizeof err);
+  if (rc) fprintf(stderr, "from_json: %s\n", err);
+  REQUIRE(rc == 0);
+  check_same_run(f, &back);
+  char *again = run_file_to_json(&back);
+  CHECK(strcmp(json, again) == 0);
+  free(again);
+  free(json);
+  run_file_release(&back);
+  CHECK(back.ncases == 0 && back.cases == NULL && back.plugin == NULL);
+}
+
+static void test_round_trip(void) {
+  struct run_file f;
+  build_run(&f);
+  REQUIRE(f.cases[1].device_ns == NULL); /* NULL device samples survive */
+  round_trip(&f);
+  run_file_release(&f);
+}
+
+static void test_round_trip_odd_values(void) {
+  struct run_file f;
+  build_run(&f);
+  /* Unset strings are null, not "". */
+  free(f.env.tag);
+  f.env.tag = NULL;
+  free(f.env.git_revision);
+  f.env.git_revision = xstrdup("");
+  struct case_result *r = &f.cases[3];
+  r->check.max_abs_err = INFINITY;
+  r->check.max_rel_err = NAN;
+  r->check.bad_out = -INFINITY;
+  r->check.bad_ref = -0.0;
+  r->check.compared = (UINT64_C(1) << 63) + 4096; /* beyond JSON integers: a real */
+  r->host_ns[1] = 0.1 + 0.2;      /* needs 17 digits */
+  r->host_ns[2] = 5e-324;
+  r->wall_s = 1.0 / 3.0;
+  r->exit_code = -2147483647 - 1;
+  kv_list_add(&r->ninfo, &r->info, "note", "tab\there, \"quotes\", \\ backslash, µ, \x01");
+  round_trip(&f);
+
+  /* Not valid UTF-8: written with U+FFFD, still valid JSON. */
+  free(f.cases[4].stderr_tail);
+  f.cases[4].stderr_tail = xstrdup("bad \xff\xfe bytes \xc3");
+  char *json = run_file_to_json(&f);
+  struct run_file back;
+  char err[256] = "";
+  CHECK(run_file_from_json(json, &back, err, sizeof err) == 0);
+  CHECK_STR(back.cases[4].stderr_tail, "bad \xef\xbf\xbd\xef\xbf\xbd bytes \xef\xbf\xbd");
+  run_file_release(&back);
+  free(json);
+  run_file_release(&f);
+}
+
+static void test_empty_run(void) {
+  struct run_file f;
+  memset(&f, 0, sizeof f);
+  round_trip(&f);
+  char *text = run_file_to_text(&f);
+  CHECK(strstr(text, "cases          0\n") != NULL);
+  free(text);
+}
+
+static void test_json_line(void) {
+  struct run_file f;
+  build_run(&f);
+  for (size_t i = 0; i < f.ncases; i++) {
+    char *line = case_result_to_json_line(&f.cases[i]);
+    CHECK(strchr(line, '\n') == NULL);
+    CHECK(line[0] == '{');
+    struct case_result back;
+    char err[256] = "";
+    int rc = case_result_from_json_line(line, &back, err, sizeof err);
+    if (rc) fprintf(stderr, "from_json_line: %s\n", err);
+    CHECK(rc == 0);
+    if (!rc) check_same_case(&f.cases[i], &back);
+    case_result_release(&back);
+    free(line);
+  }
+  /* The case object of the file form is the line form's. */
+  char *line = case_result_to_json_line(&f.cases[0]);
+  CHECK(strstr(line, "\"samples\":{\"host_ns\":[12500.0,12250.0,") != NULL);
+  CHECK(strstr(line, "\"gflops\":") != NULL);
+  free(line);
+  run_file_release(&f);
+}
+
+/* ---- rejecting bad input --------------------------------------------- */
+
+static void expect_reject(const char *text, const char *want_in_err) {
+  struct run_file f;
+  char err[256] = "";
+  CHECK(run_file_from_json(text, &f, err, sizeof err) == -1);
+  CHECK(f.ncases == 0 && f.cases == NULL && f.plugin == NULL && f.env.date == NULL);
+  if (!strstr(err, want_in_err)) {
+    test_failures_++;
+    fprintf(stderr, "error \"%s\" does not mention \"%s\"\n", err, want_in_err);
+  }
+}
+
+/* The golden JSON with the first `from` replaced by `to`. */
+static char *mutate(const char *json, const char *from, const char *to) {
+  const char *at = strstr(json, from);
+  if (!at) return xstrdup("(mutation target missing)");
+  return xasprintf("%.*s%s%s", (int)(at - json), json, to, at + strlen(from));
+}
+
+static void test_reject(void) {
+  struct run_file f;
+  build_run(&f);
+  char *json = run_file_to_json(&f);
+  run_file_release(&f);
+
+  char *m = mutate(json, "\"bench-result/1\"", "\"bench-result/2\"");
+  expect_reject(m, "unsupported schema \"bench-result/2\" (expected \"bench-result/1\")");
+  free(m);
+  m = mutate(json, "\"schema\": \"bench-result/1\",", "");
+  expect_reject(m, "not a bench result file");
+  free(m);
+  expect_reject("[1, 2, 3]", "not a bench result file");
+  expect_reject("", "invalid json");
+  expect_reject("{\"schema\": \"bench-result/1\", ", "invalid json");
+  char *half = xstrndup(json, strlen(json) / 2);
+  expect_reject(half, "invalid json at line");
+  free(half);
+  m = mutate(json, "\"status\": \"SKIPPED\"", "\"status\": \"MAYBE\"");
+  expect_reject(m, "cases[2].status: unknown status \"MAYBE\"");
+  free(m);
+  m = mutate(json, "\"status\": \"SKIPPED\"", "\"status\": 3");
+  expect_reject(m, "cases[2].status: expected a string");
+  free(m);
+  m = mutate(json, "\"rtol\": 1.0000000000000001e-5", "\"rtol\": \"tight\"");
+  expect_reject(m, "cases[0].check.rtol: expected a number");
+  free(m);
+  m = mutate(json, "\"nsamples\": 6", "\"nsamples\": 7");
+  expect_reject(m, "cases[0].samples.host_ns: has 6 values, nsamples is 7");
+  free(m);
+  m = mutate(json, "\"index\": 1,", "");
+  expect_reject(m, "cases[1].index: missing");
+  free(m);
+  m = mutate(json, "\"cpus\": 128", "\"cpus\": 1e99");
+  expect_reject(m, "env.cpus: expected an integer");
+  free(m);
+  m = mutate(json, "\"cases\": [", "\"cases\": {\"x\": [");
+  expect_reject(m, "invalid json");
+  free(m);
+  m = mutate(json, "\"host\": \"node-7\"", "\"host\": \"node-7\", \"host\": \"x\"");
+  expect_reject(m, "duplicate");
+  free(m);
+  free(json);
+
+  struct case_result r;
+  char err[256] = "";
+  CHECK(case_result_from_json_line("not json", &r, err, sizeof err) == -1);
+  CHECK(strstr(err, "invalid json") != NULL);
+  CHECK(r.plugin == NULL && r.host_ns == NULL);
+  CHECK(case_result_from_json_line("{\"index\": 0}", &r, err, sizeof err) == -1);
+  CHECK_STR(err, "plugin: missing");
+  CHECK(case_result_from_json_line("[17]", &r, err, sizeof err) == -1);
+  CHECK_STR(err, "expected an object");
+}
+
+/* ---- status helpers --------------------------------------------------- */
+
+static void test_status(void) {
+  CHECK_STR(case_status_name(CASE_OK), "OK");
+  CHECK_STR(case_status_name(CASE_WRONG_ANSWER), "WRONG_ANSWER");
+  CHECK_STR(case_status_name(CASE_INTERRUPTED), "INTERRUPTED");
+  for (int s = 0; s < CASE_STATUS_COUNT; s++) {
+    enum case_status back;
+    CHECK(case_status_parse(case_status_name((enum case_status)s), &back) == 0);
+    CHECK(back == (enum case_status)s);
+  }
+  enum case_status st;
+  CHECK(case_status_parse("ok", &st) == -1);
+  CHECK(case_status_parse(NULL, &st) == -1);
+  CHECK(!case_status_failed(CASE_OK) && !case_status_failed(CASE_SKIPPED));
+  CHECK(case_status_failed(CASE_WRONG_ANSWER) && case_status_failed(CASE_CRASH));
+  CHECK(case_status_failed(CASE_TIMEOUT) && case_status_failed(CASE_ERROR));
+  CHECK(case_status_failed(CASE_INTERRUPTED));
+
+  CHECK_STR(determinism_name(DET_NOT_CHECKED), "not_checked");
+  CHECK_STR(determinism_name(DET_BITWISE_EQUAL), "bitwise_equal");
+  CHECK_STR(determinism_name(DET_DIFFERS), "differs");
+  enum determinism d;
+  CHECK(determinism_parse("differs", &d) == 0 && d == DET_DIFFERS);
+  CHECK(determinism_parse("same", &d) == -1);
+}
+
+static void test_throughput(void) {
+  struct run_file f;
+  build_run(&f);
+  struct case_result *r = &f.cases[0];
+  CHECK(case_time(r) == &r->device);
+  CHECK_STR(case_timer_name(r), "device");
+  /* 524288 flop in a median of 11000 ns */
+  CHECK_NEAR(case_gflops(r), 524288.0 / 11000.0, 1e-12);
+  CHECK_NEAR(case_gbps(r), 49152.0 / 11000.0, 1e-12);
+  r = &f.cases[1];
+  CHECK(case_time(r) == &r->host);
+  CHECK_STR(case_timer_name(r), "host");
+  CHECK_NEAR(case_gflops(r), 1048576.0 / 2.5e6, 1e-15);
+  r = &f.cases[3]; /* WRONG_ANSWER: measured, but no throughput */
+  CHECK(r->host.median > 0);
+  CHECK(case_gflops(r) == 0.0 && case_gbps(r) == 0.0);
+  CHECK(case_gflops(&f.cases[2]) == 0.0);
+  f.cases[0].flops = 0;
+  CHECK(case_gflops(&f.cases[0]) == 0.0);
+  CHECK(case_gbps(&f.cases[0]) > 0.0);
+  run_file_release(&f);
+
+  struct case_result c;
+  case_result_init(&c);
+  CHECK(c.exit_code == -1 && c.check.first_bad == -1 && c.status == CASE_OK);
+  CHECK(case_gflops(&c) == 0.0); /* no samples */
+  case_result_release(&c);
+  case_result_release(&c); /* twice is harmless */
+}
+
+static void test_kv(void) {
+  size_t n = 0;
+  struct kv *list = NULL;
+  kv_list_add(&n, &list, "device", "a");
+  kv_list_add(&n, &list, "driver", "b");
+  kv_list_add(&n, &list, "device", "c");
+  CHECK(n == 2);
+  CHECK_STR(list[0].key, "device");
+  CHECK_STR(kv_list_get(n, list, "device"), "c");
+  CHECK_STR(kv_list_get(n, list, "driver"), "b");
+  CHECK(kv_list_get(n, list, "nope") == NULL);
+  kv_list_release(&n, &list);
+  CHECK(n == 0 && list == NULL);
+}
+
+/* ---- names and saving -------------------------------------------------- */
+
+static void test_basename(void) {
+  char *s = results_basename("2026-11-21", "cpu_gemm", "smoke", "mi300x");
+  CHECK_STR(s, "2026-11-21_cpu_gemm_smoke_mi300x");
+  free(s);
+  s = results_basename("2026-11-21", "cpu_gemm", "smoke", NULL);
+  CHECK_STR(s, "2026-11-21_cpu_gemm_smoke");
+  free(s);
+  s = results_basename("2026-11-21", "cpu_gemm", "smoke", "");
+  CHECK_STR(s, "2026-11-21_cpu_gemm_smoke");
+  free(s);
+  s = results_basename("2026-11-21", "vk/gemm", "my preset", "run #2: a*b?\xc2\xb5");
+  CHECK_STR(s, "2026-11-21_vk-gemm_my-preset_run--2--a-b---");
+  free(s);
+  s = results_basename("2026-11-21", "a.b+c-d_e", "../up", "v1.2+rc");
+  CHECK_STR(s, "2026-11-21_a.b+c-d_e_..-up_v1.2+rc");
+  free(s);
+}
+
+static char *saved_name(const char *base) {
+  const char *slash = strrchr(base, '/');
+  return xstrdup(slash ? slash + 1 : base);
+}
+
+static void test_save_claims(void) {
+  char *root = make_tmpdir();
+  REQUIRE(root);
+  char *dir = xasprintf("%s/a/b/results", root); /* created with its parents */
+  struct run_file f;
+  build_run(&f);
+
+  char *b1 = NULL, *b2 = NULL, *b3 = NULL, *b4 = NULL, *b5 = NULL;
+  CHECK(results_save(dir, &f, &b1) == 0);
+  CHECK(results_save(dir, &f, &b2) == 0);
+  CHECK(results_save(dir, &f, &b3) == 0);
+  REQUIRE(b1 && b2 && b3);
+  char *n1 = saved_name(b1), *n2 = saved_name(b2), *n3 = saved_name(b3);
+  CHECK_STR(n1, "2026-11-21_cpu_gemm_smoke_mi300x");
+  CHECK_STR(n2, "2026-11-21_cpu_gemm_smoke_mi300x.2");
+  CHECK_STR(n3, "2026-11-21_cpu_gemm_smoke_mi300x.3");
+  char *p = xasprintf("%s/2026-11-21_cpu_gemm_smoke_mi300x.2.json", dir);
+  CHECK(file_exists(p));
+  free(p);
+  p = xasprintf("%s/2026-11-21_cpu_gemm_smoke_mi300x.3.txt", dir);
+  CHECK(file_exists(p));
+  free(p);
+
+  /* No tag; a preset given as a path names the file by its base name. */
+  free(f.env.tag);
+  f.env.tag = NULL;
+  free(f.env.preset);
+  f.env.preset = xstrdup("/home/me/presets/my fast.ini");
+  CHECK(results_save(dir, &f, &b4) == 0);
+  char *n4 = b4 ? saved_name(b4) : NULL;
+  CHECK_STR(n4, "2026-11-21_cpu_gemm_my-fast");
+
+  /* A stale .txt without its .json still holds the name. */
+  p = xasprintf("%s/2026-11-21_cpu_gemm_smoke.txt", dir);
+  CHECK(write_text(p, "stale\n") == 0);
+  free(p);
+  free(f.env.preset);
+  f.env.preset = xstrdup("smoke");
+  CHECK(results_save(dir, &f, &b5) == 0);
+  char *n5 = b5 ? saved_name(b5) : NULL;
+  CHECK_STR(n5, "2026-11-21_cpu_gemm_smoke.2");
+
+  /* A later call with the same base rewrites both files in place. */
+  char *keep = b1 ? xstrdup(b1) : NULL;
+  free(f.env.host);
+  f.env.host = xstrdup("node-8");
+  CHECK(results_save(dir, &f, &b1) == 0);
+  CHECK_STR(b1, keep);
+  p = xasprintf("%s.json", b1);
+  char *text = read_text(p);
+  CHECK(text && strstr(text, "\"host\": \"node-8\""));
+  free(text);
+  free(p);
+  p = xasprintf("%s.txt", b1);
+  text = read_text(p);
+  CHECK(text && strstr(text, "host           node-8\n"));
+  free(text);
+  free(p);
+
+  CHECK(count_temp_files(dir) == 0);
+  free(keep);
+  free(n1), free(n2), free(n3), free(n4), free(n5);
+  free(b1), free(b2), free(b3), free(b4), free(b5);
+  run_file_release(&f);
+  free(dir);
+  rm_tree(root);
+}
+
+/* Processes saving at once each get their own name. */
+static void test_save_concurrent(void) {
+  enum { NPROC = 8 };
+  char *dir = make_tmpdir();
+  REQUIRE(dir);
+  fflush(NULL);
+  pid_t pids[NPROC];
+  for (int i = 0; i < NPROC; i++) {
+    pids[i] = fork();
+    REQUIRE(pids[i] >= 0);
+    if (pids[i] == 0) {
+      struct run_file f;
+      build_run(&f);
+      char *base = NULL;
+      int rc = results_save(dir, &f, &base);
+      free(base);
+      run_file_release(&f);
+      _exit(rc ? 1 : 0);
+    }
+  }
+  for (int i = 0; i < NPROC; i++) {
+    int status = 0;
+    CHECK(waitpid(pids[i], &status, 0) == pids[i]);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  for (int k = 1; k <= NPROC; k++) {
+    char *p = k == 1 ? xasprintf("%s/2026-11-21_cpu_gemm_smoke_mi300x.json", dir)
+                     : xasprintf("%s/2026-11-21_cpu_gemm_smoke_mi300x.%d.json", dir, k);
+    CHECK(file_exists(p));
+    char *text = read_text(p);
+    struct run_file back;
+    char err[256];
+    CHECK(text && run_file_from_json(text, &back, err, sizeof err) == 0);
+    if (text) run_file_release(&back);
+    free(text);
+    free(p);
+  }
+  char *p = xasprintf("%s/2026-11-21_cpu_gemm_smoke_mi300x.%d.json", dir, NPROC + 1);
+  CHECK(!file_exists(p));
+  free(p);
+  CHECK(count_temp_files(dir) == 0);
+  rm_tree(dir);
+}
+
+static void test_save_errors(void) {
+  char *dir = make_tmpdir();
+  REQUIRE(dir);
+  struct run_file f;
+  build_run(&f);
+  /* The results folder cannot be created under a file. */
+  char *file = xasprintf("%s/plain", dir);
+  CHECK(write_text(file, "x") == 0);
+  char *under = xasprintf("%s/sub", file);
+  char *base = NULL;
+  fprintf(stderr, "(an error message is expected here)\n");
+  CHECK(results_save(under, &f, &base) == -1);
+  CHECK(base == NULL);
+  fprintf(stderr, "(an error message is expected here)\n");
+  CHECK(results_save(file, &f, &base) == -1);
+  CHECK(base == NULL);
+  free(under);
+  free(file);
+  run_file_release(&f);
+  rm_tree(dir);
+}
+
+/* ---- atomic writes ------------------------------------------------------ */
+
+static void test_atomic_write(void) {
+  char *dir = make_tmpdir();
+  REQUIRE(dir);
+  char *path = xasprintf("%s/out.txt", dir);
+
+  CHECK(write_file_atomic(path, "hello\n", 6) == 0);
+  char *text = read_text(path);
+  CHECK_STR(text, "hello\n");
+  free(text);
+  CHECK(write_file_atomic(path, "", 0) == 0); /* empty is fine */
+  text = read_text(path);
+  CHECK_STR(text, "");
+  free(text);
+  CHECK(write_file_atomic(path, "old content\n", 12) == 0);
+
+  /* The folder does not exist: an error, nothing created. */
+  char *missing = xasprintf("%s/no/such/dir/out.txt", dir);
+  fprintf(stderr, "(an error message is expected here)\n");
+  CHECK(write_file_atomic(missing, "x", 1) == -1);
+  CHECK(!file_exists(missing));
+  free(missing);
+
+  /* rename() fails (the target is a folder): the temporary file goes. */
+  char *sub = xasprintf("%s/sub", dir);
+  CHECK(mkdir(sub, 0777) == 0);
+  char *inner = xasprintf("%s/keep", sub);
+  CHECK(write_text(inner, "k") == 0);
+  fprintf(stderr, "(an error message is expected here)\n");
+  CHECK(write_file_atomic(sub, "data", 4) == -1);
+  CHECK(file_exists(inner));
+  CHECK(count_temp_files(dir) == 0);
+  free(inner);
+  free(sub);
+
+  /* The disk fills up mid-write (a file size limit; works as root too):
+   * -1, the old content intact, no temporary file left. */
+  struct rlimit old;
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0);
+  void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old;
+  small.rlim_cur = 4096;
+  size_t big = 1 << 20;
+  char *data = xmalloc(big);
+  memset(data, 'x', big);
+  if (setrlimit(RLIMIT_FSIZE, &small) == 0) {
+    fprintf(stderr, "(an error message is expected here)\n");
+    int rc = write_file_atomic(path, data, big);
+    setrlimit(RLIMIT_FSIZE, &old);
+    CHECK(rc == -1);
+    text = read_text(path);
+    CHECK_STR(text, "old content\n");
+    free(text);
+    CHECK(count_temp_files(dir) == 0);
+  } else {
+    fprintf(stderr, "note: cannot lower RLIMIT_FSIZE, disk-full case not tested\n");
+  }
+  signal(SIGXFSZ, prev);
+  free(data);
+
+  free(path);
+  rm_tree(dir);
+}
+
+TEST_MAIN(TEST_ENTRY(test_golden_txt), TEST_ENTRY(test_golden_json),
+          TEST_ENTRY(test_golden_rollup), TEST_ENTRY(test_round_trip),
+          TEST_ENTRY(test_round_trip_odd_values), TEST_ENTRY(test_empty_run),
+          TEST_ENTRY(test_json_line), TEST_ENTRY(test_reject), TEST_ENTRY(test_status),
+          TEST_ENTRY(test_throughput), TEST_ENTRY(test_kv), TEST_ENTRY(test_basename),
+          TEST_ENTRY(test_save_claims), TEST_ENTRY(test_save_concurrent),
+          TEST_ENTRY(test_save_errors), TEST_ENTRY(test_atomic_write))

@@ -108,10 +108,7 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
     running_stats_add(&rs, s->dev_ok ? dn : hn);
     double el = now_s() - t0, cv = running_stats_cv(&rs);
     int enough = (int)s->n >= pol->min_samples && el >= pol->min_time_s;
-    if (enough && s->n >= 2 && cv <= pol->target_cv) {
-      r->settled = 1;
-      break;
-    }
+    if (enough && s->n >= 2 && cv <= pol->target_cv) break;
     if ((int)s->n >= pol->max_samples) {
       why = "max_samples";
       break;
@@ -121,16 +118,17 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
       break;
     }
   }
-  if (!r->settled) {
-    double cv = running_stats_cv(&rs);
-    double el = now_s() - t0;
-    if ((int)s->n < pol->min_samples)
-      r->settle_note = xasprintf("did not settle: only %zu of %d samples within max_time %.3g s",
-                                 s->n, pol->min_samples, pol->max_time_s);
-    else
-      r->settle_note = xasprintf("did not settle: noise %.2f%% > target %.2f%% after %zu samples in %.3g s (%s)",
-                                 cv * 100, pol->target_cv * 100, s->n, el, why);
-  }
+  /* Settled: enough samples and the noise target met, whichever rule
+   * stopped the loop (max_samples may come before min_time for a fast case). */
+  double cv = running_stats_cv(&rs), el = now_s() - t0;
+  if ((int)s->n < pol->min_samples)
+    r->settle_note = xasprintf("did not settle: only %zu of %d samples within max_time %.3g s",
+                               s->n, pol->min_samples, pol->max_time_s);
+  else if (s->n < 2 || cv > pol->target_cv)
+    r->settle_note = xasprintf("did not settle: noise %.2f%% > target %.2f%% after %zu samples in %.3g s (%s)",
+                               cv * 100, pol->target_cv * 100, s->n, el, why ? why : "stopped");
+  else
+    r->settled = 1;
   return BENCH_OK;
 }
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Device time, settling, determinism and --mode debug, end to end.
+. "$(dirname "$0")/lib.sh"
+P="$SRC/tests/cli/presets/fast.ini"
+
+# A plugin that reports device time: the rollup's timer says so.
+run_bench --preset "$P" --plugin-dir "$FX_GOOD" --plugin fx_devtime,fx_noisy --results-dir "$T/r"
+expect_rc 0 "devtime + noisy"
+expect_eq "$(csv_field "$T/r/rollup.csv" fx_devtime n=8 timer)" device "device timer"
+med=$(csv_field "$T/r/rollup.csv" fx_devtime n=8 median_ms)
+python3 -c "import sys; sys.exit(0 if abs(float('$med') - 0.0010005) < 1e-6 else 1)" && ok || fail "device median $med"
+expect_eq "$(csv_field "$T/r/rollup.csv" fx_noisy n=8 timer)" host "host timer"
+
+# A case that cannot reach its noise target says so.
+printf '[run]\ntier = smoke\nmin_samples = 5\nmax_samples = 8\nmax_time = 1s\ntarget_noise = 0.1%%\nverify = full\ntimeout = 10s\n' >"$T/tight.ini"
+run_bench --preset "$T/tight.ini" --plugin-dir "$FX_GOOD" --plugin fx_noisy --results-dir "$T/r2"
+expect_rc 0 "unsettled is not a failure"
+expect_eq "$(csv_field "$T/r2/rollup.csv" fx_noisy n=8 settled)" no "settled column"
+expect_in "$T/out" 'did not settle: noise .*% > target 0\.10% after 8 samples'
+expect_in "$T/r2/${TODAY}_fx_noisy_tight.txt" 'did not settle'
+
+# verify preset: determinism checked and reported, awkward sizes.
+run_bench --preset verify --plugin-dir "$FX_GOOD" --plugin fx_ok,fx_nondet --results-dir "$T/r3"
+expect_rc 0 "verify preset"
+expect_in "$T/out" 'fx_ok n=7: OK .*bitwise_equal'
+expect_in "$T/out" 'fx_nondet n=7: OK .*differs'
+python3 - "$T/r3/${TODAY}_fx_nondet_verify.json" <<'PY' && ok || fail "determinism in JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [c["determinism"] for c in d["cases"]] == ["differs", "differs"], d["cases"]
+PY
+
+# --mode debug sets the runtimes' debug switches in the child only.
+run_bench --preset "$P" --plugin-dir "$FX_GOOD" --plugin fx_env --results-dir "$T/r4" --mode debug
+expect_rc 0 "debug mode"
+python3 - "$T/r4/${TODAY}_fx_env_fast.json" <<'PY' && ok || fail "debug environment"
+import json, sys
+d = json.load(open(sys.argv[1]))
+info = d["cases"][0]["info"]
+assert info["HIP_LAUNCH_BLOCKING"] == "1" and info["AMD_SERIALIZE_KERNEL"] == "3", info
+assert info["HSA_ENABLE_SDMA"] == "0" and "VK_LAYER_KHRONOS_validation" in info["VK_INSTANCE_LAYERS"], info
+assert d["env"]["mode"] == "debug"
+PY
+run_bench --preset "$P" --plugin-dir "$FX_GOOD" --plugin fx_env --results-dir "$T/r5"
+python3 - "$T/r5/${TODAY}_fx_env_fast.json" <<'PY' && ok || fail "perf environment"
+import json, sys
+info = json.load(open(sys.argv[1]))["cases"][0]["info"]
+assert info["HIP_LAUNCH_BLOCKING"] == "(unset)", info
+PY
+finish

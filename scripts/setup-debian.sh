@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install what bench needs on Debian 12 (bookworm). Run as root (or with sudo
+# available); installs only what is missing.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config git python3
+      libinih-dev libjansson-dev libssl-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -2,8 +2,7 @@
 # Install what bench needs on Debian 12 (bookworm). Run as root (or with sudo
 # available); installs only what is missing.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config git python3
-      libinih-dev libjansson-dev libssl-dev)
+mapfile -t pkgs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$(dirname "$0")/debian-packages.txt")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

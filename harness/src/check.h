@@ -30,11 +30,38 @@ struct check_result {
 
 /* Run the check. Returns 0 when the check was well formed (pass or not, see
  * r->pass), -1 for a malformed check (unknown op, missing pointer, bad shape)
- * with r->message set. seed drives the random vectors and samples of FAST. */
+ * with r->message set. seed drives the random vectors and samples of FAST.
+ *
+ * Details (the tolerance rule of each operation is documented in check.c):
+ * - VERIFY_NONE still validates the check; then checked = 0, pass = 1,
+ *   method "none".
+ * - VERIFY_FAST samples only gemm (when m*n > 4096) and attention (when
+ *   there are more than 64 (batch, head, seq) rows); otherwise, and for
+ *   every other operation, it compares every element and says "full".
+ * - A non-finite output where the reference is finite is a mismatch, with
+ *   max_abs_err = max_rel_err = inf.
+ * - Under "sampled+freivalds", a row that fails Freivalds' test is
+ *   recomputed in full (up to 4 such rows) so the message names the
+ *   element; a flagged row that was not recomputed counts as one mismatch
+ *   (mismatches is then a lower bound, and can exceed compared, which
+ *   counts the elements compared one by one; the message gives both).
+ * - first_bad is the smallest flat index found out of tolerance; it is -1
+ *   when only Freivalds' test failed (the message names the row). */
 int check_output(const struct bench_check *c, enum verify_level level,
                  uint64_t seed, struct check_result *r);
 
-/* Size in bytes of the output of a check (for hashing), 0 if malformed. */
+/* Size in bytes of the output of a check (for hashing), 0 if malformed.
+ * Looks only at the operation, the shape and out_dtype, so a check with a
+ * bad pointer or flag still gets a size and check_output explains it. */
 size_t check_output_bytes(const struct bench_check *c);
+
+/* 0 if c is well formed, else -1 with a one-line reason in msg (any size;
+ * may be NULL). */
+int check_validate(const struct bench_check *c, char *msg, size_t len);
+
+/* The effective tolerance check_output uses for c (well formed or at least
+ * a known op and out_dtype): rtol = base(out_dtype) + 2 sqrt(L) 2^-24 and
+ * atol = 1e-5; both 0 for an unknown op. */
+void check_tolerance(const struct bench_check *c, double *rtol, double *atol);
 
 #endif

@@ -1,0 +1,67 @@
+/* The harness's one CPU reference per operation, computed in double from the
+ * inputs exactly as the plugin gave them (read with dtype_load).
+ *
+ * Every output is seen as a matrix of ref_rows(c) x ref_cols(c) elements,
+ * row-major, matching the output buffer:
+ *   gemm       m x n
+ *   rmsnorm, layernorm, softmax, rope   rows x cols
+ *   attention  (batch*heads*seq) x head_dim; row r is (b, h, s) with
+ *              r = (b*heads + h)*seq + s
+ * Besides the value, each element gets a "scale" >= |value|: the magnitude
+ * the rounding errors of a correct fp32 computation are proportional to.
+ * check.c turns it into the tolerance atol + rtol * scale and documents the
+ * rule per operation; the definitions are in reference.c.
+ *
+ * These functions expect a check that check.c has validated (known op,
+ * non-NULL inputs, positive dims, one rope layout, ...); they do not
+ * validate it again. */
+#ifndef BENCH_REFERENCE_H
+#define BENCH_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/plugin.h"
+
+enum ref_op {
+  REF_UNKNOWN = -1,
+  REF_GEMM = 0,
+  REF_RMSNORM,
+  REF_LAYERNORM,
+  REF_SOFTMAX,
+  REF_ROPE,
+  REF_ATTENTION
+};
+
+/* The op named by c->op, or REF_UNKNOWN. */
+enum ref_op ref_op_of(const char *name);
+
+/* The output seen as rows x cols (see above); 0 for an unknown op. */
+int64_t ref_rows(const struct bench_check *c);
+int64_t ref_cols(const struct bench_check *c);
+
+/* Reference of output rows [row0, row0 + nrows): ref and scale each receive
+ * nrows * ref_cols(c) doubles (scale may be NULL). For gemm a row costs
+ * O(n*k) after an O(k*n) conversion of B per call; for attention a row costs
+ * O(seq*head_dim) after the RoPE of the keys it needs. */
+void ref_compute_rows(const struct bench_check *c, int64_t row0, int64_t nrows,
+                      double *ref, double *scale);
+
+/* Whole output: ref_compute_rows over every row. */
+void ref_compute(const struct bench_check *c, double *ref, double *scale);
+
+/* gemm only: C[i, j] and its scale sum_k |a_ik||b_kj| for each flat index
+ * idx[t] = i*n + j; O(k) each. scale may be NULL. */
+void ref_gemm_elements(const struct bench_check *c, const int64_t *idx, size_t count,
+                       double *ref, double *scale);
+
+/* RoPE of one head vector x[0..d) at position pos (theta: 0 means 10000;
+ * flags: BENCH_ROPE_INTERLEAVED or BENCH_ROPE_HALVES). y may not alias x.
+ * scale[t] = (|x_a| + |x_b|) * (1 + |angle|) for the pair (a, b) that
+ * element t belongs to: fp32 rounds the angle relative to its size, and an
+ * angle error e moves the pair by up to e * (|x_a| + |x_b|). scale may be
+ * NULL. Used by "rope" and by "attention" with BENCH_ATTN_ROPE. */
+void ref_rope_vector(const double *x, int64_t d, int64_t pos, double theta, uint32_t flags,
+                     double *y, double *scale);
+
+#endif

@@ -115,14 +115,19 @@ static int load_in_child(const char *path, char *msg, size_t msglen) {
     return -1;
   }
   if (pid == 0) {
+    /* Whatever the library prints while crashing (a sanitizer report, say)
+     * stays out of the user's terminal: the verdict comes through the pipe. */
     close(fds[0]);
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      const char *e = dlerror();
-      if (e && write(fds[1], e, strlen(e)) < 0) _exit(3);
-      _exit(2);
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) {
+      dup2(devnull, 1);
+      dup2(devnull, 2);
+      close(devnull);
     }
-    _exit(0);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const char *e = h ? NULL : dlerror();
+    if (e && write(fds[1], e, strlen(e)) < 0) _exit(3);
+    _exit(h ? 0 : 2);
   }
   close(fds[1]);
   int status = 0;
@@ -147,8 +152,12 @@ static int load_in_child(const char *path, char *msg, size_t msglen) {
     snprintf(msg, msglen, "loading it crashed (%s)", strsignal(WTERMSIG(status)));
     return -1;
   }
+  if (WEXITSTATUS(status) == 2 && buf[0]) {
+    snprintf(msg, msglen, "%s", buf); /* dlerror(): not an ELF file, a missing library, ... */
+    return -1;
+  }
   if (WEXITSTATUS(status) != 0) {
-    snprintf(msg, msglen, "%s", buf[0] ? buf : "cannot load it");
+    snprintf(msg, msglen, "loading it crashed (exit status %d)", WEXITSTATUS(status));
     return -1;
   }
   return 0;

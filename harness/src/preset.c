@@ -688,32 +688,12 @@ int preset_parse(const char *path, const char *data, size_t len, struct preset *
   return 0;
 }
 
-/* The whole file, or -1 after error(). */
-static int read_file(const char *path, char **data, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return error("cannot read preset '%s': %s", path, strerror(errno));
-  struct strbuf sb = STRBUF_INIT;
-  char buf[8192];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) strbuf_add(&sb, buf, n);
-  int err = ferror(f) ? (errno ? errno : EIO) : 0;
-  fclose(f);
-  if (err) {
-    strbuf_release(&sb);
-    return error("cannot read preset '%s': %s", path, strerror(err));
-  }
-  *len = sb.len;
-  *data = strbuf_detach(&sb);
-  return 0;
-}
-
 int preset_load(const char *path, struct preset *out) {
-  char *data;
-  size_t len;
+  struct strbuf sb = STRBUF_INIT;
   memset(out, 0, sizeof *out);
-  if (read_file(path, &data, &len) != 0) return -1;
-  int rc = preset_parse(path, data, len, out);
-  free(data);
+  if (read_file(path, &sb) != 0) return error("cannot read preset '%s': %s", path, strerror(errno));
+  int rc = preset_parse(path, sb.buf, sb.len, out);
+  strbuf_release(&sb);
   return rc;
 }
 

@@ -43,25 +43,6 @@ static int list_results(const char *dir, char ***names, size_t *n) {
   return 0;
 }
 
-/* The whole file, NUL-terminated; NULL with errno set on failure. */
-static char *slurp(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  errno = 0;
-  struct strbuf sb = STRBUF_INIT;
-  char buf[65536];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof buf, fp)) > 0) strbuf_add(&sb, buf, got);
-  int e = ferror(fp) ? (errno ? errno : EIO) : 0;
-  fclose(fp);
-  if (e) {
-    strbuf_release(&sb);
-    errno = e;
-    return NULL;
-  }
-  return strbuf_detach(&sb);
-}
-
 static void add_sep_field(struct strbuf *sb, const char *s) {
   strbuf_adds(sb, ",");
   csv_add_field(sb, s);
@@ -142,19 +123,19 @@ int rollup_write(const char *dir) {
 
   for (size_t i = 0; i < n; i++) {
     char *path = xasprintf("%s/%s", dir, names[i]);
-    char *text = slurp(path);
-    if (!text) {
+    struct strbuf text = STRBUF_INIT;
+    if (read_file(path, &text) != 0) {
       warning("skipping %s: %s", path, strerror(errno));
     } else {
       struct run_file f;
       char err[512];
-      if (run_file_from_json(text, &f, err, sizeof err) != 0) {
+      if (run_file_from_json(text.buf, &f, err, sizeof err) != 0) {
         warning("skipping %s: %s", path, err);
       } else {
         add_file_rows(&sb, &f, names[i]);
         run_file_release(&f);
       }
-      free(text);
+      strbuf_release(&text);
     }
     free(path);
     free(names[i]);

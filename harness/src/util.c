@@ -121,6 +121,23 @@ void strbuf_release(struct strbuf *sb) {
   sb->len = sb->alloc = 0;
 }
 
+int read_file(const char *path, struct strbuf *sb) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  char buf[65536];
+  size_t n;
+  errno = 0;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) strbuf_add(sb, buf, n);
+  int e = ferror(f) ? (errno ? errno : EIO) : 0;
+  fclose(f);
+  if (e) {
+    errno = e;
+    return -1;
+  }
+  if (!sb->buf) strbuf_add(sb, "", 0);
+  return 0;
+}
+
 uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

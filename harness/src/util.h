@@ -50,6 +50,10 @@ double now_s(void);
 void today_local(char out[11]);
 void iso_time_utc(char out[32]);
 
+/* Read a whole file into sb (NUL-terminated; may hold NULs). 0, or -1 with
+ * errno set; prints nothing, so the caller words the message. */
+int read_file(const char *path, struct strbuf *sb);
+
 /* Trim ASCII whitespace in place; returns s. */
 char *trim(char *s);
 /* Parse a whole string as an integer / double; 0 on success, -1 if not. */

@@ -7,6 +7,7 @@
 
 #include "cases.h"
 #include "test.h"
+#include "test_support.h"
 
 /* ---- fake plugins ----------------------------------------------------- */
 
@@ -46,31 +47,6 @@ static const struct bench_plugin noparams = {
 
 /* ---- helpers ---------------------------------------------------------- */
 
-struct capture {
-  int saved;
-  FILE *tmp;
-};
-
-static void capture_begin(struct capture *c) {
-  fflush(stderr);
-  c->tmp = tmpfile();
-  c->saved = dup(2);
-  if (c->tmp) dup2(fileno(c->tmp), 2);
-}
-
-static char *capture_end(struct capture *c) {
-  fflush(stderr);
-  dup2(c->saved, 2);
-  close(c->saved);
-  if (!c->tmp) return xstrdup("");
-  struct strbuf sb = STRBUF_INIT;
-  char buf[4096];
-  size_t n;
-  rewind(c->tmp);
-  while ((n = fread(buf, 1, sizeof buf, c->tmp)) > 0) strbuf_add(&sb, buf, n);
-  fclose(c->tmp);
-  return strbuf_detach(&sb);
-}
 
 /* A preset from text, "t.ini" in messages. */
 static int make_preset(const char *text, struct preset *p) {

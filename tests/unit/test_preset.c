@@ -10,37 +10,9 @@
 
 #include "preset.h"
 #include "test.h"
+#include "test_support.h"
 
 #define CORPUS_DIR TEST_DATA_DIR "/presets"
-
-/* ---- stderr capture --------------------------------------------------- */
-
-struct capture {
-  int saved;
-  FILE *tmp;
-};
-
-static void capture_begin(struct capture *c) {
-  fflush(stderr);
-  c->tmp = tmpfile();
-  c->saved = dup(2);
-  if (c->tmp) dup2(fileno(c->tmp), 2);
-}
-
-/* Restore stderr; returns what was written (malloc'd). */
-static char *capture_end(struct capture *c) {
-  fflush(stderr);
-  dup2(c->saved, 2);
-  close(c->saved);
-  if (!c->tmp) return xstrdup("");
-  struct strbuf sb = STRBUF_INIT;
-  char buf[4096];
-  size_t n;
-  rewind(c->tmp);
-  while ((n = fread(buf, 1, sizeof buf, c->tmp)) > 0) strbuf_add(&sb, buf, n);
-  fclose(c->tmp);
-  return strbuf_detach(&sb);
-}
 
 /* Load path with stderr captured into *err. */
 static int load_quiet(const char *path, struct preset *p, char **err) {

@@ -20,6 +20,7 @@
 
 #include "results_io.h"
 #include "test.h"
+#include "test_support.h"
 
 #define GOLDEN_DIR TEST_DATA_DIR "/golden"
 
@@ -50,27 +51,6 @@ static int file_exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
-static char *make_tmpdir(void) {
-  const char *base = getenv("TMPDIR");
-  char *templ = xasprintf("%s/bench-test-results.XXXXXX", base && *base ? base : "/tmp");
-  if (!mkdtemp(templ)) {
-    perror(templ);
-    free(templ);
-    return NULL;
-  }
-  return templ;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
-
-static void rm_tree(char *dir) {
-  if (!dir) return;
-  nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-  free(dir);
-}
 
 /* Entries of dir whose name contains ".tmp." (left-over temporary files). */
 static int count_temp_files(const char *dir) {
@@ -280,7 +260,7 @@ static void test_golden_json(void) {
 static void test_golden_rollup(void) {
   struct run_file f;
   build_run(&f);
-  char *dir = make_tmpdir();
+  char *dir = make_tmpdir("results");
   REQUIRE(dir);
   char *base = NULL;
   CHECK(results_save(dir, &f, &base) == 0);
@@ -657,7 +637,7 @@ static char *saved_name(const char *base) {
 }
 
 static void test_save_claims(void) {
-  char *root = make_tmpdir();
+  char *root = make_tmpdir("results");
   REQUIRE(root);
   char *dir = xasprintf("%s/a/b/results", root); /* created with its parents */
   struct run_file f;
@@ -727,7 +707,7 @@ static void test_save_claims(void) {
 /* Processes saving at once each get their own name. */
 static void test_save_concurrent(void) {
   enum { NPROC = 8 };
-  char *dir = make_tmpdir();
+  char *dir = make_tmpdir("results");
   REQUIRE(dir);
   fflush(NULL);
   pid_t pids[NPROC];
@@ -769,7 +749,7 @@ static void test_save_concurrent(void) {
 }
 
 static void test_save_errors(void) {
-  char *dir = make_tmpdir();
+  char *dir = make_tmpdir("results");
   REQUIRE(dir);
   struct run_file f;
   build_run(&f);
@@ -793,7 +773,7 @@ static void test_save_errors(void) {
 /* ---- atomic writes ------------------------------------------------------ */
 
 static void test_atomic_write(void) {
-  char *dir = make_tmpdir();
+  char *dir = make_tmpdir("results");
   REQUIRE(dir);
   char *path = xasprintf("%s/out.txt", dir);
 

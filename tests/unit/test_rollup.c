@@ -9,6 +9,7 @@
 
 #include "results_io.h"
 #include "test.h"
+#include "test_support.h"
 
 static char *read_text(const char *path) {
   FILE *fp = fopen(path, "rb");
@@ -32,27 +33,6 @@ static void put_file(const char *dir, const char *name, const char *text) {
   free(path);
 }
 
-static char *make_tmpdir(void) {
-  const char *base = getenv("TMPDIR");
-  char *templ = xasprintf("%s/bench-test-rollup.XXXXXX", base && *base ? base : "/tmp");
-  if (!mkdtemp(templ)) {
-    perror(templ);
-    free(templ);
-    return NULL;
-  }
-  return templ;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
-
-static void rm_tree(char *dir) {
-  if (!dir) return;
-  nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-  free(dir);
-}
 
 /* A small run file: cases with the given indexes (in that order). */
 static char *run_json(const char *plugin, const char *host, const char *tag, const int *index,
@@ -113,7 +93,7 @@ static void test_header(void) {
             "median_ms,mean_ms,min_ms,stddev_ms,cv,gflops,gbps,max_abs_err,max_rel_err,"
             "rtol,atol,settled,source");
 
-  char *dir = make_tmpdir();
+  char *dir = make_tmpdir("rollup");
   REQUIRE(dir);
   CHECK(rollup_write(dir) == 0); /* empty folder: the header only */
   char *path = xasprintf("%s/rollup.csv", dir);
@@ -127,7 +107,7 @@ static void test_header(void) {
 }
 
 static void test_skip_and_sort(void) {
-  char *dir = make_tmpdir();
+  char *dir = make_tmpdir("rollup");
   REQUIRE(dir);
   static const int idx_b[] = {2, 0, 1};
   static const int idx_a[] = {0};

@@ -88,7 +88,7 @@ void run_case(const struct plugin *pl, const struct case_def *c, int index,
     r->message = xasprintf("timed out after %.3g s (the preset's timeout); killed", pol->timeout_s);
   } else if (out.signal) {
     r->status = CASE_CRASH;
-    r->message = xasprintf("crashed: killed by signal %d (%s)", out.signal, strsignal(out.signal));
+    r->message = xasprintf("killed by signal %d (%s)", out.signal, strsignal(out.signal));
   } else {
     r->status = CASE_CRASH;
     r->message = xasprintf("the case's process exited with status %d without a result", out.exit_code);

@@ -30,6 +30,7 @@ void child_install_signal_handlers(void) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN); /* a file-size limit is a write error, reported, not a kill */
 }
 
 int child_interrupted(void) { return (int)stop_signal; }

@@ -251,6 +251,7 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   fprintf(s.out, "bench: %d of %d cases run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
           wall, s.done - s.failed - s.skipped, s.skipped, s.failed,
           interrupted ? " (interrupted; results so far are kept)" : "");
+  if (save_failed) error("some results could not be written to '%s' (see above); the run counts as failed", o->results_dir);
   if (interrupted)
     exit_code = EXIT_INTERRUPTED;
   else if (s.failed || save_failed)

@@ -33,5 +33,6 @@ void usage(FILE *f);
 int cmd_run(int argc, char **argv, const struct options *o);
 int cmd_list(const struct options *o);
 int cmd_rollup(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "rollup") == 0) return cmd_rollup(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "events") == 0) return cmd_events(argc - 1, argv + 1);
   int sub = argc >= 2 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "list") == 0);
   struct options o;
   int rc = options_parse(argc - sub, argv + sub, &o);

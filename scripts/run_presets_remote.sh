@@ -1,0 +1,487 @@
+#!/usr/bin/env bash
+# Run bench presets on another machine over ssh and bring the results home.
+#
+#   scripts/run_presets_remote.sh [options] HOST [PRESETS] [PLUGINS] [-- BENCH_ARGS...]
+#
+# PRESETS and PLUGINS are comma lists (default: smoke; every plugin); a
+# preset is a shipped name or a local .ini file (uploaded for the run).
+# BENCH_ARGS go to the remote bench as they are (e.g. --mode debug,
+# --plugin-dir DIR on the remote). HOST is an ssh destination; user, key and
+# port come from ~/.ssh/config. HOST may be "-" (or left out with no other
+# arguments) to use REMOTE_HOST from the configuration.
+#
+# What it does:
+#   1. rsync the source tree to REMOTE_PATH (changed files only; never .git,
+#      build*/, results/ or anything fetched from a remote);
+#   2. configure and build there: cmake -S . -B build $BUILD_OPTIONS, reusing
+#      the remote build folder;
+#   3. run each preset there, detached from the connection, streaming its
+#      JSON events and per-case/PROGRESS lines live to this terminal and to
+#      RESULTS/logs/<time>_<preset>_<tag>.log;
+#   4. fetch the result files (named and tagged with the host's tag by the
+#      remote bench's --tag) into a temporary folder inside RESULTS, move the
+#      complete files into place, and rebuild RESULTS/rollup.csv with a local
+#      bench ($BENCH, build/bin/bench, or one built into build/);
+#   5. print a summary; exit 0 only if every case was OK or SKIPPED.
+# A failed case or a dropped connection leaves RESULTS/diag_<time>_<preset>_<tag>.txt.
+# A run outlives a dropped connection; the next invocation against the same
+# REMOTE_PATH collects it first, and --resume then runs only what is missing.
+#
+# The remote needs bash, rsync, cmake and bench's build dependencies, GNU
+# coreutils (tail --pid) and setsid (util-linux), and a POSIX-like login
+# shell (sh, bash, zsh): every word of a remote command is single-quoted.
+# One run at a time per REMOTE_PATH.
+#
+# Options (they override the configuration file):
+#   --config FILE       configuration (default: $BENCH_REMOTE_CONFIG, else
+#                       ~/.config/bench/remote.conf when it exists); see
+#                       scripts/remote.conf.example
+#   --tag TAG           REMOTE_TAG: tag of result names and rows (default: HOST)
+#   --remote-path PATH  REMOTE_PATH: the tree on the remote, relative to its
+#                       home or absolute (default: bench-remote)
+#   --ssh-option OPT    add one word to SSH_OPTIONS (repeatable)
+#   --rsync-option OPT  add one word to RSYNC_OPTIONS (repeatable)
+#   --build-option OPT  add one word to BUILD_OPTIONS (repeatable)
+#   --build-target T    build only T (repeatable; BUILD_TARGETS; default: all)
+#   --jobs N            BUILD_JOBS: remote build jobs (default: its core count)
+#   --results-dir DIR   where results come home (default: results/ of this tree)
+#   --resume            skip the preset/plugin pairs whose results for the
+#                       remote's today are already in the results folder
+#   --no-sync           do not sync the tree (run what is there)
+#   --no-build          do not build (use the remote's existing build)
+#   -h, --help
+# Exit status: see scripts/lib/presets.sh (0 ok, 1 a case failed, 2 usage or
+# configuration, 3 connection, 4 build, 130 interrupted).
+set -euo pipefail
+
+SRC=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
+LIBDIR=$SRC/scripts/lib
+PROG=run_presets_remote.sh
+# shellcheck source-path=SCRIPTDIR source=lib/presets.sh
+. "$LIBDIR/presets.sh"
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
+
+# --- configuration ---------------------------------------------------------
+REMOTE_HOST='' REMOTE_PATH=bench-remote REMOTE_TAG='' BUILD_JOBS=0
+SSH_OPTS=() RSYNC_OPTS=() BUILD_OPTS=() BUILD_TARGETS=()
+
+# split_words NAME VALUE: whitespace-separated words into the array NAME
+# (no quoting or globbing; use ~/.ssh/config for anything with spaces).
+split_words() {
+  local -n _w=$1
+  read -r -a _w <<<"$2" || true
+}
+
+# load_config FILE: KEY=VALUE lines (optionally quoted with '...' or "...",
+# nothing expanded or run); '#' starts a comment line.
+load_config() {
+  local file=$1 line key value n=0
+  if [ ! -f "$file" ] || [ ! -r "$file" ]; then die 2 "cannot read configuration '$file'"; fi
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line#"${line%%[![:space:]]*}"}
+    line=${line%"${line##*[![:space:]]}"}
+    [ -z "$line" ] || [[ $line == '#'* ]] && continue
+    line=${line#export }
+    [[ $line =~ ^([A-Z_]+)=(.*)$ ]] || die 2 "$file:$n: expected KEY=VALUE, got '$line'"
+    key=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]}
+    if [[ $value =~ ^\'(.*)\'$ || $value =~ ^\"(.*)\"$ ]]; then value=${BASH_REMATCH[1]}; fi
+    case $key in
+    REMOTE_HOST) REMOTE_HOST=$value ;;
+    REMOTE_PATH) REMOTE_PATH=$value ;;
+    REMOTE_TAG) REMOTE_TAG=$value ;;
+    BUILD_JOBS) BUILD_JOBS=$value ;;
+    SSH_OPTIONS) split_words SSH_OPTS "$value" ;;
+    RSYNC_OPTIONS) split_words RSYNC_OPTS "$value" ;;
+    BUILD_OPTIONS) split_words BUILD_OPTS "$value" ;;
+    BUILD_TARGETS) split_words BUILD_TARGETS "$value" ;;
+    *) die 2 "$file:$n: unknown key '$key' (see scripts/remote.conf.example)" ;;
+    esac
+  done <"$file"
+}
+
+# The configuration file first, so that options override it wherever they
+# stand on the command line.
+config=${BENCH_REMOTE_CONFIG:-}
+args=("$@")
+for i in "${!args[@]}"; do
+  case ${args[i]} in
+  --) break ;;
+  --config) config=${args[i + 1]:-} ;;
+  --config=*) config=${args[i]#--config=} ;;
+  esac
+done
+if [ -n "$config" ]; then
+  load_config "$config"
+elif [ -f "${XDG_CONFIG_HOME:-$HOME/.config}/bench/remote.conf" ]; then
+  load_config "${XDG_CONFIG_HOME:-$HOME/.config}/bench/remote.conf"
+fi
+
+RESUME=0 SYNC=1 BUILD=1 RESULTS_DIR=$SRC/results
+pos=()
+need() { [ $# -ge 2 ] || die 2 "option '$1' needs a value (see --help)"; }
+while [ $# -gt 0 ]; do
+  case $1 in
+  -h | --help) usage; exit 0 ;;
+  --config) need "$@"; shift 2 ;;
+  --config=*) shift ;;
+  --tag) need "$@"; REMOTE_TAG=$2; shift 2 ;;
+  --tag=*) REMOTE_TAG=${1#*=}; shift ;;
+  --remote-path) need "$@"; REMOTE_PATH=$2; shift 2 ;;
+  --remote-path=*) REMOTE_PATH=${1#*=}; shift ;;
+  --ssh-option) need "$@"; SSH_OPTS+=("$2"); shift 2 ;;
+  --ssh-option=*) SSH_OPTS+=("${1#*=}"); shift ;;
+  --rsync-option) need "$@"; RSYNC_OPTS+=("$2"); shift 2 ;;
+  --rsync-option=*) RSYNC_OPTS+=("${1#*=}"); shift ;;
+  --build-option) need "$@"; BUILD_OPTS+=("$2"); shift 2 ;;
+  --build-option=*) BUILD_OPTS+=("${1#*=}"); shift ;;
+  --build-target) need "$@"; BUILD_TARGETS+=("$2"); shift 2 ;;
+  --build-target=*) BUILD_TARGETS+=("${1#*=}"); shift ;;
+  --jobs) need "$@"; BUILD_JOBS=$2; shift 2 ;;
+  --jobs=*) BUILD_JOBS=${1#*=}; shift ;;
+  --results-dir) need "$@"; RESULTS_DIR=$2; shift 2 ;;
+  --results-dir=*) RESULTS_DIR=${1#*=}; shift ;;
+  --resume) RESUME=1; shift ;;
+  --no-sync) SYNC=0; shift ;;
+  --no-build) BUILD=0; shift ;;
+  --) pos+=("$@"); break ;;
+  -?*) die 2 "unknown option '$1' (see --help)" ;;
+  *) pos+=("$1"); shift ;;
+  esac
+done
+
+HOST=${pos[0]:-}
+[ ${#pos[@]} -eq 0 ] || pos=("${pos[@]:1}")
+if [ -z "$HOST" ] || [ "$HOST" = - ]; then HOST=$REMOTE_HOST; fi
+[ -n "$HOST" ] || die 2 "no HOST given and no REMOTE_HOST configured (see --help)"
+[[ $HOST != -* ]] || die 2 "bad HOST '$HOST'"
+parse_positionals "${pos[@]}"
+
+# REMOTE_PATH: never empty or the root; "~/x" is x under the remote home.
+# shellcheck disable=SC2088 # a literal ~, for the remote
+case $REMOTE_PATH in
+'~') REMOTE_PATH='' ;;
+'~/'*) REMOTE_PATH=${REMOTE_PATH#'~/'} ;;
+esac
+[ -n "${REMOTE_PATH//\//}" ] || die 2 "refusing REMOTE_PATH '$REMOTE_PATH': empty, the root folder or the home folder"
+[[ $BUILD_JOBS =~ ^[0-9]+$ ]] || die 2 "bad --jobs '$BUILD_JOBS'"
+TAG=${REMOTE_TAG:-${HOST##*@}}
+[ -n "$TAG" ] || die 2 "empty tag"
+for p in "${PRESETS[@]}"; do
+  if is_preset_file "$p" && [ ! -f "$p" ]; then die 2 "no preset file '$p'"; fi
+done
+mkdir -p -- "$RESULTS_DIR" || die 2 "cannot create results folder '$RESULTS_DIR'"
+RESULTS_DIR=$(cd -- "$RESULTS_DIR" && pwd -P)
+# Fetch folders left by an invocation that was killed (its pid is gone).
+for d in "$RESULTS_DIR"/.fetch.*.*; do
+  [ -d "$d" ] || continue
+  owner=${d##*/.fetch.}
+  owner=${owner%%.*}
+  kill -0 "$owner" 2>/dev/null || rm -rf -- "$d"
+done
+
+# --- ssh -------------------------------------------------------------------
+WORK=$(mktemp -d /tmp/bench-remote.XXXXXX)
+FETCH_TMP=''
+# shellcheck disable=SC2317 # called by the traps and through plan_preset
+cleanup() {
+  [ -z "$FETCH_TMP" ] || rm -rf -- "$FETCH_TMP"
+  [ ! -S "$WORK/cm" ] || "$WORK/ssh" -O exit "$HOST" >/dev/null 2>&1 || true
+  rm -rf -- "$WORK"
+}
+trap cleanup EXIT
+INTERRUPTED=0
+trap 'INTERRUPTED=1' INT
+
+# shq WORD: WORD quoted for a POSIX shell ('...', with ' as '\'').
+shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+
+# One ssh for everything: the user's options first (for ssh the first value
+# of an option wins), then one shared connection and keep-alives, so that a
+# dead link is noticed within a minute.
+{
+  printf '#!/bin/sh\nexec ssh'
+  for o in "${SSH_OPTS[@]}"; do printf ' %s' "$(shq "$o")"; done
+  printf ' %s' -o ControlMaster=auto -o "ControlPath=$WORK/cm" -o ControlPersist=120 \
+    -o ServerAliveInterval=15 -o ServerAliveCountMax=4 -o ConnectTimeout=20
+  printf ' "$@"\n'
+} >"$WORK/ssh"
+chmod +x "$WORK/ssh"
+AGENT=$(cat "$LIBDIR/remote-agent.sh")
+
+# remote VERB ARG...: run the agent's VERB on the remote with ROOT=REMOTE_PATH;
+# every word quoted, so nothing in a name or path is run by either shell.
+remote() {
+  local cmd a
+  cmd="bash -c $(shq "$AGENT") bench-remote $(shq "$1") $(shq "$REMOTE_PATH")"
+  shift
+  for a in "$@"; do cmd+=" $(shq "$a")"; done
+  "$WORK/ssh" -- "$HOST" "$cmd" </dev/null
+}
+# remote_stdin VERB ARG...: the same with this script's stdin (upload).
+remote_stdin() {
+  local cmd a
+  cmd="bash -c $(shq "$AGENT") bench-remote $(shq "$1") $(shq "$REMOTE_PATH")"
+  shift
+  for a in "$@"; do cmd+=" $(shq "$a")"; done
+  "$WORK/ssh" -- "$HOST" "$cmd"
+}
+
+RSYNC=(rsync -s -e "$WORK/ssh")
+# The rsync address of a path under REMOTE_PATH (-s: the path is not seen by
+# the remote shell).
+raddr() { printf '%s:%s' "$HOST" "$REMOTE_PATH${1:+/$1}"; }
+
+# --- diagnostics ------------------------------------------------------------
+# write_diag PRESET ID WHAT [LOG]: a diag file beside the results: what
+# happened, the remote's view (dmesg OOM/killed lines, free -h, rocm-smi,
+# the run log's tail) when it can be reached, else the local log's tail.
+write_diag() {
+  local preset=$1 id=$2 what=$3 log=${4:-} path
+  path=$(diag_path "$preset")
+  {
+    echo "== $what"
+    echo "host $HOST, tag $TAG, REMOTE_PATH $REMOTE_PATH, preset $preset, run ${id:-none}, at $(date '+%F %T %z')"
+    echo
+    if [ -n "$id" ] && remote diag "$id" 2>&1; then
+      :
+    else
+      echo "(the remote could not be asked: no dmesg, free -h or rocm-smi from it this time)"
+      if [ -n "$log" ] && [ -f "$log" ]; then
+        echo
+        echo "== the run's log as streamed here ($log), last 80 lines"
+        tail -n 80 -- "$log"
+      fi
+    fi
+  } | write_atomic "$path"
+  say "diagnostics: $path"
+}
+
+connection_lost() {
+  local preset=$1 id=$2 log=${3:-} what
+  what="the connection to $HOST was lost"
+  if [ -n "$id" ]; then
+    what+=" while preset $preset ran (remote run $id). The run goes on by itself on $HOST; run the same command again (with --resume to skip what is home) to collect it."
+  fi
+  warn "$what"
+  write_diag "$preset" "$id" "$what" "$log"
+}
+
+# --- steps ------------------------------------------------------------------
+sync_tree() {
+  local -a ex=(--exclude=/.git/ --exclude='/build*/' --exclude=/results/ --exclude=/.bench-remote/
+    --exclude='*.tmp.*')
+  case $RESULTS_DIR/ in
+  "$SRC"/?*) ex+=("--exclude=/${RESULTS_DIR#"$SRC"/}/") ;;
+  esac
+  say "sync $SRC -> $HOST:$REMOTE_PATH"
+  "${RSYNC[@]}" -rlp --checksum --delete "${ex[@]}" "${RSYNC_OPTS[@]}" -- "$SRC/" "$(raddr)/"
+}
+
+# fetch_run ID: the run's result files into RESULTS_DIR, each complete file
+# moved into place under a name not taken yet (.2, .3 ... as bench does).
+fetch_run() {
+  local id=$1 j base cand k n=0
+  FETCH_TMP=$(mktemp -d "$RESULTS_DIR/.fetch.$$.XXXXXX")
+  "${RSYNC[@]}" -rt --include='*.json' --include='*.txt' --exclude='*' -- \
+    "$(raddr ".bench-remote/runs/$id/results")/" "$FETCH_TMP/" || {
+    local rc=$?
+    rm -rf -- "$FETCH_TMP"
+    FETCH_TMP=''
+    return "$rc"
+  }
+  for j in "$FETCH_TMP"/*.json; do
+    [ -f "$j" ] || continue
+    base=${j##*/}
+    base=${base%.json}
+    for ((k = 1; k < 10000; k++)); do
+      cand=$base
+      [ "$k" -eq 1 ] || cand=$base.$k
+      [ ! -e "$RESULTS_DIR/$cand.txt" ] || continue
+      claim_file "$j" "$RESULTS_DIR/$cand.json" || continue
+      [ ! -f "$FETCH_TMP/$base.txt" ] || claim_file "$FETCH_TMP/$base.txt" "$RESULTS_DIR/$cand.txt" || true
+      n=$((n + 1))
+      break
+    done
+  done
+  rm -rf -- "$FETCH_TMP"
+  FETCH_TMP=''
+  say "fetched $n result file(s) into $RESULTS_DIR"
+}
+
+# claim_file SRC DST: move SRC to DST unless DST exists (then 1).
+claim_file() {
+  if ln -- "$1" "$2" 2>/dev/null; then
+    rm -f -- "$1"
+    return 0
+  fi
+  [ ! -e "$2" ] || return 1
+  mv -n -- "$1" "$2" && [ ! -e "$1" ]
+}
+
+# follow_run ID LOG: stream the run into LOG and the terminal until it ends;
+# Ctrl-C stops the remote run (its results so far are kept) and keeps
+# following until it has ended. Sets RUN_RC: bench's status, or 255 when the
+# connection dropped.
+follow_run() {
+  local id=$1 log=$2 rc
+  set +e
+  remote stream "$id" "$(stat -c %s -- "$log")" | tee -ai -- "$log"
+  rc=${PIPESTATUS[0]}
+  if [ "$INTERRUPTED" -eq 1 ]; then
+    say "interrupted: stopping the remote run (Ctrl-C again leaves it running)"
+    trap - INT
+    remote stop "$id"
+    remote stream "$id" "$(stat -c %s -- "$log")" | tee -ai -- "$log"
+    rc=${PIPESTATUS[0]}
+    trap 'INTERRUPTED=1' INT
+  fi
+  set -e
+  RUN_RC=$rc
+}
+
+# finish_run PRESET ID LOG [NAME]: after a run ended (RUN_RC): fetch,
+# diagnose, clean up, record (as NAME, default PRESET). Returns 1 when the
+# loop must stop.
+finish_run() {
+  local preset=$1 id=$2 log=$3 name=${4:-$1} rc=$RUN_RC note=''
+  if [ "$rc" -eq 255 ]; then
+    connection_lost "$preset" "$id" "$log"
+    record_run "$name" "$log" 3 "connection lost; the run goes on at $HOST"
+    return 1
+  fi
+  if ! fetch_run "$id"; then
+    connection_lost "$preset" "$id" "$log"
+    record_run "$name" "$log" 3 "its results could not be fetched"
+    return 1
+  fi
+  case $rc in
+  0) ;;
+  1) note="a case failed" ;;
+  2) note="bench refused the run (usage or configuration; see the log)" ;;
+  130) note="interrupted" ;;
+  99) note="the run ended without an exit status (killed?)" ;;
+  *) note="bench exited with status $rc" ;;
+  esac
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] && [ "$rc" -ne 130 ]; then
+    write_diag "$preset" "$id" "preset $preset on $HOST: $note (bench exit status $rc)" "$log"
+  fi
+  remote clean "$id" || true
+  record_run "$name" "$log" "$rc" "$note"
+  [ "$rc" -ne 130 ]
+}
+
+# shellcheck disable=SC2317 # called by plan_preset
+list_remote() { remote list "$@" "${BENCH_ARGS[@]}" 2>/dev/null || true; }
+
+# --- main ------------------------------------------------------------------
+say "remote $HOST:$REMOTE_PATH, tag $TAG, presets ${PRESETS[*]}, plugins ${PLUGINS[*]:-all}"
+set +e
+prep=$(remote prepare)
+rc=$?
+set -e
+if [ "$rc" -eq 255 ]; then
+  write_diag "${PRESETS[0]}" "" "cannot reach $HOST over ssh (ssh exit status 255)"
+  die 3 "cannot reach $HOST over ssh"
+fi
+[ "$rc" -eq 0 ] || die 2 "could not prepare REMOTE_PATH '$REMOTE_PATH' on $HOST (see above)"
+REMOTE_DATE=$(sed -n 's/^date //p' <<<"$prep")
+: "${REMOTE_DATE:=$(date +%F)}"
+
+# Runs left by an earlier session (a dropped connection): collect them first.
+leftovers=$(sed -n 's/^run //p' <<<"$prep")
+while read -r id state _ label; do
+  [ -n "$id" ] || continue
+  say "collecting run $id (${label:-?}) left by an earlier session: $state"
+  new_log "${label:-earlier}"
+  follow_run "$id" "$LOG"
+  finish_run "${label:-earlier}" "$id" "$LOG" "${label:-?} (an earlier run)" || break
+done <<<"$leftovers"
+if [[ " ${RUN_RCS[*]} " == *" 3 "* ]]; then
+  find_local_bench "$SRC" || true
+  rollup
+  finish "$HOST"
+fi
+
+if [ "$INTERRUPTED" -eq 0 ] && [ "$SYNC" -eq 1 ]; then
+  set +e
+  sync_tree
+  rc=$?
+  set -e
+  if [ "$rc" -ne 0 ]; then
+    if [ "$rc" -eq 255 ] || [ "$rc" -eq 12 ] || [ "$rc" -eq 10 ]; then connection_lost "${PRESETS[0]}" ""; fi
+    record_run sync "" 3 "rsync to $HOST failed (status $rc)"
+    finish "$HOST"
+  fi
+fi
+
+if [ "$INTERRUPTED" -eq 0 ] && [ "$BUILD" -eq 1 ]; then
+  new_log build
+  say "build on $HOST: cmake -S . -B build ${BUILD_OPTS[*]}${BUILD_TARGETS[*]:+; targets ${BUILD_TARGETS[*]}} (log $LOG)"
+  set +e
+  remote build "$BUILD_JOBS" "${BUILD_TARGETS[*]}" "${BUILD_OPTS[@]}" 2>&1 | tee -ai -- "$LOG"
+  rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$rc" -ne 0 ]; then
+    if [ "$rc" -eq 255 ]; then
+      connection_lost build "" "$LOG"
+      record_run build "" 3 "connection lost during the build"
+    else
+      record_run build "" 4 "the build on $HOST failed: see $LOG"
+    fi
+    find_local_bench "$SRC" || true
+    rollup
+    finish "$HOST"
+  fi
+fi
+
+n=0
+for preset in "${PRESETS[@]}"; do
+  [ "$INTERRUPTED" -eq 0 ] || break
+  n=$((n + 1))
+  plan=0
+  plan_preset "$preset" "$REMOTE_DATE" list_remote || plan=1
+  [ ${#PLAN_SKIPPED[@]} -eq 0 ] || say "$preset: skipping ${PLAN_SKIPPED[*]}: results for $REMOTE_DATE already home"
+  if [ "$plan" -eq 1 ]; then
+    record_run "$preset" "" 0 "nothing to run: results for $REMOTE_DATE already home"
+    continue
+  fi
+  id="$(date +%Y%m%dT%H%M%S)-$$-$n"
+  parg=$preset
+  if is_preset_file "$preset"; then
+    parg=".bench-remote/runs/$id/presets/${preset##*/}"
+    set +e
+    remote_stdin upload "$parg" <"$preset"
+    rc=$?
+    set -e
+    if [ "$rc" -ne 0 ]; then
+      [ "$rc" -ne 255 ] || connection_lost "$preset" ""
+      record_run "$preset" "" 3 "could not upload the preset file"
+      break
+    fi
+  fi
+  bargs=(--preset "$parg" "${PLAN_ARGS[@]}" --tag "$TAG" "${BENCH_ARGS[@]}")
+  say "$preset on $HOST: bench ${bargs[*]}"
+  set +e
+  remote start "$id" "$preset" "${bargs[@]}" >/dev/null
+  rc=$?
+  set -e
+  if [ "$rc" -ne 0 ]; then
+    if [ "$rc" -eq 255 ]; then
+      connection_lost "$preset" ""
+      record_run "$preset" "" 3 "connection lost"
+    else
+      record_run "$preset" "" 2 "the remote refused to start the run (see above)"
+    fi
+    break
+  fi
+  new_log "$preset"
+  follow_run "$id" "$LOG"
+  finish_run "$preset" "$id" "$LOG" || break
+done
+
+find_local_bench "$SRC" || true
+rollup
+[ "$INTERRUPTED" -eq 0 ] || [[ " ${RUN_RCS[*]} " == *" 130 "* ]] || record_run interrupted "" 130 "stopped by Ctrl-C"
+finish "$HOST"

@@ -1,13 +1,18 @@
 /* bench: the entry point. Subcommands live one per file (cmd_*.c); this is
- * the table and the only place that exits. */
+ * the table and the only place that exits. `bench [run] [options]` and
+ * `bench list` share their options; rollup and events parse their own. */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 
 int main(int argc, char **argv) {
-  if (argc >= 2 && strcmp(argv[1], "rollup") == 0) return cmd_rollup(argc - 1, argv + 1);
-  if (argc >= 2 && strcmp(argv[1], "events") == 0) return cmd_events(argc - 1, argv + 1);
+  static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+  } commands[] = {{"rollup", cmd_rollup}, {"events", cmd_events}};
+  for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
   int sub = argc >= 2 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "list") == 0);
   struct options o;
   int rc = options_parse(argc - sub, argv + sub, &o);

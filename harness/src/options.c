@@ -14,6 +14,7 @@ void usage(FILE *f) {
           "usage: bench [--preset NAME|FILE.ini] [--plugin NAME[,NAME...]]... [options]\n"
           "       bench --list [--verbose] [--plugin-dir DIR]...\n"
           "       bench rollup [--results-dir DIR]\n"
+          "       bench events FILE [--follow]\n"
           "\n"
           "Runs kernel plugins under a preset, checks every output against the CPU\n"
           "reference, and writes dated result files plus results/rollup.csv.\n"

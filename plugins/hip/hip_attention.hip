@@ -1,0 +1,355 @@
+/* hip_attention: causal scaled dot-product attention with RoPE on Q and K,
+ *   O = softmax(rope(Q) rope(K)^T / sqrt(d) + causal mask) V
+ * over q, k, v, o laid out [batch][heads][seq][head_dim], f32/f16/bf16 in
+ * and out, fp32 arithmetic.
+ *
+ * One fused kernel, flash-attention style: a 256-thread block owns BQ query
+ * rows of one (batch, head) and walks the key/value tiles (BK keys) up to
+ * its diagonal, never writing the scores to memory. Per tile:
+ *   1. K tile into LDS (rotated, transposed: Ks[d][key])
+ *   2. S = Q K^T from LDS, each thread a (BQ/16) x (BK/16) block; causal
+ *      mask on the diagonal tile
+ *   3. online softmax: the tile's row max by __shfl_xor across the 16
+ *      threads of a row, rescale of the running sum and of O by
+ *      exp2(m_old - m_new), P = exp2(S - m_new) into LDS
+ *   4. V tile into LDS (over K) and O += P V, each thread a
+ *      (BQ/16) x (head_dim/16) block of O in registers
+ * Q is loaded once, rotated and pre-scaled by log2(e)/sqrt(d) (scores in
+ * base 2). The RoPE angles come from a cos/sin table built in setup, like a
+ * model's rotary cache. head_dim runs on the kernel for 64, 128 or 256
+ * (zero-padded up to it), tiles sized to stay within the 64 KiB of LDS:
+ *   D=64: BQ=64, BK=64   D=128: BQ=64, BK=32   D=256: BQ=32, BK=16
+ * FLOPs: 4 * batch * heads * seq^2 * head_dim / 2 (causal). Verified
+ * against the harness's attention reference (BENCH_ATTN_ROPE). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hipb.h"
+
+static const struct bench_param params[] = {
+    {.name = "batch", .type = BENCH_PARAM_INT, .description = "batch size", .choices = NULL,
+     .min = 1, .max = 65535, .zip = 1, .defaults = {"1,2,1,1", "1", "1,1", "1,2,1,1,2,1"}},
+    {.name = "heads", .type = BENCH_PARAM_INT, .description = "attention heads", .choices = NULL,
+     .min = 1, .max = 65535, .zip = 1, .defaults = {"2,1,2,1", "32", "32,32", "1,3,2,1,2,1"}},
+    {.name = "seq", .type = BENCH_PARAM_INT, .description = "sequence length (queries = keys)",
+     .choices = NULL, .min = 1, .max = 1048576, .zip = 1,
+     .defaults = {"64,19,128,77", "2048", "4096,8192", "1,7,65,130,33,200"}},
+    {.name = "head_dim", .type = BENCH_PARAM_INT, .description = "head dimension (<= 256)",
+     .choices = NULL, .min = 1, .max = 256, .zip = 1,
+     .defaults = {"32,6,64,128", "128", "128,128", "2,6,64,80,128,256"}},
+    {.name = "dtype", .type = BENCH_PARAM_STRING,
+     .description = "element type of q, k, v and o (fp32 arithmetic)",
+     .choices = "f32,f16,bf16", .min = 0, .max = 0, .zip = 0,
+     .defaults = {"f32,f16,bf16", "f16,f32", "f16", "f32,f16,bf16"}},
+    {.name = "rope", .type = BENCH_PARAM_STRING,
+     .description = "RoPE on q and k: none, interleaved (2i, 2i+1) or halves (i, i + d/2)",
+     .choices = "none,interleaved,halves", .min = 0, .max = 0, .zip = 0,
+     .defaults = {"none,halves", "interleaved", "interleaved", "none,interleaved,halves"}},
+    {.name = "theta", .type = BENCH_PARAM_FLOAT, .description = "RoPE frequency base",
+     .choices = NULL, .min = 1, .max = 1e9, .zip = 0,
+     .defaults = {"10000", "10000", "10000", "10000"}},
+    HIPB_PARAM_FLUSH_L2,
+    {.name = NULL},
+};
+
+#define AT_THREADS 256
+#define AT_PAD 4 /* LDS rows padded by 4 floats: 16-byte aligned, banks spread */
+
+/* RoPE table: cs[pos * half + i] = (cos, sin) of pos * theta^(-2i/d). */
+__global__ __launch_bounds__(256) void at_rope_table(float2 *__restrict__ cs, int seq, int half,
+                                                     int d, float log2_theta) {
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (int64_t)seq * half) return;
+  const int pos = (int)(t / half), i = (int)(t % half);
+  const float inv_freq = exp2f(-(float)(2 * i) / (float)d * log2_theta);
+  float sn, c;
+  sincosf((float)pos * inv_freq, &sn, &c);
+  cs[t] = make_float2(c, sn);
+}
+
+/* Rows [row0, row0 + ROWS) of a [seq][d] matrix into LDS as dst[e * ld + r]
+ * (transposed) or dst[r * ld + e], rotated by RoPE when rope != 0 (1
+ * interleaved, 2 halves), times scale. Rows past seq and elements d..D-1
+ * are written as 0. */
+template <typename T, int D, int ROWS, bool TRANSPOSED>
+__device__ inline void at_load_tile(float *dst, int ld, const T *__restrict__ src, int row0,
+                                    int seq, int d, int rope, const float2 *__restrict__ cs,
+                                    float scale) {
+  const int tid = threadIdx.x;
+  if (rope) {
+    const int half = d / 2;
+    for (int p = tid; p < ROWS * half; p += AT_THREADS) {
+      const int r = p / half, i = p - r * half, row = row0 + r;
+      const int a = rope == 2 ? i : 2 * i, b = rope == 2 ? i + half : 2 * i + 1;
+      float ya = 0.0f, yb = 0.0f;
+      if (row < seq) {
+        const float xa = hipb_to_f32(src[(int64_t)row * d + a]);
+        const float xb = hipb_to_f32(src[(int64_t)row * d + b]);
+        const float2 t = cs[(int64_t)row * half + i];
+        ya = (xa * t.x - xb * t.y) * scale;
+        yb = (xa * t.y + xb * t.x) * scale;
+      }
+      dst[TRANSPOSED ? a * ld + r : r * ld + a] = ya;
+      dst[TRANSPOSED ? b * ld + r : r * ld + b] = yb;
+    }
+  } else {
+    for (int p = tid; p < ROWS * d; p += AT_THREADS) {
+      const int r = p / d, e = p - r * d, row = row0 + r;
+      const float y = row < seq ? hipb_to_f32(src[(int64_t)row * d + e]) * scale : 0.0f;
+      dst[TRANSPOSED ? e * ld + r : r * ld + e] = y;
+    }
+  }
+  for (int p = tid; p < ROWS * (D - d); p += AT_THREADS) {
+    const int r = p / (D - d), e = d + (p - r * (D - d));
+    dst[TRANSPOSED ? e * ld + r : r * ld + e] = 0.0f;
+  }
+}
+
+template <typename T, int D, int BQ, int BK>
+__global__ __launch_bounds__(AT_THREADS) void attention_fwd(
+    const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v, T *__restrict__ o,
+    int heads, int seq, int d, int rope, const float2 *__restrict__ cs, float qscale) {
+  constexpr int RQ = BQ / 16; /* query rows per thread */
+  constexpr int CS = BK / 16; /* keys per thread in S */
+  constexpr int OD = D / 16;  /* output columns per thread */
+  constexpr int KV_FLOATS = D * (BK + AT_PAD) > BK * (D + AT_PAD) ? D * (BK + AT_PAD) : BK * (D + AT_PAD);
+  __shared__ float Qs[D * (BQ + AT_PAD)] __attribute__((aligned(16))); /* Qs[d][row] */
+  __shared__ float KV[KV_FLOATS] __attribute__((aligned(16)));        /* Ks[d][key], then Vs[key][d] */
+  __shared__ float Ps[BK * (BQ + AT_PAD)] __attribute__((aligned(16))); /* Ps[key][row] */
+  constexpr int LQ = BQ + AT_PAD, LK = BK + AT_PAD, LV = D + AT_PAD;
+
+  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+  const int nqt = (seq + BQ - 1) / BQ;
+  const int qt = nqt - 1 - (int)blockIdx.x; /* longest rows first */
+  const int q0 = qt * BQ;
+  const int64_t base = ((int64_t)blockIdx.z * heads + blockIdx.y) * seq * d;
+  const T *qg = q + base, *kg = k + base, *vg = v + base;
+
+  at_load_tile<T, D, BQ, true>(Qs, LQ, qg, q0, seq, d, rope, cs, qscale);
+
+  float m[RQ], l[RQ], acc[RQ][OD];
+#pragma unroll
+  for (int r = 0; r < RQ; r++) {
+    m[r] = -INFINITY;
+    l[r] = 0.0f;
+#pragma unroll
+    for (int c = 0; c < OD; c++) acc[r][c] = 0.0f;
+  }
+
+  const int last_key = (q0 + BQ < seq ? q0 + BQ : seq) - 1;
+  for (int k0 = 0; k0 <= last_key; k0 += BK) {
+    at_load_tile<T, D, BK, true>(KV, LK, kg, k0, seq, d, rope, cs, 1.0f);
+    __syncthreads();
+
+    /* 2. S = Q K^T (base-2 logits) */
+    float s[RQ][CS];
+#pragma unroll
+    for (int r = 0; r < RQ; r++)
+#pragma unroll
+      for (int c = 0; c < CS; c++) s[r][c] = 0.0f;
+#pragma unroll 4
+    for (int e = 0; e < d; e++) {
+      float qv[RQ], kv[CS];
+#pragma unroll
+      for (int r = 0; r < RQ; r++) qv[r] = Qs[e * LQ + ty * RQ + r];
+#pragma unroll
+      for (int c = 0; c < CS; c++) kv[c] = KV[e * LK + tx * CS + c];
+#pragma unroll
+      for (int r = 0; r < RQ; r++)
+#pragma unroll
+        for (int c = 0; c < CS; c++) s[r][c] = fmaf(qv[r], kv[c], s[r][c]);
+    }
+
+    /* 3. online softmax over this tile */
+#pragma unroll
+    for (int r = 0; r < RQ; r++) {
+      const int row = q0 + ty * RQ + r;
+      float mt = -INFINITY;
+#pragma unroll
+      for (int c = 0; c < CS; c++) {
+        const int key = k0 + tx * CS + c;
+        if (key > row || key >= seq) s[r][c] = -INFINITY;
+        mt = fmaxf(mt, s[r][c]);
+      }
+#pragma unroll
+      for (int off = 1; off < 16; off <<= 1) mt = fmaxf(mt, __shfl_xor(mt, off, HIPB_WAVE));
+      const float mn = fmaxf(m[r], mt);
+      /* mn is -inf only for a row with no key yet (none here: key 0 is
+       * always visible); keep it finite so nothing turns into a NaN */
+      const float ms = mn == -INFINITY ? 0.0f : mn;
+      const float alpha = exp2f(m[r] - ms);
+      float sum = 0.0f;
+#pragma unroll
+      for (int c = 0; c < CS; c++) {
+        s[r][c] = exp2f(s[r][c] - ms);
+        sum += s[r][c];
+      }
+      l[r] = l[r] * alpha + sum;
+#pragma unroll
+      for (int c = 0; c < OD; c++) acc[r][c] *= alpha;
+      m[r] = mn;
+    }
+    __syncthreads(); /* done with Ks: V goes over it */
+
+    /* 4. O += P V */
+#pragma unroll
+    for (int r = 0; r < RQ; r++)
+#pragma unroll
+      for (int c = 0; c < CS; c++) Ps[(tx * CS + c) * LQ + ty * RQ + r] = s[r][c];
+    at_load_tile<T, D, BK, false>(KV, LV, vg, k0, seq, d, 0, cs, 1.0f);
+    __syncthreads();
+    const int nk = last_key + 1 - k0 < BK ? last_key + 1 - k0 : BK;
+    for (int j = 0; j < nk; j++) {
+      float pv[RQ], vv[OD];
+#pragma unroll
+      for (int r = 0; r < RQ; r++) pv[r] = Ps[j * LQ + ty * RQ + r];
+#pragma unroll
+      for (int c = 0; c < OD; c++) vv[c] = KV[j * LV + tx * OD + c];
+#pragma unroll
+      for (int r = 0; r < RQ; r++)
+#pragma unroll
+        for (int c = 0; c < OD; c++) acc[r][c] = fmaf(pv[r], vv[c], acc[r][c]);
+    }
+    __syncthreads(); /* done with Ps and Vs */
+  }
+
+  /* the row sums are spread over the 16 threads of a row */
+#pragma unroll
+  for (int r = 0; r < RQ; r++) {
+    float sum = l[r];
+#pragma unroll
+    for (int off = 1; off < 16; off <<= 1) sum += __shfl_xor(sum, off, HIPB_WAVE);
+    const int row = q0 + ty * RQ + r;
+    if (row >= seq) continue;
+    const float inv = 1.0f / sum;
+    T *orow = o + base + (int64_t)row * d;
+#pragma unroll
+    for (int c = 0; c < OD; c++) {
+      const int col = tx * OD + c;
+      if (col < d) orow[col] = hipb_from_f32<T>(acc[r][c] * inv);
+    }
+  }
+}
+
+/* ---- the plugin ---------------------------------------------------------- */
+
+struct attention {
+  struct hipb_ctx *ctx;
+  int64_t batch, heads, seq, d;
+  int rope; /* 0 none, 1 interleaved, 2 halves */
+  double theta;
+  enum bench_dtype dtype;
+  struct hipb_buf q, k, v, o;
+  float2 *cs; /* RoPE table, device */
+};
+
+template <typename T, int D, int BQ, int BK>
+static int launch_d(const struct bench_host *h, struct attention *s) {
+  const dim3 grid((unsigned)((s->seq + BQ - 1) / BQ), (unsigned)s->heads, (unsigned)s->batch);
+  const float qscale = HIPB_LOG2E / sqrtf((float)s->d);
+  HIPB_LAUNCH(h, (attention_fwd<T, D, BQ, BK>), grid, dim3(AT_THREADS), 0, s->ctx->stream,
+              (const T *)s->q.dev, (const T *)s->k.dev, (const T *)s->v.dev, (T *)s->o.dev,
+              (int)s->heads, (int)s->seq, (int)s->d, s->rope, (const float2 *)s->cs, qscale);
+  return BENCH_OK;
+}
+
+template <typename T> static int launch(const struct bench_host *h, struct attention *s) {
+  if (s->d <= 64) return launch_d<T, 64, 64, 64>(h, s);
+  if (s->d <= 128) return launch_d<T, 128, 64, 32>(h, s);
+  return launch_d<T, 256, 32, 16>(h, s);
+}
+
+static int setup(const struct bench_host *h, void *ctx, void **state) {
+  struct attention *s = (struct attention *)calloc(1, sizeof *s);
+  if (!s) return h->fail(h, "out of memory");
+  *state = s;
+  s->ctx = (struct hipb_ctx *)ctx;
+  s->batch = h->param_int(h, "batch");
+  s->heads = h->param_int(h, "heads");
+  s->seq = h->param_int(h, "seq");
+  s->d = h->param_int(h, "head_dim");
+  s->dtype = hipb_dtype(h, "dtype");
+  s->theta = h->param_float(h, "theta");
+  const char *rope = h->param_str(h, "rope");
+  s->rope = strcmp(rope, "interleaved") == 0 ? 1 : strcmp(rope, "halves") == 0 ? 2 : 0;
+  if (s->rope && s->d % 2)
+    return h->skip(h, "head_dim (%lld) must be even for RoPE", (long long)s->d);
+  h->set_info(h, "kernel", s->d <= 64    ? "fused causal flash attention, D=64 BQ=64 BK=64"
+                           : s->d <= 128 ? "fused causal flash attention, D=128 BQ=64 BK=32"
+                                         : "fused causal flash attention, D=256 BQ=32 BK=16");
+  HIPB_TRY(hipb_setup(h, s->ctx));
+  const size_t n = (size_t)(s->batch * s->heads * s->seq * s->d);
+  HIPB_TRY(hipb_input(h, &s->q, n, s->dtype, 1));
+  HIPB_TRY(hipb_input(h, &s->k, n, s->dtype, 2));
+  HIPB_TRY(hipb_input(h, &s->v, n, s->dtype, 3));
+  HIPB_TRY(hipb_output(h, &s->o, n, s->dtype));
+  const int half = (int)(s->d / 2);
+  const int64_t ncs = s->seq * (half > 0 ? half : 1);
+  HIPB_CHECK(h, hipMalloc((void **)&s->cs, (size_t)ncs * sizeof(float2)));
+  if (s->rope) {
+    HIPB_LAUNCH(h, at_rope_table, dim3((unsigned)((ncs + 255) / 256)), dim3(256), 0,
+                s->ctx->stream, s->cs, (int)s->seq, half, (int)s->d, (float)log2(s->theta));
+    HIPB_CHECK(h, hipStreamSynchronize(s->ctx->stream));
+  }
+  const double bhs = (double)s->batch * (double)s->heads * (double)s->seq;
+  h->set_work(h, 4.0 * bhs * (double)s->seq * (double)s->d * 0.5,
+              4.0 * (double)n * (double)hipb_dtype_size(s->dtype));
+  return BENCH_OK;
+}
+
+static int run(const struct bench_host *h, void *state) {
+  struct attention *s = (struct attention *)state;
+  HIPB_TRY(hipb_begin(h, s->ctx));
+  HIPB_TRY(s->dtype == BENCH_F16    ? launch<hipb_f16>(h, s)
+           : s->dtype == BENCH_BF16 ? launch<hipb_bf16>(h, s)
+                                    : launch<float>(h, s));
+  return hipb_end(h, s->ctx);
+}
+
+static int verify(const struct bench_host *h, void *state) {
+  struct attention *s = (struct attention *)state;
+  HIPB_TRY(hipb_download(h, s->ctx, &s->o));
+  struct bench_check c = {};
+  c.op = "attention";
+  c.dtype = c.out_dtype = s->dtype;
+  c.batch = s->batch;
+  c.heads = s->heads;
+  c.seq = s->seq;
+  c.head_dim = s->d;
+  c.theta = s->theta;
+  c.flags = s->rope == 1 ? BENCH_ATTN_ROPE | BENCH_ROPE_INTERLEAVED
+            : s->rope == 2 ? BENCH_ATTN_ROPE | BENCH_ROPE_HALVES
+                           : 0;
+  c.in[0] = s->q.host;
+  c.in[1] = s->k.host;
+  c.in[2] = s->v.host;
+  c.out = s->o.host;
+  return h->check(h, &c);
+}
+
+static void teardown(const struct bench_host *h, void *state) {
+  (void)h;
+  struct attention *s = (struct attention *)state;
+  hipb_free(&s->q);
+  hipb_free(&s->k);
+  hipb_free(&s->v);
+  hipb_free(&s->o);
+  if (s->cs) (void)hipFree(s->cs);
+  free(s);
+}
+
+HIPB_PLUGIN_DEFINE = {
+    .abi_version = BENCH_ABI_VERSION,
+    .name = "hip_attention",
+    .backend = "hip",
+    .operation = "attention",
+    .description = "fused causal flash attention with RoPE on q and k (f32/f16/bf16), online softmax",
+    .params = params,
+    .init = hipb_init,
+    .deinit = hipb_deinit,
+    .setup = setup,
+    .run = run,
+    .verify = verify,
+    .teardown = teardown,
+};

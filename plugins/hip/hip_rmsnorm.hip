@@ -1,0 +1,152 @@
+/* hip_rmsnorm: y = x / sqrt(mean(x^2) + eps) * w for each row, f32/f16/bf16
+ * in and out, fp32 arithmetic. Row reductions by wave (__shfl_xor) or block
+ * (see hipb_rows.h). GB/s counts x read and y written. Verified against the
+ * harness's rmsnorm reference. */
+#include <stdlib.h>
+
+#include "hipb_rows.h"
+
+static const struct bench_param params[] = {
+    ROWS_PARAM_ROWS, ROWS_PARAM_COLS, ROWS_PARAM_DTYPE, ROWS_PARAM_EPS, HIPB_PARAM_FLUSH_L2,
+    {.name = NULL},
+};
+
+/* A wave per row, VALS values per lane kept in registers. */
+template <typename T, int VALS>
+__global__ __launch_bounds__(ROWS_THREADS) void rmsnorm_wave(const T *__restrict__ x,
+                                                              const T *__restrict__ w,
+                                                              T *__restrict__ y, int64_t rows,
+                                                              int cols, float eps) {
+  const int lane = threadIdx.x % HIPB_WAVE;
+  const int64_t row = rows_wave_row();
+  const bool live = row < rows; /* a dead wave still joins the shuffles */
+  const T *xr = x + (live ? row : 0) * cols;
+  float v[VALS];
+  float ss = 0.0f;
+#pragma unroll
+  for (int i = 0; i < VALS; i++) {
+    const int j = lane + i * HIPB_WAVE;
+    v[i] = live && j < cols ? hipb_to_f32(xr[j]) : 0.0f;
+    ss += v[i] * v[i];
+  }
+  ss = hipb_wave_sum(ss);
+  const float r = rsqrtf(ss / (float)cols + eps);
+  if (!live) return;
+  T *yr = y + row * cols;
+#pragma unroll
+  for (int i = 0; i < VALS; i++) {
+    const int j = lane + i * HIPB_WAVE;
+    if (j < cols) yr[j] = hipb_from_f32<T>(v[i] * r * hipb_to_f32(w[j]));
+  }
+}
+
+/* A block per row: sum of squares, then a second pass that writes. */
+template <typename T>
+__global__ __launch_bounds__(ROWS_THREADS) void rmsnorm_block(const T *__restrict__ x,
+                                                               const T *__restrict__ w,
+                                                               T *__restrict__ y, int cols,
+                                                               float eps) {
+  __shared__ float scratch[ROWS_THREADS / HIPB_WAVE];
+  const int64_t row = blockIdx.x;
+  const T *xr = x + row * cols;
+  float ss = 0.0f;
+  for (int j = threadIdx.x; j < cols; j += ROWS_THREADS) {
+    const float a = hipb_to_f32(xr[j]);
+    ss += a * a;
+  }
+  ss = hipb_block_sum<ROWS_THREADS>(ss, scratch);
+  const float r = rsqrtf(ss / (float)cols + eps);
+  T *yr = y + row * cols;
+  for (int j = threadIdx.x; j < cols; j += ROWS_THREADS)
+    yr[j] = hipb_from_f32<T>(hipb_to_f32(xr[j]) * r * hipb_to_f32(w[j]));
+}
+
+struct rmsnorm {
+  struct hipb_ctx *ctx;
+  int64_t rows, cols;
+  double eps;
+  enum bench_dtype dtype;
+  enum rows_shape shape;
+  struct hipb_buf x, w, y;
+};
+
+template <typename T> static int launch(const struct bench_host *h, struct rmsnorm *s) {
+  const T *x = (const T *)s->x.dev, *w = (const T *)s->w.dev;
+  T *y = (T *)s->y.dev;
+  const dim3 grid = rows_grid(s->shape, s->rows), block(ROWS_THREADS);
+  const int cols = (int)s->cols;
+  const float eps = (float)s->eps;
+  if (s->shape == ROWS_WAVE4)
+    HIPB_LAUNCH(h, (rmsnorm_wave<T, 4>), grid, block, 0, s->ctx->stream, x, w, y, s->rows, cols, eps);
+  else if (s->shape == ROWS_WAVE16)
+    HIPB_LAUNCH(h, (rmsnorm_wave<T, 16>), grid, block, 0, s->ctx->stream, x, w, y, s->rows, cols, eps);
+  else
+    HIPB_LAUNCH(h, (rmsnorm_block<T>), grid, block, 0, s->ctx->stream, x, w, y, cols, eps);
+  return BENCH_OK;
+}
+
+static int setup(const struct bench_host *h, void *ctx, void **state) {
+  struct rmsnorm *s = (struct rmsnorm *)calloc(1, sizeof *s);
+  if (!s) return h->fail(h, "out of memory");
+  *state = s;
+  s->ctx = (struct hipb_ctx *)ctx;
+  HIPB_TRY(hipb_setup(h, s->ctx));
+  s->rows = h->param_int(h, "rows");
+  s->cols = h->param_int(h, "cols");
+  s->eps = h->param_float(h, "eps");
+  s->dtype = hipb_dtype(h, "dtype");
+  s->shape = rows_shape_of(s->cols);
+  h->set_info(h, "kernel", rows_shape_name(s->shape));
+  const size_t n = (size_t)(s->rows * s->cols);
+  HIPB_TRY(hipb_input(h, &s->x, n, s->dtype, 1));
+  HIPB_TRY(hipb_input(h, &s->w, (size_t)s->cols, s->dtype, 2));
+  HIPB_TRY(hipb_output(h, &s->y, n, s->dtype));
+  h->set_work(h, 0, 2.0 * (double)n * (double)hipb_dtype_size(s->dtype));
+  return BENCH_OK;
+}
+
+static int run(const struct bench_host *h, void *state) {
+  struct rmsnorm *s = (struct rmsnorm *)state;
+  HIPB_TRY(hipb_begin(h, s->ctx));
+  HIPB_TRY(ROWS_DISPATCH(s->dtype, launch, h, s));
+  return hipb_end(h, s->ctx);
+}
+
+static int verify(const struct bench_host *h, void *state) {
+  struct rmsnorm *s = (struct rmsnorm *)state;
+  HIPB_TRY(hipb_download(h, s->ctx, &s->y));
+  struct bench_check c = {};
+  c.op = "rmsnorm";
+  c.dtype = c.out_dtype = s->dtype;
+  c.rows = s->rows;
+  c.cols = s->cols;
+  c.eps = s->eps;
+  c.in[0] = s->x.host;
+  c.in[1] = s->w.host;
+  c.out = s->y.host;
+  return h->check(h, &c);
+}
+
+static void teardown(const struct bench_host *h, void *state) {
+  (void)h;
+  struct rmsnorm *s = (struct rmsnorm *)state;
+  hipb_free(&s->x);
+  hipb_free(&s->w);
+  hipb_free(&s->y);
+  free(s);
+}
+
+HIPB_PLUGIN_DEFINE = {
+    .abi_version = BENCH_ABI_VERSION,
+    .name = "hip_rmsnorm",
+    .backend = "hip",
+    .operation = "rmsnorm",
+    .description = "RMSNorm rows (f32/f16/bf16), wave-level __shfl_xor reductions",
+    .params = params,
+    .init = hipb_init,
+    .deinit = hipb_deinit,
+    .setup = setup,
+    .run = run,
+    .verify = verify,
+    .teardown = teardown,
+};

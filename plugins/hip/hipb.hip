@@ -1,0 +1,317 @@
+/* hipb: the HIP plugins' shared host code (see hipb.h). */
+#include "hipb.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- errors ---------------------------------------------------------- */
+
+int hipb_error(const struct bench_host *h, hipError_t err, const char *call, const char *file,
+               int line) {
+  const char *base = strrchr(file, '/');
+  return h->fail(h, "%s: %s (%s) at %s:%d", call, hipGetErrorName(err), hipGetErrorString(err),
+                 base ? base + 1 : file, line);
+}
+
+/* ---- device ---------------------------------------------------------- */
+
+/* "gfx90a:sramecc+:xnack-" -> "gfx90a" */
+static void base_arch(const char *gcn, char *out, size_t len) {
+  size_t n = strcspn(gcn, ":");
+  if (n >= len) n = len - 1;
+  memcpy(out, gcn, n);
+  out[n] = '\0';
+}
+
+/* Is arch one of the names in list ("gfx90a,gfx940"; a target may carry
+ * feature flags, "gfx90a:xnack+", which do not count here)? */
+static int arch_listed(const char *list, const char *arch) {
+  const size_t n = strlen(arch);
+  for (const char *p = list; *p;) {
+    const size_t len = strcspn(p, ",;");
+    if (strcspn(p, ",;:") == n && strncmp(p, arch, n) == 0) return 1;
+    p += len;
+    if (*p) p++;
+  }
+  return 0;
+}
+
+static int has_mfma(const char *arch) {
+  static const char *const mfma[] = {"gfx90a", "gfx940", "gfx941", "gfx942"};
+  for (size_t i = 0; i < sizeof mfma / sizeof mfma[0]; i++)
+    if (strcmp(arch, mfma[i]) == 0) return 1;
+  return 0;
+}
+
+static void info_int(const struct bench_host *h, const char *key, long long v, const char *unit) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%lld%s", v, unit);
+  h->set_info(h, key, buf);
+}
+
+/* HIP encodes versions as major * 10^7 + minor * 10^5 + patch. */
+static void info_version(const struct bench_host *h, const char *key, int v) {
+  char buf[64];
+  if (v >= 10000000)
+    snprintf(buf, sizeof buf, "%d.%d.%d", v / 10000000, v / 100000 % 100, v % 100000);
+  else
+    snprintf(buf, sizeof buf, "%d", v);
+  h->set_info(h, key, buf);
+}
+
+static void device_info(const struct bench_host *h, const struct hipb_ctx *c) {
+  const hipDeviceProp_t *p = &c->prop;
+  h->set_info(h, "device", p->name);
+#if !defined(__HIP_CPU_RT__)
+  h->set_info(h, "gcn_arch", p->gcnArchName);
+#else
+  h->set_info(h, "gcn_arch", "cpu (HIP-CPU runtime)");
+#endif
+  info_int(h, "hip_device_index", c->device, "");
+  info_int(h, "compute_units", p->multiProcessorCount, "");
+  info_int(h, "clock", p->clockRate / 1000, " MHz");
+  info_int(h, "memory_clock", p->memoryClockRate / 1000, " MHz");
+  info_int(h, "memory", (long long)(p->totalGlobalMem >> 20), " MiB");
+  info_int(h, "l2_cache", p->l2CacheSize >> 10, " KiB");
+  info_int(h, "lds_per_block", (long long)(p->sharedMemPerBlock >> 10), " KiB");
+  info_int(h, "wavefront", p->warpSize, "");
+  int v = 0;
+  if (hipRuntimeGetVersion(&v) == hipSuccess) info_version(h, "hip_runtime", v);
+  if (hipDriverGetVersion(&v) == hipSuccess) info_version(h, "hip_driver", v);
+  h->set_info(h, "hip_built_archs", HIPB_BUILT_ARCHS);
+  h->set_info(h, "mfma", c->mfma ? "yes" : "no");
+}
+
+static int init_device(const struct bench_host *h, struct hipb_ctx *c) {
+  int count = 0;
+  hipError_t err = hipGetDeviceCount(&count);
+  if (err != hipSuccess)
+    return h->skip(h, "no HIP device (hipGetDeviceCount: %s)", hipGetErrorName(err));
+  if (count <= 0) return h->skip(h, "no HIP device (hipGetDeviceCount found none)");
+
+  int dev = 0;
+  const char *env = getenv("BENCH_HIP_DEVICE");
+  if (env && *env) {
+    char *end;
+    long v = strtol(env, &end, 10);
+    if (*end || v < 0 || v >= count)
+      return h->skip(h, "BENCH_HIP_DEVICE=%s: not a device index (HIP sees %d device%s)", env,
+                     count, count == 1 ? "" : "s");
+    dev = (int)v;
+  }
+
+  c->device = dev;
+  HIPB_CHECK(h, hipSetDevice(dev));
+  HIPB_CHECK(h, hipGetDeviceProperties(&c->prop, dev));
+#if !defined(__HIP_CPU_RT__)
+  base_arch(c->prop.gcnArchName, c->arch, sizeof c->arch);
+  c->mfma = has_mfma(c->arch);
+  /* Without a code object for this architecture every launch would fail
+   * with hipErrorNoBinaryForGpu: say how to rebuild instead. */
+  if (!arch_listed(HIPB_BUILT_ARCHS, c->arch))
+    return h->skip(h,
+                   "built for %s, but device %d (%s) is %s: rebuild with "
+                   "-DBENCH_HIP_ARCHS=%s%s",
+                   HIPB_BUILT_ARCHS, dev, c->prop.name, c->arch, c->arch,
+                   strcmp(c->arch, "gfx942") == 0 || strcmp(c->arch, "gfx941") == 0 ||
+                           strncmp(c->arch, "gfx95", 5) == 0
+                       ? " (needs ROCm >= 6)"
+                       : "");
+#else
+  (void)base_arch;
+  (void)arch_listed;
+  snprintf(c->arch, sizeof c->arch, "cpu");
+  c->mfma = 1; /* the kernels emulate MFMA on the CPU */
+  (void)has_mfma;
+#endif
+  device_info(h, c);
+  return BENCH_OK;
+}
+
+int hipb_init(const struct bench_host *h, void **ctx) {
+  struct hipb_ctx *c = (struct hipb_ctx *)calloc(1, sizeof *c);
+  if (!c) return h->fail(h, "out of memory");
+  const int rc = init_device(h, c);
+  if (rc != BENCH_OK) {
+    hipb_deinit(h, c);
+    c = NULL;
+  }
+  *ctx = c;
+  return rc;
+}
+
+void hipb_deinit(const struct bench_host *h, void *ctx) {
+  (void)h;
+  struct hipb_ctx *c = (struct hipb_ctx *)ctx;
+  if (!c) return;
+  if (c->flush_buf) (void)hipFree(c->flush_buf);
+  if (c->start) (void)hipEventDestroy(c->start);
+  if (c->stop) (void)hipEventDestroy(c->stop);
+  if (c->stream) (void)hipStreamDestroy(c->stream);
+  free(c);
+}
+
+unsigned hipb_grid_fill(const struct hipb_ctx *c, size_t needed, unsigned blocks_per_cu) {
+  size_t full = (size_t)(c->prop.multiProcessorCount > 0 ? c->prop.multiProcessorCount : 1) *
+                blocks_per_cu;
+  if (needed < 1) needed = 1;
+  return (unsigned)(needed < full ? needed : full);
+}
+
+/* ---- cache flush ------------------------------------------------------ */
+
+/* Overwrite the flush buffer: every cache line of it passes through L2 (and
+ * on MI300 the Infinity Cache), evicting what the previous iteration left. */
+__global__ void hipb_flush_kernel(uint4 *__restrict__ p, size_t n, uint32_t v) {
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    p[i] = make_uint4(v, v + 1, v + 2, v + 3);
+}
+
+/* Larger than every cache level the kernels could hit: 4x the L2 and at
+ * least 1 GiB (MI300X: 4 MiB L2 per XCD, 256 MiB Infinity Cache), but no
+ * more than an eighth of the device memory. */
+static size_t flush_size(const hipDeviceProp_t *p) {
+  size_t want = (size_t)(p->l2CacheSize > 0 ? p->l2CacheSize : 0) * 4;
+  if (want < ((size_t)1 << 30)) want = (size_t)1 << 30;
+  const size_t cap = p->totalGlobalMem / 8;
+  if (cap && want > cap) want = cap;
+  return want & ~(size_t)15;
+}
+
+int hipb_setup(const struct bench_host *h, struct hipb_ctx *c) {
+  if (!c->stream) HIPB_CHECK(h, hipStreamCreateWithFlags(&c->stream, hipStreamNonBlocking));
+  if (!c->start) HIPB_CHECK(h, hipEventCreate(&c->start));
+  if (!c->stop) HIPB_CHECK(h, hipEventCreate(&c->stop));
+  c->flush_l2 = (int)h->param_int(h, "flush_l2");
+  if (c->flush_l2 && !c->flush_buf) {
+    c->flush_bytes = flush_size(&c->prop);
+    HIPB_CHECK(h, hipMalloc(&c->flush_buf, c->flush_bytes));
+  }
+  if (c->flush_l2) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%zu MiB written before each iteration", c->flush_bytes >> 20);
+    h->set_info(h, "flush_l2", buf);
+  }
+  return BENCH_OK;
+}
+
+int hipb_begin(const struct bench_host *h, struct hipb_ctx *c) {
+  if (c->flush_l2) {
+    const size_t n = c->flush_bytes / sizeof(uint4);
+    HIPB_LAUNCH(h, hipb_flush_kernel, dim3(hipb_grid_fill(c, (n + 255) / 256, 8)), dim3(256), 0,
+                c->stream, (uint4 *)c->flush_buf, n, c->flush_seq++);
+  }
+  HIPB_CHECK(h, hipEventRecord(c->start, c->stream));
+  return BENCH_OK;
+}
+
+int hipb_end(const struct bench_host *h, struct hipb_ctx *c) {
+  HIPB_CHECK(h, hipEventRecord(c->stop, c->stream));
+  HIPB_CHECK(h, hipEventSynchronize(c->stop));
+  float ms = 0;
+  HIPB_CHECK(h, hipEventElapsedTime(&ms, c->start, c->stop));
+  h->set_device_time(h, (double)ms * 1e6);
+  return BENCH_OK;
+}
+
+/* ---- element types and staging ---------------------------------------- */
+
+enum bench_dtype hipb_dtype(const struct bench_host *h, const char *param) {
+  const char *s = h->param_str(h, param);
+  if (strcmp(s, "f16") == 0) return BENCH_F16;
+  if (strcmp(s, "bf16") == 0) return BENCH_BF16;
+  return BENCH_F32; /* the parameter's choices allow nothing else */
+}
+
+int hipb_param_bytes(const struct bench_host *h, const char *param, size_t *bytes) {
+  static const struct {
+    const char *unit;
+    double scale;
+  } units[] = {{"", 1},          {"B", 1},          {"KiB", 1024.0}, {"MiB", 1048576.0},
+               {"GiB", 1073741824.0}, {"KB", 1e3}, {"MB", 1e6},     {"GB", 1e9}};
+  const char *s = h->param_str(h, param);
+  char *end;
+  const double v = strtod(s, &end);
+  for (size_t i = 0; end != s && i < sizeof units / sizeof units[0]; i++) {
+    if (strcmp(end, units[i].unit) != 0) continue;
+    const double b = v * units[i].scale;
+    if (!(b >= 1) || b > 1e15) break;
+    *bytes = (size_t)b;
+    return BENCH_OK;
+  }
+  return h->fail(h, "%s: '%s' is not a size (a number of bytes >= 1, with an optional unit B, "
+                 "KiB, MiB, GiB, KB, MB, GB)", param, s);
+}
+
+size_t hipb_dtype_size(enum bench_dtype t) { return t == BENCH_F32 ? 4 : 2; }
+
+const char *hipb_dtype_name(enum bench_dtype t) {
+  return t == BENCH_F16 ? "f16" : t == BENCH_BF16 ? "bf16" : "f32";
+}
+
+static int buf_alloc(const struct bench_host *h, struct hipb_buf *b, size_t count,
+                     enum bench_dtype t) {
+  b->count = count;
+  b->dtype = t;
+  b->bytes = count * hipb_dtype_size(t);
+  b->host = malloc(b->bytes ? b->bytes : 1);
+  if (!b->host) return h->fail(h, "out of memory for %zu MiB of host memory", b->bytes >> 20);
+  HIPB_CHECK(h, hipMalloc(&b->dev, b->bytes ? b->bytes : 1));
+  return BENCH_OK;
+}
+
+int hipb_input(const struct bench_host *h, struct hipb_buf *b, size_t count, enum bench_dtype t,
+               uint64_t seed) {
+  HIPB_TRY(buf_alloc(h, b, count, t));
+  h->fill_random(h, b->host, count, t, seed);
+  HIPB_CHECK(h, hipMemcpy(b->dev, b->host, b->bytes, hipMemcpyHostToDevice));
+  /* the null stream's work is not ordered with the plugin's non-blocking
+   * stream: finish it before any kernel reads the buffer */
+  HIPB_CHECK(h, hipDeviceSynchronize());
+  return BENCH_OK;
+}
+
+int hipb_output(const struct bench_host *h, struct hipb_buf *b, size_t count, enum bench_dtype t) {
+  HIPB_TRY(buf_alloc(h, b, count, t));
+  /* 0xff bytes are a NaN in f32, f16 and bf16 */
+  HIPB_CHECK(h, hipMemset(b->dev, 0xff, b->bytes));
+  HIPB_CHECK(h, hipDeviceSynchronize()); /* before a kernel of the plugin's stream writes it */
+  memset(b->host, 0xff, b->bytes);
+  return BENCH_OK;
+}
+
+int hipb_download(const struct bench_host *h, struct hipb_ctx *c, struct hipb_buf *b) {
+  HIPB_CHECK(h, hipStreamSynchronize(c->stream));
+  HIPB_CHECK(h, hipMemcpy(b->host, b->dev, b->bytes, hipMemcpyDeviceToHost));
+  return BENCH_OK;
+}
+
+void hipb_free(struct hipb_buf *b) {
+  if (b->dev) (void)hipFree(b->dev);
+  free(b->host);
+  b->dev = b->host = NULL;
+}
+
+int hipb_check_linear(const struct bench_host *h, size_t n, int k, const float *const *in,
+                      const float *w, const float *out) {
+  float *x = (float *)malloc(n * (size_t)k * sizeof *x);
+  if (!x) return h->fail(h, "out of memory for the check (%zu MiB)", (n * (size_t)k * 4) >> 20);
+  for (size_t i = 0; i < n; i++)
+    for (int j = 0; j < k; j++) x[i * (size_t)k + (size_t)j] = in[j] ? in[j][i] : 1.0f;
+  struct bench_check c = {};
+  c.op = "gemm";
+  c.dtype = BENCH_F32;
+  c.out_dtype = BENCH_F32;
+  c.m = (int64_t)n;
+  c.n = 1;
+  c.k = k;
+  c.in[0] = x;
+  c.in[1] = w;
+  c.out = out;
+  const int rc = h->check(h, &c);
+  free(x);
+  return rc;
+}

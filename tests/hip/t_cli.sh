@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# bench --list and a smoke run with the hip plugins present, as a user runs
+# them. Without a GPU (here): every hip plugin lists as not runnable with the
+# no-device reason, and every hip case is SKIPPED with it, exit 0. With a
+# GPU: every hip smoke case is OK.
+. "$SRC/tests/cli/lib.sh"
+
+run_bench --list
+expect_rc 0 "bench --list"
+expect_eq "$(wc -c <"$T/err")" 0 "nothing on stderr from --list"
+grep -E '^hip_' "$T/out" >"$T/hip_list"
+expect_eq "$(wc -l <"$T/hip_list")" 10 "hip plugins listed"
+for p in hip_noop_launch hip_fill hip_copy hip_vec_add hip_gemm hip_rmsnorm hip_layernorm \
+         hip_softmax hip_rope hip_attention; do
+  expect_in "$T/hip_list" "^$p +hip +(runnable|not runnable: )" "--list line of $p"
+done
+if grep -q ' not runnable: ' "$T/hip_list"; then device=0; else device=1; fi
+echo "HIP device present: $device"
+
+if [ "$device" = 0 ]; then
+  # Every one with the same reason, e.g. (hipGetDeviceCount: hipErrorNoDevice).
+  expect_eq "$(grep -Ec ' hip +not runnable: no HIP device \(hipGetDeviceCount[:a-zA-Z ]*\)' "$T/hip_list")" 10 \
+    "no-device reason on every hip plugin"
+  expect_in "$T/hip_list" 'hipErrorNoDevice|found none' "the HIP error is named"
+fi
+
+run_bench --list --verbose --plugin hip_gemm
+expect_rc 0 "--list --verbose"
+expect_in "$T/out" 'variant +string \{tiled,mfma\}'
+expect_in "$T/out" 'flush_l2 +int'
+
+run_bench --preset smoke --plugin 'hip_*' --results-dir "$T/r"
+expect_rc 0 "smoke run of hip_*"
+python3 - "$T/r" "$device" <<'PY' && ok || fail "smoke results"
+import glob, json, sys
+rdir, device = sys.argv[1], sys.argv[2] == "1"
+files = sorted(glob.glob(rdir + "/*_hip_*_smoke.json"))
+assert len(files) == 10, files
+n = 0
+for f in files:
+    d = json.load(open(f))
+    assert d["cases"], f
+    for c in d["cases"]:
+        n += 1
+        if device:
+            assert c["status"] == "OK", (f, c["params"], c["status"], c.get("message"))
+        else:
+            assert c["status"] == "SKIPPED", (f, c["status"])
+            assert c["message"].startswith("no HIP device (hipGetDeviceCount"), c["message"]
+print("%d hip smoke cases, all %s" % (n, "OK" if device else "SKIPPED"))
+PY
+if [ "$device" = 0 ]; then
+  expect_in "$T/out" 'hip_gemm variant=tiled dtype=f32 m=128 n=128 k=128 flush_l2=0: SKIPPED +no HIP device'
+  expect_in "$T/out" 'bench: [0-9]+ of [0-9]+ cases run .*: 0 ok, [0-9]+ skipped, 0 failed'
+  expect_in "$T/r/rollup.csv" ',hip_attention,hip,attention,smoke,.*,SKIPPED,'
+fi
+finish

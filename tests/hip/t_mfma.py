@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""hip_gemm's MFMA variant really runs on the matrix cores: in the code
+object of each MFMA target (gfx90a, gfx940, gfx941, gfx942) that the build
+put into hip_gemm.so, the disassembly (LLVM's llvm-objdump) of the f16
+kernel gemm_mfma<false> holds v_mfma_f32_32x32x8(_)f16 and that of the bf16
+kernel gemm_mfma<true> v_mfma_f32_32x32x8(_)bf16(_1k); the tiled kernels
+hold none. For a target without matrix cores the MFMA kernels are empty."""
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hiptools as ht  # noqa: E402
+
+e = ht.env()
+c = ht.Checks()
+tmp = ht.tmpdir()
+archs = sorted({ht.base_arch(a) for a in e["archs"]})
+WANT = {"_Z9gemm_mfmaILb0EEvPKtS1_Pfiii": ("f16", re.compile(r"\bv_mfma_f32_32x32x8_?f16\b")),
+        "_Z9gemm_mfmaILb1EEvPKtS1_Pfiii": ("bf16", re.compile(r"\bv_mfma_f32_32x32x8_?bf16(_1k)?\b"))}
+try:
+    so = os.path.join(e["plugin_dir"], "hip_gemm.so")
+    cos = ht.extract_code_objects(so, os.path.join(tmp, "co"))
+    c.ok(ht.llvm_objdump() is not None, "no llvm-objdump found (Debian: llvm-15)")
+    for arch in archs:
+        funcs = {}
+        for co in cos.get(arch, []):
+            funcs.update(ht.disassemble(co))
+        if not c.ok(funcs, "hip_gemm.so: no disassembly for %s" % arch):
+            continue
+        for sym, (dtype, pattern) in WANT.items():
+            if not c.ok(sym in funcs, "%s: kernel %s not found" % (arch, sym)):
+                continue
+            n_mfma = sum(1 for l in funcs[sym] if "v_mfma" in l)
+            n_want = sum(1 for l in funcs[sym] if pattern.search(l))
+            if arch in ht.MFMA_ARCHS:
+                c.ok(n_want > 0 and n_want == n_mfma,
+                     "%s gemm_mfma %s: %d matching of %d v_mfma instructions"
+                     % (arch, dtype, n_want, n_mfma))
+                print("%s gemm_mfma<%s>: %d v_mfma, e.g. %s" % (
+                    arch, dtype, n_mfma,
+                    next((l.split("//")[0].strip() for l in funcs[sym] if "v_mfma" in l), "-")))
+            else:
+                c.ok(n_mfma == 0, "%s has no matrix cores but gemm_mfma %s has %d v_mfma"
+                     % (arch, dtype, n_mfma))
+        for sym, body in funcs.items():
+            if sym.startswith("_Z10gemm_tiled"):
+                c.ok(not any("v_mfma" in l for l in body), "%s %s uses v_mfma" % (arch, sym))
+    c.ok(any(a in ht.MFMA_ARCHS for a in archs),
+         "no MFMA target among %s: nothing proves the matrix-core path" % archs)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+c.finish()

@@ -51,7 +51,7 @@ int cmd_list(const struct options *o) {
   for (size_t i = 0; i < nsel; i++) {
     const struct bench_plugin *p = sel[i]->desc;
     char reason[512];
-    int ok = probe_in_child(sel[i], PROBE_TIMEOUT_S, o->debug, reason, sizeof reason);
+    int ok = probe_in_child(sel[i], PROBE_TIMEOUT_S, o->debug, reason, sizeof reason) == BENCH_OK;
     char *status = ok ? xstrdup("runnable") : xasprintf("not runnable: %s", reason);
     printf("%-*s  %-*s  %s  %s\n", (int)wname, p->name, (int)wback, p->backend, status, p->description);
     free(status);

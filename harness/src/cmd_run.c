@@ -136,20 +136,22 @@ static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t 
   struct run_file *f = run_file_new(s, argc, argv, pl);
   char *base = NULL;
   int rc = 0, save_failed = 0;
+  /* init() is per process and sees no case: when it declines this machine
+   * (no device, no driver), every case is SKIPPED for that reason without
+   * starting a process per case. */
+  char skip_reason[512] = "";
+  if (pl->desc->init &&
+      probe_in_child(pl, s->preset.policy.timeout_s, s->opt->debug, skip_reason, sizeof skip_reason) != BENCH_SKIP)
+    skip_reason[0] = '\0';
   for (; *next_case < s->cases.n && s->cases.cases[*next_case].plugin_index == pi; (*next_case)++) {
     if (child_interrupted()) break;
     const struct case_def *c = &s->cases.cases[*next_case];
     char *label = case_label(c);
     int index = (int)*next_case;
-    struct case_result ident;
-    case_result_init(&ident);
-    ident.plugin = (char *)pl->desc->name;
-    ident.index = index;
-    for (size_t i = 0; i < c->nvalues; i++)
-      kv_list_add(&ident.nparams, &ident.params, c->values[i].param->name, c->values[i].text);
-    events_test_start(&s->events, &ident, label, index, s->total, s->preset.policy.timeout_s);
-    for (size_t i = 0; i < ident.nparams; i++) free(ident.params[i].key), free(ident.params[i].value);
-    free(ident.params);
+    f->cases = xrealloc(f->cases, (f->ncases + 1) * sizeof *f->cases);
+    struct case_result *r = &f->cases[f->ncases++];
+    case_identity(r, pl, c, index);
+    events_test_start(&s->events, r, label, index, s->total, s->preset.policy.timeout_s);
 
     s->cur_plugin = pl->desc->name;
     s->cur_label = label;
@@ -157,9 +159,13 @@ static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t 
     progress_show(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
                   pl->desc->name, label, (s->total - s->done) * expected_case_s(s), 1);
 
-    f->cases = xrealloc(f->cases, (f->ncases + 1) * sizeof *f->cases);
-    struct case_result *r = &f->cases[f->ncases++];
-    run_case(pl, c, index, &s->preset.policy, s->opt->debug, heartbeat, s, r);
+    if (skip_reason[0]) {
+      r->status = CASE_SKIPPED;
+      r->message = xstrdup(skip_reason);
+    } else {
+      case_result_release(r);
+      run_case(pl, c, index, &s->preset.policy, s->opt->debug, heartbeat, s, r);
+    }
 
     s->done++;
     s->done_wall += r->wall_s;

@@ -45,8 +45,9 @@ static void case_in_child(void *arg, int fd) {
   case_result_release(&r);
 }
 
-static void set_identity(struct case_result *r, const struct plugin *pl,
-                         const struct case_def *c, int index) {
+void case_identity(struct case_result *r, const struct plugin *pl, const struct case_def *c,
+                   int index) {
+  case_result_init(r);
   r->plugin = xstrdup(pl->desc->name);
   r->backend = xstrdup(pl->desc->backend);
   r->operation = xstrdup(pl->desc->operation);
@@ -58,8 +59,7 @@ static void set_identity(struct case_result *r, const struct plugin *pl,
 void run_case(const struct plugin *pl, const struct case_def *c, int index,
               const struct run_policy *pol, int debug, child_tick_fn tick, void *tick_arg,
               struct case_result *r) {
-  case_result_init(r);
-  set_identity(r, pl, c, index);
+  case_identity(r, pl, c, index);
   struct case_job job = {pl, c, pol, r};
   struct child_opts o = {pol->timeout_s, pol->heartbeat_s, tick, tick_arg, debug};
   struct child_outcome out;
@@ -121,12 +121,12 @@ int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *r
   struct child_outcome out;
   if (child_run(probe_child, &job, &o, &out) != 0) {
     snprintf(reason, len, "could not start a child process");
-    return 0;
+    return BENCH_ERROR;
   }
-  int ok = 0;
+  int rc = BENCH_ERROR;
   if (out.line) {
     char *sp = strchr(out.line, ' ');
-    ok = atoi(out.line) == BENCH_OK;
+    rc = atoi(out.line) == BENCH_OK ? BENCH_OK : atoi(out.line) == BENCH_SKIP ? BENCH_SKIP : BENCH_ERROR;
     snprintf(reason, len, "%s", sp ? sp + 1 : "");
   } else if (out.timed_out) {
     snprintf(reason, len, "init() hung for %.3g s", timeout_s);
@@ -138,5 +138,5 @@ int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *r
     snprintf(reason, len, "init() ended the process (status %d)", out.exit_code);
   }
   child_outcome_release(&out);
-  return ok;
+  return rc;
 }

@@ -30,7 +30,9 @@ void format_eta(double s, char *out, unsigned len) {
 void progress_show(struct progress *p, double percent, int done, int total, const char *plugin,
                    const char *label, double eta_s, int force) {
   double now = now_s();
-  if (!p->tty && !force && now - p->last_print < PIPE_INTERVAL_S) return;
+  /* Not a terminal (a log): a whole line at most every second at a case's
+   * start, every PIPE_INTERVAL_S otherwise. */
+  if (!p->tty && now - p->last_print < (force ? 1.0 : PIPE_INTERVAL_S)) return;
   if (percent < 0) percent = 0;
   if (percent > 100) percent = 100;
   char bar[BAR_WIDTH + 1];

@@ -11,7 +11,8 @@ struct progress {
 
 void progress_init(struct progress *p);
 /* Draw "PROGRESS: [####....] 53% (8/15) cpu_gemm m=1024 ... ETA 2m".
- * force: print even when not a terminal and printed recently. */
+ * force (a case starts): when not a terminal, print if none was printed in
+ * the last second; otherwise every 10 s. */
 void progress_show(struct progress *p, double percent, int done, int total, const char *plugin,
                    const char *label, double eta_s, int force);
 /* Clear the line (tty) so that other output can be printed. */

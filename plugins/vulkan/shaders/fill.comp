@@ -1,0 +1,17 @@
+#version 450
+// vk_fill: write a value over a buffer, 16 bytes per store. Each invocation
+// stores ITEMS vectors a workgroup apart, so neighbours write neighbours.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+layout(local_size_x_id = 0) in;
+layout(constant_id = 3) const uint ITEMS = 4;
+layout(binding = 0) writeonly buffer Dst { uvec4 dst[]; };
+layout(push_constant) uniform P { uint n4; uint value; } p;
+
+void main() {
+  uint base = flat_group() * gl_WorkGroupSize.x * ITEMS + gl_LocalInvocationID.x;
+  for (uint i = 0; i < ITEMS; i++) {
+    uint at = base + i * gl_WorkGroupSize.x;
+    if (at < p.n4) dst[at] = uvec4(p.value);
+  }
+}

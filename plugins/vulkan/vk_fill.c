@@ -1,0 +1,133 @@
+/* vk_fill and vk_copy (this file, built twice; -DCOPY): device memory
+ * bandwidth of a compute shader moving 16 bytes per access, each
+ * invocation handling ITEMS vectors a workgroup apart.
+ *   fill: dst = value       bytes = size (written)
+ *   copy: dst = src         bytes = 2 * size (read + written, as STREAM)
+ * No reference operation: setup runs the kernel once and compares the
+ * destination with what it must hold, bit for bit. */
+#include <stdlib.h>
+
+#include "vkh.h"
+
+#ifdef COPY
+#define NAME "vk_copy"
+static const uint32_t spv[] =
+#include "copy.f32.spv.inc"
+    ;
+#else
+#define NAME "vk_fill"
+static const uint32_t spv[] =
+#include "fill.f32.spv.inc"
+    ;
+#endif
+
+#define WG 256
+#define ITEMS 4
+#define VALUE 0x3f8ccccdu /* 1.1f */
+
+struct membw {
+  struct vkh *vk;
+  uint64_t n4; /* 16-byte vectors */
+  struct vkh_array src, dst;
+  struct vkh_kernel k;
+};
+
+static const struct bench_param params[] = {
+    {.name = "size", .type = BENCH_PARAM_STRING,
+     .description = "bytes of the buffer (rounded up to 16): 4096, 1000KiB, 64MiB",
+     .defaults = {"1MiB", "64MiB", "120MiB", "1000KiB,4096,16"}},
+    {.name = NULL},
+};
+
+/* The first wrong 32-bit word after one run, or -1. */
+static int64_t first_wrong(const struct membw *s) {
+  const uint32_t *d = s->dst.host;
+  for (uint64_t i = 0; i < s->n4 * 4; i++) {
+#ifdef COPY
+    if (d[i] != ((const uint32_t *)s->src.host)[i]) return (int64_t)i;
+#else
+    if (d[i] != VALUE) return (int64_t)i;
+#endif
+  }
+  return -1;
+}
+
+static int setup(const struct bench_host *host, void *ctx, void **state) {
+  struct membw *s = calloc(1, sizeof *s);
+  if (!s) return host->fail(host, "out of memory");
+  *state = s;
+  struct vkh *vk = s->vk = vkh_case(host, ctx);
+  uint64_t bytes;
+  int rc;
+  if ((rc = vkh_param_bytes(host, "size", &bytes))) return rc;
+  s->n4 = (bytes + 15) / 16;
+  const size_t words = (size_t)(s->n4 * 4);
+#ifdef COPY
+  if ((rc = vkh_array_random(vk, &s->src, words, BENCH_F32, 1, "src"))) return rc;
+#endif
+  if ((rc = vkh_array_output(vk, &s->dst, words, BENCH_F32, "dst"))) return rc;
+
+  const struct vkh_pipeline_desc d = {.name = NAME, VKH_SPIRV(spv),
+#ifdef COPY
+                                      .buffers = 2,
+#else
+                                      .buffers = 1,
+#endif
+                                      .push_size = 8, .local = {WG, 1, 1},
+                                      .spec = (const uint32_t[]){ITEMS}, .nspec = 1};
+  const uint32_t push[2] = {(uint32_t)s->n4, VALUE};
+  uint32_t groups[3];
+  if (s->n4 > UINT32_MAX) return host->skip(host, "%s: over 2^32 vectors", NAME);
+  if ((rc = vkh_groups_1d(vk, (s->n4 + WG * ITEMS - 1) / (WG * ITEMS), groups))) return rc;
+#ifdef COPY
+  struct vkh_buffer *const bufs[] = {&s->src.dev, &s->dst.dev};
+#else
+  struct vkh_buffer *const bufs[] = {&s->dst.dev};
+#endif
+  if ((rc = vkh_kernel_create(vk, &s->k, &d, bufs, push, groups))) return rc;
+
+  if ((rc = vkh_dispatch_submit(vk, &s->k.dispatch)) || (rc = vkh_array_read(vk, &s->dst))) return rc;
+  int64_t bad = first_wrong(s);
+  if (bad >= 0)
+    return host->fail(host, "%s: word %lld of the destination is 0x%08x after one run", NAME,
+                      (long long)bad, ((const uint32_t *)s->dst.host)[bad]);
+#ifdef COPY
+  host->set_work(host, 0, 2.0 * 16.0 * (double)s->n4);
+#else
+  host->set_work(host, 0, 16.0 * (double)s->n4);
+#endif
+  return vkh_status(vk);
+}
+
+static int run(const struct bench_host *host, void *state) {
+  (void)host;
+  struct membw *s = state;
+  return vkh_kernel_run(s->vk, &s->k);
+}
+
+static void teardown(const struct bench_host *host, void *state) {
+  (void)host;
+  struct membw *s = state;
+  vkh_kernel_destroy(s->vk, &s->k);
+  vkh_array_free(s->vk, &s->src);
+  vkh_array_free(s->vk, &s->dst);
+  free(s);
+}
+
+BENCH_PLUGIN_DEFINE = {
+    .abi_version = BENCH_ABI_VERSION,
+    .name = NAME,
+    .backend = "vulkan",
+    .operation = "none",
+#ifdef COPY
+    .description = "Vulkan device memory bandwidth: buffer copy by a compute shader, 16 B accesses",
+#else
+    .description = "Vulkan device memory bandwidth: buffer fill by a compute shader, 16 B stores",
+#endif
+    .params = params,
+    .init = vkh_init,
+    .deinit = vkh_deinit,
+    .setup = setup,
+    .run = run,
+    .teardown = teardown,
+};

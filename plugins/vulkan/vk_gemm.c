@@ -1,0 +1,115 @@
+/* vk_gemm: C[m][n] = A[m][k] B[k][n], row-major, one invocation per
+ * element of C in 16 x 16 workgroups, fp32 accumulation
+ * (shaders/gemm_naive.comp): the baseline the tiled kernels are measured
+ * against. fp32 or fp16 storage; checked against the harness's gemm. */
+#include <stdlib.h>
+
+#include "vkh.h"
+
+static const uint32_t spv_f32[] =
+#include "gemm_naive.f32.spv.inc"
+    ;
+static const uint32_t spv_f16[] =
+#include "gemm_naive.f16.spv.inc"
+    ;
+
+#define WG 16 /* WG x WG invocations, one per element of C */
+
+struct gemm {
+  struct vkh *vk;
+  int64_t m, n, k;
+  enum bench_dtype dtype;
+  struct vkh_array a, b, c;
+  struct vkh_kernel kern;
+};
+
+static const struct bench_param params[] = {
+    {.name = "m", .type = BENCH_PARAM_INT, .description = "rows of A and C", .min = 1,
+     .max = 65536, .zip = 1, .defaults = {"64,33", "512", "1024", "1,7,127,33,64"}},
+    {.name = "n", .type = BENCH_PARAM_INT, .description = "columns of B and C", .min = 1,
+     .max = 65536, .zip = 1, .defaults = {"64,17", "512", "1024", "1,13,61,257,65"}},
+    {.name = "k", .type = BENCH_PARAM_INT, .description = "columns of A, rows of B (reduction)",
+     .min = 1, .max = 65536, .zip = 1, .defaults = {"64,47", "512", "1024", "1,5,257,1,63"}},
+    {.name = "dtype", .type = BENCH_PARAM_STRING, .description = "element type of A, B and C",
+     .choices = "f32,f16", .defaults = {"f32,f16", "f32,f16", "f32,f16", "f32,f16"}},
+    {.name = NULL},
+};
+
+static int setup(const struct bench_host *host, void *ctx, void **state) {
+  struct gemm *s = calloc(1, sizeof *s);
+  if (!s) return host->fail(host, "out of memory");
+  *state = s;
+  struct vkh *vk = s->vk = vkh_case(host, ctx);
+  s->m = host->param_int(host, "m");
+  s->n = host->param_int(host, "n");
+  s->k = host->param_int(host, "k");
+  s->dtype = vkh_param_dtype(host);
+  int rc;
+  if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
+
+  if ((rc = vkh_array_random(vk, &s->a, (size_t)(s->m * s->k), s->dtype, 1, "A")) ||
+      (rc = vkh_array_random(vk, &s->b, (size_t)(s->k * s->n), s->dtype, 2, "B")) ||
+      (rc = vkh_array_output(vk, &s->c, (size_t)(s->m * s->n), s->dtype, "C")))
+    return rc;
+
+  const struct vkh_pipeline_desc d = {
+      .name = "vk_gemm",
+      .code = s->dtype == BENCH_F16 ? spv_f16 : spv_f32,
+      .code_size = s->dtype == BENCH_F16 ? sizeof spv_f16 : sizeof spv_f32,
+      .buffers = 3,
+      .push_size = 12,
+      .local = {WG, WG, 1},
+  };
+  const uint32_t push[3] = {(uint32_t)s->m, (uint32_t)s->n, (uint32_t)s->k};
+  uint32_t groups[3];
+  if ((rc = vkh_groups_2d(vk, ((uint64_t)s->n + WG - 1) / WG, ((uint64_t)s->m + WG - 1) / WG,
+                          groups)) ||
+      (rc = vkh_kernel_create(vk, &s->kern, &d,
+                              (struct vkh_buffer *const[]){&s->a.dev, &s->b.dev, &s->c.dev}, push,
+                              groups)))
+    return rc;
+  host->set_work(host, 2.0 * (double)s->m * (double)s->n * (double)s->k,
+                 (double)(vkh_array_bytes(&s->a) + vkh_array_bytes(&s->b) + vkh_array_bytes(&s->c)));
+  return vkh_status(vk);
+}
+
+static int run(const struct bench_host *host, void *state) {
+  (void)host;
+  struct gemm *s = state;
+  return vkh_kernel_run(s->vk, &s->kern);
+}
+
+static int verify(const struct bench_host *host, void *state) {
+  struct gemm *s = state;
+  int rc = vkh_array_read(s->vk, &s->c);
+  if (rc) return rc;
+  const struct bench_check c = {.op = "gemm", .dtype = s->dtype, .out_dtype = s->dtype,
+                                .m = s->m, .n = s->n, .k = s->k,
+                                .in = {s->a.host, s->b.host}, .out = s->c.host};
+  return host->check(host, &c);
+}
+
+static void teardown(const struct bench_host *host, void *state) {
+  (void)host;
+  struct gemm *s = state;
+  vkh_kernel_destroy(s->vk, &s->kern);
+  vkh_array_free(s->vk, &s->a);
+  vkh_array_free(s->vk, &s->b);
+  vkh_array_free(s->vk, &s->c);
+  free(s);
+}
+
+BENCH_PLUGIN_DEFINE = {
+    .abi_version = BENCH_ABI_VERSION,
+    .name = "vk_gemm",
+    .backend = "vulkan",
+    .operation = "gemm",
+    .description = "GEMM on Vulkan, one invocation per element of C (naive); f32/f16, fp32 accumulation",
+    .params = params,
+    .init = vkh_init,
+    .deinit = vkh_deinit,
+    .setup = setup,
+    .run = run,
+    .verify = verify,
+    .teardown = teardown,
+};

@@ -1,0 +1,248 @@
+/* vkh: the Vulkan plumbing shared by every vk_* plugin, one small file per
+ * Vulkan object, so that a kernel file reads top to bottom:
+ *
+ *   vkh_instance.c  instance, validation messages, physical device choice
+ *   vkh_device.c    logical device, queue, features, facts for the result
+ *   vkh_buffer.c    storage buffers, staging uploads and readbacks
+ *   vkh_pipeline.c  compute pipeline from embedded SPIR-V, descriptors
+ *   vkh_dispatch.c  recorded command buffer, fence, timestamps
+ *   vkh_kernel.c    the usual pair: one pipeline and its recorded dispatch
+ *   vkh_array.c     a host array and its device buffer (inputs, outputs)
+ *   vkh_util.c      VkResult names, limits, dtype helpers
+ *
+ * Every function that can fail returns BENCH_OK, or BENCH_SKIP / BENCH_ERROR
+ * after host->skip() / host->fail() recorded a one-line reason naming the
+ * Vulkan call or the limit; a caller just passes the status on:
+ *
+ *   if ((rc = vkh_buffer_create(vk, &s->x, bytes, "x")) != BENCH_OK) return rc;
+ *
+ * Nothing here prints or exits. Environment:
+ *   BENCH_VK_DEVICE   index (0, 1, ...) or part of the name of the device
+ *                     to use; default the first suitable GPU, else the
+ *                     first suitable device of any type (lavapipe)
+ *   BENCH_VK_MEMORY   auto (default) | staging | direct: force the staging
+ *                     path (device-local buffers, copies through host-visible
+ *                     staging buffers) or direct host-visible buffers
+ * With the validation layer enabled (VK_INSTANCE_LAYERS or bench --mode
+ * debug), every validation message is logged and fails the case. */
+#ifndef VKH_H
+#define VKH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vulkan/vulkan.h>
+
+#include "bench/plugin.h"
+
+/* One per process: made by vkh_init (a plugin's init), freed by vkh_deinit. */
+struct vkh {
+  const struct bench_host *host; /* the host of the current call */
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  VkPhysicalDevice phys;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t family;         /* queue family: compute */
+  VkCommandPool pool;
+  uint32_t api_version;    /* min(instance, device) */
+  VkPhysicalDeviceProperties props;
+  VkPhysicalDeviceMemoryProperties mem;
+  VkPhysicalDeviceSubgroupProperties subgroup;
+  VkDeviceSize max_alloc;  /* maxMemoryAllocationSize */
+  uint32_t timestamp_bits; /* timestampValidBits of the family; 0: no timestamps */
+  int fp16;                /* shaderFloat16 and storageBuffer16BitAccess enabled */
+  int direct;              /* buffers live in host-visible device memory, no staging */
+  int validation;          /* the validation layer is on */
+  int messages;            /* validation messages so far */
+  char message[384];       /* the first of them */
+};
+
+/* ---- init and deinit (vkh_instance.c, vkh_device.c) --------------------- */
+
+/* A plugin's init and deinit: .init = vkh_init, .deinit = vkh_deinit.
+ * No driver or no device: BENCH_SKIP with the reason. Records the device's
+ * facts with host->set_info: device, driver, vk_api, vk_driver_version, ... */
+int vkh_init(const struct bench_host *host, void **ctx);
+void vkh_deinit(const struct bench_host *host, void *ctx);
+/* Internal to the helpers: the instance part and the device part of init. */
+int vkh_instance_create(struct vkh *vk);
+int vkh_physical_device_choose(struct vkh *vk);
+int vkh_device_create(struct vkh *vk);
+void vkh_device_destroy(struct vkh *vk);
+void vkh_instance_destroy(struct vkh *vk);
+
+/* A case's view of the context: remembers host for the calls that follow. */
+struct vkh *vkh_case(const struct bench_host *host, void *ctx);
+
+/* BENCH_OK, or BENCH_ERROR naming the first validation message seen since
+ * init. Called by vkh_dispatch_run and vkh_download; call it at the end of
+ * setup too. */
+int vkh_status(struct vkh *vk);
+
+/* ---- errors and limits (vkh_util.c) --------------------------------------- */
+
+const char *vkh_result_name(VkResult r);
+/* host->fail("<call>: VK_ERROR_... (-n)"), or host->skip for out-of-memory. */
+int vkh_fail_call(struct vkh *vk, const char *call, VkResult r);
+
+/* A Vulkan call that must return VK_SUCCESS, else the function returns the
+ * failure naming the call:  VKH_CALL(vk, vkCreateFence, (dev, &info, NULL, &f)); */
+#define VKH_CALL(vk, fn, args)                                   \
+  do {                                                           \
+    VkResult vkh_r_ = fn args;                                   \
+    if (vkh_r_ != VK_SUCCESS) return vkh_fail_call((vk), #fn, vkh_r_); \
+  } while (0)
+
+/* Workgroup of x*y*z invocations using shared_bytes of shared memory:
+ * BENCH_SKIP naming maxComputeWorkGroupSize, maxComputeWorkGroupInvocations
+ * or maxComputeSharedMemorySize when over. */
+int vkh_require_workgroup(struct vkh *vk, const uint32_t local[3], uint32_t shared_bytes);
+/* shaderFloat16 + storageBuffer16BitAccess, else BENCH_SKIP. */
+int vkh_require_fp16(struct vkh *vk);
+/* Subgroup arithmetic in compute shaders, else BENCH_SKIP. */
+int vkh_require_subgroup_arithmetic(struct vkh *vk);
+/* groups[] for `count` workgroups along x, spilling into y past
+ * maxComputeWorkGroupCount[0]; BENCH_SKIP when even that is not enough. */
+int vkh_groups_1d(struct vkh *vk, uint64_t count, uint32_t groups[3]);
+/* groups[] for an (x, y) grid of workgroups; BENCH_SKIP past the limits. */
+int vkh_groups_2d(struct vkh *vk, uint64_t x, uint64_t y, uint32_t groups[3]);
+
+/* A STRING parameter holding a size: 4096, 1000KiB, 64MiB, 1GiB. */
+int vkh_param_bytes(const struct bench_host *host, const char *name, uint64_t *bytes);
+/* The "dtype" parameter ("f32" or "f16") and its element size. */
+enum bench_dtype vkh_param_dtype(const struct bench_host *host);
+size_t vkh_dtype_size(enum bench_dtype t);
+const char *vkh_dtype_name(enum bench_dtype t);
+/* malloc(count * size of dtype) filled by host->fill_random; NULL when out
+ * of memory (the caller fails). */
+void *vkh_random(const struct bench_host *host, size_t count, enum bench_dtype t, uint64_t seed);
+
+/* ---- buffers (vkh_buffer.c) ------------------------------------------------ */
+
+struct vkh_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  VkDeviceSize size;
+  void *map; /* direct mode: the persistent mapping */
+};
+
+/* A storage buffer of `size` bytes (what: its name in messages). Checks
+ * maxStorageBufferRange, maxMemoryAllocationSize and the heap first. */
+int vkh_buffer_create(struct vkh *vk, struct vkh_buffer *b, VkDeviceSize size, const char *what);
+void vkh_buffer_destroy(struct vkh *vk, struct vkh_buffer *b); /* zeroed or created */
+/* Host to device and device to host, bytes from offset 0; through a staging
+ * buffer and a copy unless the device has no separate device-local heap. */
+int vkh_upload(struct vkh *vk, struct vkh_buffer *b, const void *src, VkDeviceSize bytes);
+int vkh_download(struct vkh *vk, const struct vkh_buffer *b, void *dst, VkDeviceSize bytes);
+
+/* ---- pipelines (vkh_pipeline.c) -------------------------------------------- */
+
+/* SPIR-V compiled at build time (glslc -mfmt=c), embedded as
+ *   static const uint32_t k_spv[] =
+ *   #include "name.f32.spv.inc"
+ *   ;
+ * and passed as VKH_SPIRV(k_spv). */
+#define VKH_SPIRV(words) (words), sizeof(words)
+
+struct vkh_pipeline_desc {
+  const char *name;             /* in messages */
+  const uint32_t *code;         /* SPIR-V words */
+  size_t code_size;             /* bytes */
+  uint32_t buffers;             /* storage buffers at bindings 0 .. buffers-1 */
+  uint32_t push_size;           /* bytes of push constants (0: none) */
+  uint32_t local[3];            /* workgroup size: specialisation constants 0, 1, 2 */
+  const uint32_t *spec;         /* further 32-bit specialisation constants, ids 3, 4, ... */
+  uint32_t nspec;
+  uint32_t shared_bytes;        /* shared memory the shader declares, for the limit check */
+};
+
+struct vkh_pipeline {
+  VkShaderModule module;
+  VkDescriptorSetLayout set_layout;
+  VkPipelineLayout layout;
+  VkPipeline pipeline;
+  VkDescriptorPool pool;
+  VkDescriptorSet set;
+  uint32_t buffers, push_size;
+};
+
+/* Checks the workgroup limits, then creates everything (not yet bound). */
+int vkh_pipeline_create(struct vkh *vk, struct vkh_pipeline *p, const struct vkh_pipeline_desc *d);
+/* Points bindings 0 .. buffers-1 at bufs[0 ..]. */
+int vkh_pipeline_bind(struct vkh *vk, struct vkh_pipeline *p, struct vkh_buffer *const *bufs);
+void vkh_pipeline_destroy(struct vkh *vk, struct vkh_pipeline *p);
+
+/* ---- dispatch (vkh_dispatch.c) ---------------------------------------------- */
+
+/* One dispatch of a recorded command buffer: pipeline, push constants, groups. */
+struct vkh_step {
+  const struct vkh_pipeline *pipeline;
+  const void *push; /* pipeline->push_size bytes, copied when recorded */
+  uint32_t groups[3];
+};
+
+struct vkh_dispatch {
+  VkCommandBuffer cmd;
+  VkFence fence;
+  VkQueryPool queries; /* VK_NULL_HANDLE: the device has no timestamps */
+  double last_ns;      /* device time of the last run, 0 when untimed */
+};
+
+/* Records once: reset the queries, timestamp, the steps with a barrier
+ * between them, timestamp at BOTTOM_OF_PIPE, a barrier that makes the
+ * results visible to the host and to transfers. */
+int vkh_dispatch_create(struct vkh *vk, struct vkh_dispatch *d, const struct vkh_step *steps,
+                        uint32_t nsteps);
+/* Submit, wait on the fence, keep the timestamp interval in d->last_ns
+ * (masked by timestampValidBits, ticks * timestampPeriod in double). */
+int vkh_dispatch_submit(struct vkh *vk, struct vkh_dispatch *d);
+/* vkh_dispatch_submit, then report d->last_ns through host->set_device_time
+ * (when the queue has timestamps): what a plugin's run() calls. */
+int vkh_dispatch_run(struct vkh *vk, struct vkh_dispatch *d);
+void vkh_dispatch_destroy(struct vkh *vk, struct vkh_dispatch *d);
+
+/* A one-time command buffer: begin, record, then submit and wait. */
+int vkh_once_begin(struct vkh *vk, VkCommandBuffer *cmd);
+int vkh_once_submit(struct vkh *vk, VkCommandBuffer cmd); /* frees cmd */
+
+
+/* ---- kernels (vkh_kernel.c) --------------------------------------------------- */
+
+/* One pipeline bound to its buffers and one recorded dispatch of it. */
+struct vkh_kernel {
+  struct vkh_pipeline pipeline;
+  struct vkh_dispatch dispatch;
+};
+
+/* Pipeline from d, bindings 0.. to bufs[0..], one dispatch of `groups`
+ * workgroups with the push constants `push` (d->push_size bytes, copied). */
+int vkh_kernel_create(struct vkh *vk, struct vkh_kernel *k, const struct vkh_pipeline_desc *d,
+                      struct vkh_buffer *const *bufs, const void *push, const uint32_t groups[3]);
+/* One run: submit, wait, device time to the host. */
+int vkh_kernel_run(struct vkh *vk, struct vkh_kernel *k);
+void vkh_kernel_destroy(struct vkh *vk, struct vkh_kernel *k);
+
+/* ---- arrays (vkh_array.c) ------------------------------------------------------ */
+
+/* Host memory and a device buffer of `count` elements of `dtype`. The host
+ * side holds the inputs as the kernel saw them, and outputs once read. */
+struct vkh_array {
+  void *host;
+  struct vkh_buffer dev;
+  size_t count;
+  enum bench_dtype dtype;
+};
+
+size_t vkh_array_bytes(const struct vkh_array *a);
+/* An input: host->fill_random(count, dtype, seed), uploaded. */
+int vkh_array_random(struct vkh *vk, struct vkh_array *a, size_t count, enum bench_dtype dtype,
+                     uint64_t seed, const char *what);
+/* An output (or scratch): host memory and a device buffer, not uploaded. */
+int vkh_array_output(struct vkh *vk, struct vkh_array *a, size_t count, enum bench_dtype dtype,
+                     const char *what);
+/* Device to host. */
+int vkh_array_read(struct vkh *vk, struct vkh_array *a);
+void vkh_array_free(struct vkh *vk, struct vkh_array *a);
+
+#endif

@@ -1,0 +1,114 @@
+/* VkResult names, limit checks and dtype helpers of the vk plugins. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkh.h"
+
+const char *vkh_result_name(VkResult r) {
+  switch (r) {
+#define NAME(x) case x: return #x;
+  NAME(VK_SUCCESS) NAME(VK_NOT_READY) NAME(VK_TIMEOUT) NAME(VK_EVENT_SET)
+  NAME(VK_EVENT_RESET) NAME(VK_INCOMPLETE) NAME(VK_ERROR_OUT_OF_HOST_MEMORY)
+  NAME(VK_ERROR_OUT_OF_DEVICE_MEMORY) NAME(VK_ERROR_INITIALIZATION_FAILED)
+  NAME(VK_ERROR_DEVICE_LOST) NAME(VK_ERROR_MEMORY_MAP_FAILED) NAME(VK_ERROR_LAYER_NOT_PRESENT)
+  NAME(VK_ERROR_EXTENSION_NOT_PRESENT) NAME(VK_ERROR_FEATURE_NOT_PRESENT)
+  NAME(VK_ERROR_INCOMPATIBLE_DRIVER) NAME(VK_ERROR_TOO_MANY_OBJECTS)
+  NAME(VK_ERROR_FORMAT_NOT_SUPPORTED) NAME(VK_ERROR_FRAGMENTED_POOL) NAME(VK_ERROR_UNKNOWN)
+  NAME(VK_ERROR_OUT_OF_POOL_MEMORY) NAME(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+  NAME(VK_ERROR_FRAGMENTATION) NAME(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+  NAME(VK_PIPELINE_COMPILE_REQUIRED) NAME(VK_ERROR_VALIDATION_FAILED_EXT)
+#undef NAME
+  default: return "VkResult";
+  }
+}
+
+int vkh_fail_call(struct vkh *vk, const char *call, VkResult r) {
+  const struct bench_host *h = vk->host;
+  if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+    return h->skip(h, "%s: %s (%d): not enough memory for this case", call, vkh_result_name(r),
+                   (int)r);
+  return h->fail(h, "%s: %s (%d)", call, vkh_result_name(r), (int)r);
+}
+
+int vkh_require_workgroup(struct vkh *vk, const uint32_t local[3], uint32_t shared_bytes) {
+  const VkPhysicalDeviceLimits *l = &vk->props.limits;
+  const struct bench_host *h = vk->host;
+  static const char axis[] = "xyz";
+  for (int i = 0; i < 3; i++)
+    if (local[i] == 0 || local[i] > l->maxComputeWorkGroupSize[i])
+      return h->skip(h, "workgroup size %c = %u is over maxComputeWorkGroupSize[%d] = %u",
+                     axis[i], local[i], i, l->maxComputeWorkGroupSize[i]);
+  uint64_t n = (uint64_t)local[0] * local[1] * local[2];
+  if (n > l->maxComputeWorkGroupInvocations)
+    return h->skip(h, "workgroup of %llu invocations is over maxComputeWorkGroupInvocations = %u",
+                   (unsigned long long)n, l->maxComputeWorkGroupInvocations);
+  if (shared_bytes > l->maxComputeSharedMemorySize)
+    return h->skip(h, "needs %u bytes of shared memory, over maxComputeSharedMemorySize = %u",
+                   shared_bytes, l->maxComputeSharedMemorySize);
+  return BENCH_OK;
+}
+
+int vkh_require_fp16(struct vkh *vk) {
+  if (vk->fp16) return BENCH_OK;
+  return vk->host->skip(vk->host, "device %s lacks shaderFloat16 or storageBuffer16BitAccess",
+                        vk->props.deviceName);
+}
+
+int vkh_require_subgroup_arithmetic(struct vkh *vk) {
+  const VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                      VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  if ((vk->subgroup.supportedOperations & need) == need &&
+      (vk->subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
+    return BENCH_OK;
+  return vk->host->skip(vk->host, "device %s lacks subgroup arithmetic in compute shaders",
+                        vk->props.deviceName);
+}
+
+int vkh_groups_2d(struct vkh *vk, uint64_t x, uint64_t y, uint32_t groups[3]) {
+  const uint32_t *max = vk->props.limits.maxComputeWorkGroupCount;
+  if (x > max[0] || y > max[1])
+    return vk->host->skip(vk->host, "%llu x %llu workgroups is over maxComputeWorkGroupCount "
+                          "(%u, %u)", (unsigned long long)x, (unsigned long long)y, max[0], max[1]);
+  groups[0] = (uint32_t)(x ? x : 1);
+  groups[1] = (uint32_t)(y ? y : 1);
+  groups[2] = 1;
+  return BENCH_OK;
+}
+
+int vkh_groups_1d(struct vkh *vk, uint64_t count, uint32_t groups[3]) {
+  const uint32_t maxx = vk->props.limits.maxComputeWorkGroupCount[0];
+  if (count <= maxx) return vkh_groups_2d(vk, count, 1, groups);
+  return vkh_groups_2d(vk, maxx, (count + maxx - 1) / maxx, groups);
+}
+
+enum bench_dtype vkh_param_dtype(const struct bench_host *host) {
+  return strcmp(host->param_str(host, "dtype"), "f16") == 0 ? BENCH_F16 : BENCH_F32;
+}
+
+size_t vkh_dtype_size(enum bench_dtype t) { return t == BENCH_F32 ? 4 : 2; }
+
+const char *vkh_dtype_name(enum bench_dtype t) {
+  return t == BENCH_F32 ? "f32" : t == BENCH_F16 ? "f16" : "bf16";
+}
+
+void *vkh_random(const struct bench_host *host, size_t count, enum bench_dtype t, uint64_t seed) {
+  void *p = malloc(count * vkh_dtype_size(t));
+  if (p) host->fill_random(host, p, count, t, seed);
+  return p;
+}
+
+int vkh_param_bytes(const struct bench_host *host, const char *name, uint64_t *bytes) {
+  const char *text = host->param_str(host, name);
+  char *end;
+  double v = strtod(text, &end);
+  double unit = 1;
+  if (strcmp(end, "KiB") == 0) unit = 1024.0;
+  else if (strcmp(end, "MiB") == 0) unit = 1024.0 * 1024.0;
+  else if (strcmp(end, "GiB") == 0) unit = 1024.0 * 1024.0 * 1024.0;
+  else if (*end && strcmp(end, "B") != 0) unit = 0;
+  if (end == text || unit == 0 || !(v * unit >= 1) || v * unit > 1e15)
+    return host->fail(host, "%s = '%s': expected a size such as 4096, 1000KiB, 64MiB or 1GiB",
+                      name, text);
+  *bytes = (uint64_t)(v * unit);
+  return BENCH_OK;
+}

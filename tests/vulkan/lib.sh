@@ -1,0 +1,71 @@
+# Shared by the Vulkan tests (bash, run by ctest with BENCH, VK_INPROC,
+# VK_FX, PLUGINS and SRC set). Each test works in its own temporary folder,
+# with its own XDG cache, and never touches the user's.
+set -u
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-vk.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export XDG_CACHE_HOME="$T/cache"
+unset VK_INSTANCE_LAYERS VK_LOADER_LAYERS_ENABLE VK_LAYER_ENABLES BENCH_VK_DEVICE BENCH_VK_MEMORY \
+  BENCH_VK_RETUNE VK_DRIVER_FILES VK_ICD_FILENAMES
+FAILS=0
+CHECKS=0
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+ok() { CHECKS=$((CHECKS + 1)); }
+
+# run_bench ARGS...: bench with stdout, stderr and the exit status kept.
+run_bench() {
+  "$BENCH" "$@" >"$T/out" 2>"$T/err"
+  RC=$?
+}
+
+expect_rc() {
+  if [ "$RC" -eq "$1" ]; then ok; else
+    fail "${2:-exit status}: expected $1, got $RC"
+    echo "--- stdout"; tail -40 "$T/out"; echo "--- stderr"; tail -40 "$T/err"
+  fi
+}
+
+expect_in() {
+  if grep -Eq -- "$2" "$1"; then ok; else fail "${3:-$1} lacks /$2/"; head -c 3000 "$1"; echo; fi
+}
+
+# The vk plugins built here (from the plugin folder).
+vk_plugins() {
+  for f in "$PLUGINS"/vk_*.so; do basename "$f" .so; done
+}
+
+# check_results DIR STATUS MESSAGE_REGEX [PLUGIN,...]: every case of every
+# result JSON in DIR has STATUS (and a message matching the regex, if not
+# empty); no case logged a Vulkan validation message; every plugin named
+# (default: every vk plugin built) has result rows.
+check_results() {
+  python3 - "$1" "$2" "$3" "${4:-$(vk_plugins | paste -sd,)}" <<'PY'
+import glob, json, re, sys
+d, status, msg = sys.argv[1], sys.argv[2], sys.argv[3]
+plugins = set(sys.argv[4].split(","))
+seen, bad = set(), []
+for path in sorted(glob.glob(d + "/*.json")):
+    for c in json.load(open(path))["cases"]:
+        name = c["plugin"] + " " + " ".join(f"{k}={v}" for k, v in c["params"].items())
+        seen.add(c["plugin"])
+        if c["status"] != status:
+            bad.append(f"{name}: {c['status']} {c.get('message')}\n  stderr: {c.get('stderr_tail')}")
+        if msg and not re.search(msg, c.get("message") or ""):
+            bad.append(f"{name}: message {c.get('message')!r} lacks /{msg}/")
+        tail = c.get("stderr_tail") or ""
+        if re.search(r"vulkan (validation|performance)|VUID-|SYNC-HAZARD|Validation (Error|Warning)", tail):
+            bad.append(f"{name}: validation message in stderr:\n{tail}")
+missing = plugins - seen
+if missing:
+    bad.append("no results for " + ", ".join(sorted(missing)))
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+finish() {
+  echo "$CHECKS passed, $FAILS failed"
+  [ "$FAILS" -eq 0 ]
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Each vk plugin's whole life in one process (vk_inproc), validation layer
+# on, so that in the ASan build LeakSanitizer checks what our code leaves
+# behind (bench's case processes end in _exit, which skips that check) and
+# the layer reports Vulkan objects left alive at vkDestroyDevice. Also the
+# early exits of init: no driver, no such device.
+. "$(dirname "$0")/lib.sh"
+export VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation
+# The drivers and layers the loader dlopens and dlcloses, pinned in memory:
+# once unmapped, what their globals point to looks leaked and their stack
+# frames lose their names.
+VK_INPROC_KEEP=$(python3 - <<'PY'
+import glob, json, os
+libs = []
+for d in ("/usr/share/vulkan", "/etc/vulkan", os.path.expanduser("~/.local/share/vulkan")):
+    for f in glob.glob(d + "/icd.d/*.json") + glob.glob(d + "/*_layer.d/*.json"):
+        try:
+            m = json.load(open(f))
+            libs.append((m.get("ICD") or m.get("layer") or {}).get("library_path", ""))
+        except (OSError, ValueError):
+            pass
+print(":".join(l for l in libs if l))
+PY
+)
+export VK_INPROC_KEEP
+
+inproc() { # what, then vk_inproc's arguments
+  local what=$1
+  shift
+  if "$VK_INPROC" "$@" >"$T/out" 2>"$T/err"; then ok; else
+    fail "$what: vk_inproc $* exited $?"; tail -n 40 "$T/out" "$T/err"
+  fi
+}
+
+for so in "$PLUGINS"/vk_*.so; do
+  inproc "$(basename "$so") smoke" "$so" smoke
+  grep -Eq ': OK $' "$T/out" && ok || fail "$(basename "$so"): $(cat "$T/out")"
+done
+BENCH_VK_MEMORY=staging inproc "staging" "$PLUGINS/vk_layernorm_rmsnorm_fused.so" smoke
+BENCH_VK_MEMORY=staging inproc "staging" "$PLUGINS/vk_gemm_f16acc32.so" smoke
+VK_DRIVER_FILES=/nonexistent VK_ICD_FILENAMES=/nonexistent inproc "no driver" "$PLUGINS/vk_smoke.so"
+grep -q "SKIPPED no Vulkan driver" "$T/out" && ok || fail "no driver: $(cat "$T/out")"
+BENCH_VK_DEVICE=no-such-gpu inproc "no such device" "$PLUGINS/vk_smoke.so"
+grep -q "SKIPPED BENCH_VK_DEVICE=no-such-gpu" "$T/out" && ok || fail "no device: $(cat "$T/out")"
+finish

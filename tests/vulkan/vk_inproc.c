@@ -1,0 +1,167 @@
+/* vk_inproc: one plugin's whole life (init, setup, three runs, verify,
+ * teardown, deinit) in this process, as the harness's child runs it, but
+ * returning from main: LeakSanitizer (the ASan build) then checks what the
+ * plugin and the vk helpers leave behind, which the harness's children,
+ * ending in _exit, never show. A minimal host: each parameter takes the
+ * first value of its default for the tier, inputs come from a small
+ * deterministic generator, check() only checks its arguments; a Vulkan
+ * validation message logged by the helpers counts as an error.
+ *   vk_inproc PLUGIN.so [smoke|standard|perf|verify]
+ * Prints "<plugin>: OK|SKIPPED|ERROR <message>"; exit 0 for OK or SKIPPED,
+ * 1 for ERROR, 2 for a usage error. The plugin is never dlclosed, and the
+ * libraries named in VK_INPROC_KEEP (colon-separated: the Vulkan drivers and
+ * layers, which the loader dlcloses) are pinned in memory, so that a leak
+ * report keeps the module names of its stack frames and a suppression by
+ * module can match it. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/plugin.h"
+
+struct host {
+  struct bench_host api;
+  const struct bench_plugin *p;
+  int tier;
+  char message[1024];
+  char value[256];
+  int validation_messages, checks;
+};
+
+static struct host *H(const struct bench_host *api) { return (struct host *)api->host_data; }
+
+/* The first item of the parameter's default list for the tier. */
+static const char *param_text(const struct bench_host *api, const char *name) {
+  struct host *h = H(api);
+  for (const struct bench_param *q = h->p->params; q->name; q++) {
+    if (strcmp(q->name, name) != 0) continue;
+    const char *d = q->defaults[h->tier] ? q->defaults[h->tier] : q->defaults[BENCH_TIER_STANDARD];
+    size_t n = strcspn(d, ",");
+    snprintf(h->value, sizeof h->value, "%.*s", (int)n, d);
+    return h->value;
+  }
+  fprintf(stderr, "vk_inproc: unknown parameter %s\n", name);
+  exit(1);
+}
+
+static int64_t param_int(const struct bench_host *api, const char *name) {
+  return strtoll(param_text(api, name), NULL, 10);
+}
+static double param_float(const struct bench_host *api, const char *name) {
+  return strtod(param_text(api, name), NULL);
+}
+static const char *param_str(const struct bench_host *api, const char *name) {
+  return param_text(api, name);
+}
+
+static int record(const struct bench_host *api, int rc, const char *fmt, va_list ap) {
+  vsnprintf(H(api)->message, sizeof H(api)->message, fmt, ap);
+  return rc;
+}
+static int skip(const struct bench_host *api, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = record(api, BENCH_SKIP, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+static int fail(const struct bench_host *api, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = record(api, BENCH_ERROR, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+static void logf_(const struct bench_host *api, const char *fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "%s\n", buf);
+  if (strncmp(buf, "vulkan validation", 17) == 0 || strncmp(buf, "vulkan performance", 18) == 0)
+    H(api)->validation_messages++;
+}
+
+static void set_info(const struct bench_host *api, const char *k, const char *v) {
+  (void)api, (void)k, (void)v;
+}
+static void set_work(const struct bench_host *api, double f, double b) { (void)api, (void)f, (void)b; }
+static void set_device_time(const struct bench_host *api, double ns) { (void)api, (void)ns; }
+
+/* Values k/4 for k in -3..3: exact in every dtype. */
+static void fill_random(const struct bench_host *api, void *dst, size_t count,
+                        enum bench_dtype t, uint64_t seed) {
+  (void)api;
+  static const uint16_t f16[7] = {0xba00, 0xb800, 0xb400, 0x0000, 0x3400, 0x3800, 0x3a00};
+  for (size_t i = 0; i < count; i++) {
+    int k = (int)((i * 2654435761u + seed * 40503u) % 7);
+    float v = (float)(k - 3) / 4.0f;
+    if (t == BENCH_F32) {
+      ((float *)dst)[i] = v;
+    } else if (t == BENCH_F16) {
+      ((uint16_t *)dst)[i] = f16[k];
+    } else {
+      uint32_t bits;
+      memcpy(&bits, &v, 4);
+      ((uint16_t *)dst)[i] = (uint16_t)(bits >> 16);
+    }
+  }
+}
+
+static int check(const struct bench_host *api, const struct bench_check *c) {
+  H(api)->checks++;
+  if (!c || !c->op || !c->out || !c->in[0]) return fail(api, "malformed check");
+  return BENCH_OK;
+}
+
+int main(int argc, char **argv) {
+  static const char *const tiers[] = {"smoke", "standard", "perf", "verify"};
+  struct host h = {.tier = BENCH_TIER_SMOKE};
+  if (argc < 2 || argc > 3) {
+    fprintf(stderr, "usage: vk_inproc PLUGIN.so [smoke|standard|perf|verify]\n");
+    return 2;
+  }
+  const char *keep = getenv("VK_INPROC_KEEP");
+  while (keep && *keep) {
+    char lib[1024];
+    size_t n = strcspn(keep, ":");
+    snprintf(lib, sizeof lib, "%.*s", (int)n, keep);
+    if (n && !dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE))
+      fprintf(stderr, "vk_inproc: cannot pin %s: %s\n", lib, dlerror());
+    keep += n + (keep[n] == ':');
+  }
+  for (int t = 0; argc == 3 && t < 4; t++)
+    if (strcmp(argv[2], tiers[t]) == 0) h.tier = t;
+  void *so = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!so) {
+    fprintf(stderr, "vk_inproc: %s\n", dlerror());
+    return 2;
+  }
+  h.p = dlsym(so, BENCH_PLUGIN_SYMBOL);
+  if (!h.p) {
+    fprintf(stderr, "vk_inproc: %s has no %s\n", argv[1], BENCH_PLUGIN_SYMBOL);
+    return 2;
+  }
+  h.api = (struct bench_host){BENCH_ABI_VERSION, &h, param_int, param_float, param_str, skip, fail,
+                              logf_, set_info, set_work, set_device_time, fill_random, check};
+  const struct bench_plugin *p = h.p;
+  void *ctx = NULL, *state = NULL;
+  int rc = p->init ? p->init(&h.api, &ctx) : BENCH_OK;
+  if (rc == BENCH_OK) {
+    rc = p->setup(&h.api, ctx, &state);
+    for (int i = 0; rc == BENCH_OK && i < 3; i++) rc = p->run(&h.api, state);
+    if (rc == BENCH_OK && p->verify) rc = p->verify(&h.api, state);
+    if (rc == BENCH_OK && p->verify && h.checks == 0) rc = fail(&h.api, "verify() checked nothing");
+    if (state && p->teardown) p->teardown(&h.api, state);
+    if (p->deinit) p->deinit(&h.api, ctx);
+  }
+  if (rc == BENCH_OK && h.validation_messages)
+    rc = fail(&h.api, "%d validation message(s) during teardown or deinit", h.validation_messages);
+  printf("%s: %s %s\n", p->name, rc == BENCH_OK ? "OK" : rc == BENCH_SKIP ? "SKIPPED" : "ERROR",
+         h.message);
+  return rc == BENCH_ERROR ? 1 : 0;
+}

@@ -1,0 +1,144 @@
+/* Shared plumbing of the CPU plugins, linked into each as a small static
+ * library: a thread pool with a parallel for, aligned allocation, the
+ * machine's cache sizes, f16/bf16 conversion, a vectorisable expf, and the
+ * `threads` parameter every threaded plugin declares. Nothing here prints
+ * or exits. */
+#ifndef BENCH_CPU_COMMON_H
+#define BENCH_CPU_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bench/plugin.h"
+
+/* Clones of a hot loop's function for AVX-512 (x86-64-v4), AVX2+FMA
+ * (x86-64-v3) and the portable baseline; the loader picks the widest this
+ * CPU runs. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CPU_MULTIVERSION \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define CPU_MULTIVERSION
+#endif
+
+/* The `threads` parameter of every threaded plugin, with its tier defaults. */
+#define CPU_THREADS_PARAM(smoke, standard, perf, verify)                              \
+  {.name = "threads", .type = BENCH_PARAM_INT,                                         \
+   .description = "worker threads, 0 = every CPU this process may run on", .min = 0,   \
+   .max = 1024, .defaults = {smoke, standard, perf, verify}}
+
+/* A size in bytes: "4096", "64KiB", "1.5MiB", "2GiB" (also K, M, G), or a
+ * cache of this machine with an optional factor or divisor: "L1", "L2/2",
+ * "4*LLC" (L1, L2, L3, LLC = the last level). -1 when malformed or the
+ * cache is unknown. */
+int64_t cpu_parse_size(const char *text);
+
+/* CPUs this process may run on (sched_getaffinity), at least 1. */
+int cpu_count(void);
+/* threads parameter -> thread count: 0 means cpu_count(). */
+int cpu_threads_resolve(int64_t requested);
+
+/* Size in bytes of the largest cache of `level` (1, 2, 3) that holds data,
+ * from /sys/devices/system/cpu/cpu0/cache; 0 if unknown. */
+int64_t cpu_cache_bytes(int level);
+/* The last-level cache: the highest level with a size; `fallback` if none. */
+int64_t cpu_llc_bytes(int64_t fallback);
+
+/* 64-byte aligned memory (2 MiB aligned and transparent huge pages asked for
+ * from 4 MiB up); NULL when out of memory. Free with cpu_free. */
+void *cpu_alloc(size_t bytes);
+void cpu_free(void *p);
+
+/* dst[0, n) = src[0, n) with non-temporal stores (x86; a plain copy
+ * elsewhere): the lines go to memory without being read first or kept in
+ * the caches. For outputs larger than the last-level cache, which a plain
+ * store would first read (write-allocate); call cpu_stream_fence() once the
+ * thread has written its last. */
+void cpu_stream_copy(float *dst, const float *src, int64_t n);
+void cpu_stream_fence(void);
+
+/* Non-temporal output for `bytes` of output on this machine: when it is
+ * larger than the last-level cache. */
+int cpu_stream_output(int64_t bytes);
+
+/* ---- thread pool ------------------------------------------------------ */
+
+struct cpu_pool;
+/* A pool of n threads: the caller is thread 0, n - 1 workers wait in the
+ * pool. NULL when a thread could not be started. n = 1 starts none. */
+struct cpu_pool *cpu_pool_create(int n);
+void cpu_pool_destroy(struct cpu_pool *pool);
+int cpu_pool_size(const struct cpu_pool *pool);
+
+/* The pool the `threads` parameter asks for, its size recorded as the
+ * case's "threads" info; NULL (after host->fail) when threads cannot start. */
+struct cpu_pool *cpu_pool_from_param(const struct bench_host *host);
+
+/* fn(arg, tid, n) on every thread of the pool at once (tid 0 on the
+ * caller); returns when all have returned. */
+typedef void (*cpu_task_fn)(void *arg, int tid, int nthreads);
+void cpu_pool_run(struct cpu_pool *pool, cpu_task_fn fn, void *arg);
+
+/* fn(arg, begin, end, tid) over [0, n) split into one contiguous range per
+ * thread; a thread's range is a multiple of `grain` (except the last), so
+ * n <= grain runs on the caller alone, waking no thread. The split depends
+ * only on n, grain and the pool size, so results are deterministic. */
+typedef void (*cpu_range_fn)(void *arg, int64_t begin, int64_t end, int tid);
+void cpu_parallel_for(struct cpu_pool *pool, int64_t n, int64_t grain, cpu_range_fn fn,
+                      void *arg);
+
+/* The grain of a row-wise kernel over rows of `cols` elements: at least
+ * 16 Ki elements per thread, so tiny problems stay on one thread. */
+static inline int64_t cpu_row_grain(int64_t cols) {
+  return cols >= 16384 ? 1 : 16384 / (cols > 0 ? cols : 1);
+}
+
+/* Thread tid's share of [0, n) in units of grain. */
+void cpu_split(int64_t n, int64_t grain, int tid, int nthreads, int64_t *begin, int64_t *end);
+
+/* ---- element types ------------------------------------------------------ */
+
+int cpu_dtype_parse(const char *name, enum bench_dtype *out);
+size_t cpu_dtype_size(enum bench_dtype t);
+
+static inline float cpu_bf16_to_f32(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+float cpu_f16_to_f32(uint16_t h);
+
+/* dst[i] = src[offset + i] as float, for i < count; src holds dtype. */
+void cpu_load_f32(float *dst, const void *src, size_t offset, size_t count, enum bench_dtype t);
+
+/* ---- math ----------------------------------------------------------------- */
+
+/* e^x in float, branch-free so loops around it vectorise: Cody-Waite range
+ * reduction and Cephes's degree-6 polynomial, about 1 ulp; the argument is
+ * clamped to [-87.3, 88.37] (results 2^-126 .. 2.4e38: never inf or
+ * subnormal). Needs -fno-trapping-math for GCC to vectorise the clamps. */
+static inline float cpu_expf(float x) {
+  x = x < -87.33654f ? -87.33654f : x;
+  x = x > 88.37626f ? 88.37626f : x;
+  /* n = round(x / ln 2): adding 1.5 * 2^23 rounds to an integer */
+  const float magic = 12582912.0f;
+  const float n = (x * 1.44269504088896341f + magic) - magic;
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  /* times 2^n, n in [-126, 127], built as a float's exponent */
+  const uint32_t bits = (uint32_t)((int32_t)n + 127) << 23;
+  float scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+#endif

@@ -1,0 +1,271 @@
+/* Packed, register-blocked GEMM (the loops of BLIS / Goto's algorithm).
+ *
+ *   for jc: columns of C in blocks of nc          B panel kc x nc -> L3
+ *     for pc: the reduction in blocks of kc       pack B[pc.., jc..]
+ *       for ic: rows of C in blocks of mc         pack A[ic.., pc..] -> L2
+ *         for jr: nr-wide micro-panels of B       one micro-panel -> L1
+ *           for ir: mr-high micro-panels of A
+ *             micro-kernel: C[mr,nr] (+)= Ap[kc][mr] Bp[kc][nr] in registers
+ *
+ * Packing lays each micro-panel out in the order the kernel reads it,
+ * zero-pads the edges (so the kernel always runs a full tile; partial tiles
+ * of C go through a small buffer) and converts f16/bf16 to f32. */
+#include "cpu_gemm_packed.h"
+
+#include <string.h>
+
+#include "cpu_common.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GEMM_X86 1
+#endif
+
+/* ---- micro-kernels ------------------------------------------------------------ */
+
+/* Portable: the compiler vectorises the j loops for the baseline ISA. */
+static void kern_generic(int64_t kc, const float *restrict a, const float *restrict b,
+                         float *restrict c, int64_t ldc, int accumulate) {
+  float t[6][16] = {{0}};
+  for (int64_t p = 0; p < kc; p++, a += 6, b += 16)
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < 16; j++) t[i][j] += a[i] * b[j];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 16; j++) c[i * ldc + j] = accumulate ? c[i * ldc + j] + t[i][j] : t[i][j];
+}
+
+#ifdef GEMM_X86
+/* AVX2+FMA, 6 x 16: 12 accumulators, 2 loads of B and 6 broadcasts of A
+ * for 12 FMAs per step of k (BLIS's Haswell/Zen shape). */
+#define ROW2(i)                                          \
+  do {                                                   \
+    const __m256 ai = _mm256_broadcast_ss(a + (i));      \
+    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);          \
+    c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);          \
+  } while (0)
+#define STORE2(i)                                                                     \
+  do {                                                                                \
+    float *ci = c + (i) * ldc;                                                        \
+    if (accumulate) {                                                                 \
+      c##i##0 = _mm256_add_ps(c##i##0, _mm256_loadu_ps(ci));                          \
+      c##i##1 = _mm256_add_ps(c##i##1, _mm256_loadu_ps(ci + 8));                      \
+    }                                                                                 \
+    _mm256_storeu_ps(ci, c##i##0);                                                    \
+    _mm256_storeu_ps(ci + 8, c##i##1);                                                \
+  } while (0)
+
+__attribute__((target("avx2,fma"))) static void kern_avx2(int64_t kc, const float *restrict a,
+                                                           const float *restrict b,
+                                                           float *restrict c, int64_t ldc,
+                                                           int accumulate) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+         c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  for (int i = 0; i < 6; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; p++) {
+    const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+    ROW2(0);
+    ROW2(1);
+    ROW2(2);
+    ROW2(3);
+    ROW2(4);
+    ROW2(5);
+    a += 6;
+    b += 16;
+  }
+  STORE2(0);
+  STORE2(1);
+  STORE2(2);
+  STORE2(3);
+  STORE2(4);
+  STORE2(5);
+}
+
+/* AVX-512, 12 x 32: 24 accumulators in zmm registers, 2 loads of B and 12
+ * broadcasts of A for 24 FMAs per step of k. */
+#define ROW512(i)                                        \
+  do {                                                   \
+    const __m512 ai = _mm512_set1_ps(a[i]);              \
+    c##i##_0 = _mm512_fmadd_ps(ai, b0, c##i##_0);        \
+    c##i##_1 = _mm512_fmadd_ps(ai, b1, c##i##_1);        \
+  } while (0)
+#define STORE512(i)                                                                   \
+  do {                                                                                \
+    float *ci = c + (i) * ldc;                                                        \
+    if (accumulate) {                                                                 \
+      c##i##_0 = _mm512_add_ps(c##i##_0, _mm512_loadu_ps(ci));                        \
+      c##i##_1 = _mm512_add_ps(c##i##_1, _mm512_loadu_ps(ci + 16));                   \
+    }                                                                                 \
+    _mm512_storeu_ps(ci, c##i##_0);                                                   \
+    _mm512_storeu_ps(ci + 16, c##i##_1);                                              \
+  } while (0)
+
+__attribute__((target("avx512f"))) static void kern_avx512(int64_t kc, const float *restrict a,
+                                                            const float *restrict b,
+                                                            float *restrict c, int64_t ldc,
+                                                            int accumulate) {
+  __m512 c0_0 = _mm512_setzero_ps(), c0_1 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c2_0 = c0_0,
+         c2_1 = c0_0, c3_0 = c0_0, c3_1 = c0_0, c4_0 = c0_0, c4_1 = c0_0, c5_0 = c0_0,
+         c5_1 = c0_0, c6_0 = c0_0, c6_1 = c0_0, c7_0 = c0_0, c7_1 = c0_0, c8_0 = c0_0,
+         c8_1 = c0_0, c9_0 = c0_0, c9_1 = c0_0, c10_0 = c0_0, c10_1 = c0_0, c11_0 = c0_0,
+         c11_1 = c0_0;
+  for (int i = 0; i < 12; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; p++) {
+    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+    ROW512(0);
+    ROW512(1);
+    ROW512(2);
+    ROW512(3);
+    ROW512(4);
+    ROW512(5);
+    ROW512(6);
+    ROW512(7);
+    ROW512(8);
+    ROW512(9);
+    ROW512(10);
+    ROW512(11);
+    a += 12;
+    b += 32;
+  }
+  STORE512(0);
+  STORE512(1);
+  STORE512(2);
+  STORE512(3);
+  STORE512(4);
+  STORE512(5);
+  STORE512(6);
+  STORE512(7);
+  STORE512(8);
+  STORE512(9);
+  STORE512(10);
+  STORE512(11);
+}
+#endif
+
+/* Blocking: kc * nr * 4 bytes of B micro-panel in L1 (16 KiB for AVX2,
+ * 32 KiB for AVX-512 of a 48 KiB L1), an A block of mc * kc * 4 bytes in
+ * half of a 1 MiB L2, a B panel of kc * nc * 4 bytes (4 MiB) in L3. */
+static const struct gemm_kernel kernels[] = {
+#ifdef GEMM_X86
+    {"avx512 12x32", 12, 32, 144, 256, 4096, kern_avx512},
+    {"avx2 6x16", 6, 16, 144, 256, 4080, kern_avx2},
+#endif
+    {"generic 6x16", 6, 16, 96, 256, 2048, kern_generic},
+};
+
+static int kernel_runs_here(const struct gemm_kernel *k) {
+#ifdef GEMM_X86
+  if (k->fn == kern_avx512) return __builtin_cpu_supports("avx512f");
+  if (k->fn == kern_avx2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  (void)k;
+  return 1;
+}
+
+const struct gemm_kernel *gemm_kernel_pick(const char *isa) {
+  const int any = strcmp(isa, "auto") == 0;
+  const size_t len = strlen(isa);
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+    const struct gemm_kernel *k = &kernels[i]; /* widest first */
+    const int named = strncmp(k->name, isa, len) == 0 && k->name[len] == ' ';
+    if ((any || named) && kernel_runs_here(k)) return k;
+  }
+  return NULL;
+}
+
+/* ---- packing ---------------------------------------------------------------------- */
+
+static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+size_t gemm_packed_buffer_floats(const struct gemm_kernel *kr) {
+  const int64_t a = round_up(round_up(kr->mc, kr->mr) * kr->kc, 16);
+  const int64_t b = round_up(kr->kc * round_up(kr->nc, kr->nr), 16);
+  const int64_t tmp = round_up(kr->kc > kr->nc ? kr->kc : kr->nc, 16);
+  return (size_t)(a + b + tmp);
+}
+
+/* Row `row`, columns [col, col + count) of a row-major matrix as floats:
+ * straight from an f32 source, else converted into tmp. */
+static const float *row_f32(const struct gemm_problem *g, const void *src, int64_t ld,
+                            int64_t row, int64_t col, int64_t count, float *tmp) {
+  if (g->dtype == BENCH_F32) return (const float *)src + row * ld + col;
+  cpu_load_f32(tmp, src, (size_t)(row * ld + col), (size_t)count, g->dtype);
+  return tmp;
+}
+
+/* B[pc..pc+kc, jc..jc+nc] -> nr-wide micro-panels, each kc x nr. */
+static void pack_b(const struct gemm_kernel *kr, const struct gemm_problem *g, int64_t pc,
+                   int64_t kc, int64_t jc, int64_t nc, float *bp, float *tmp) {
+  const int nr = kr->nr;
+  for (int64_t p = 0; p < kc; p++) {
+    const float *src = row_f32(g, g->b, g->n, pc + p, jc, nc, tmp);
+    for (int64_t jp = 0; jp < nc; jp += nr) {
+      float *dst = bp + jp * kc + p * nr;
+      const int64_t w = min64(nr, nc - jp);
+      int64_t j = 0;
+      for (; j < w; j++) dst[j] = src[jp + j];
+      for (; j < nr; j++) dst[j] = 0;
+    }
+  }
+}
+
+/* A[ic..ic+mc, pc..pc+kc] -> mr-high micro-panels, each kc x mr (transposed). */
+static void pack_a(const struct gemm_kernel *kr, const struct gemm_problem *g, int64_t ic,
+                   int64_t mc, int64_t pc, int64_t kc, float *ap, float *tmp) {
+  const int mr = kr->mr;
+  for (int64_t ip = 0; ip < mc; ip += mr) {
+    float *panel = ap + ip * kc;
+    for (int i = 0; i < mr; i++) {
+      if (ip + i < mc) {
+        const float *src = row_f32(g, g->a, g->k, ic + ip + i, pc, kc, tmp);
+        for (int64_t p = 0; p < kc; p++) panel[p * mr + i] = src[p];
+      } else {
+        for (int64_t p = 0; p < kc; p++) panel[p * mr + i] = 0;
+      }
+    }
+  }
+}
+
+/* ---- the loops ------------------------------------------------------------------------- */
+
+void gemm_packed_block(const struct gemm_kernel *kr, const struct gemm_problem *g, int64_t i0,
+                       int64_t i1, int64_t j0, int64_t j1, float *buf) {
+  const int mr = kr->mr, nr = kr->nr;
+  float *ap = buf;
+  float *bp = ap + round_up(round_up(kr->mc, mr) * kr->kc, 16);
+  float *tmp = bp + round_up(kr->kc * round_up(kr->nc, nr), 16);
+  float tile[12 * 32] __attribute__((aligned(64))); /* the largest mr x nr */
+  const int64_t n = g->n;
+
+  for (int64_t jc = j0; jc < j1; jc += kr->nc) {
+    const int64_t nc = min64(kr->nc, j1 - jc);
+    for (int64_t pc = 0; pc < g->k; pc += kr->kc) {
+      const int64_t kc = min64(kr->kc, g->k - pc);
+      const int accumulate = pc > 0;
+      pack_b(kr, g, pc, kc, jc, nc, bp, tmp);
+      for (int64_t ic = i0; ic < i1; ic += kr->mc) {
+        const int64_t mc = min64(kr->mc, i1 - ic);
+        pack_a(kr, g, ic, mc, pc, kc, ap, tmp);
+        for (int64_t jr = 0; jr < nc; jr += nr) {
+          const float *bpanel = bp + jr * kc;
+          const int64_t w = min64(nr, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            const float *apanel = ap + ir * kc;
+            float *c = g->c + (ic + ir) * n + jc + jr;
+            const int64_t h = min64(mr, mc - ir);
+            if (h == mr && w == nr) {
+              kr->fn(kc, apanel, bpanel, c, n, accumulate);
+              continue;
+            }
+            kr->fn(kc, apanel, bpanel, tile, nr, 0);
+            for (int64_t i = 0; i < h; i++)
+              for (int64_t j = 0; j < w; j++)
+                c[i * n + j] = accumulate ? c[i * n + j] + tile[i * nr + j] : tile[i * nr + j];
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,38 @@
+/* The packed, register-blocked GEMM of cpu_gemm (cpu_gemm_packed.c):
+ * C[m,n] = A[m,k] B[k,n], row-major, A and B in f32, f16 or bf16 (converted
+ * while packing), C in f32 with fp32 accumulation. */
+#ifndef BENCH_CPU_GEMM_PACKED_H
+#define BENCH_CPU_GEMM_PACKED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/plugin.h"
+
+/* A micro-kernel: C[mr,nr] (+)= Ap[kc][mr] * Bp[kc][nr] from packed panels. */
+struct gemm_kernel {
+  const char *name; /* "avx512 12x32", "avx2 6x16", "generic 6x16" */
+  int mr, nr;      /* register tile */
+  int mc, kc, nc;  /* cache blocks: A block mc x kc in L2, B panel kc x nc in L3 */
+  void (*fn)(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int accumulate);
+};
+
+/* The kernel for isa "auto" (the widest this CPU runs), "avx512", "avx2" or
+ * "generic"; NULL when this CPU lacks that instruction set. */
+const struct gemm_kernel *gemm_kernel_pick(const char *isa);
+
+struct gemm_problem {
+  int64_t m, n, k;
+  const void *a, *b; /* row-major, element type dtype */
+  enum bench_dtype dtype;
+  float *c;
+};
+
+/* Floats of packing buffer one thread needs for kernel kr. */
+size_t gemm_packed_buffer_floats(const struct gemm_kernel *kr);
+
+/* Rows [i0, i1) and columns [j0, j1) of C, packing into buf (one thread's). */
+void gemm_packed_block(const struct gemm_kernel *kr, const struct gemm_problem *g, int64_t i0,
+                       int64_t i1, int64_t j0, int64_t j1, float *buf);
+
+#endif

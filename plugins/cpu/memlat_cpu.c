@@ -1,0 +1,129 @@
+/* memlat_cpu: load-to-use latency, lmbench lat_mem_rd style. The working
+ * set is a ring of 64-byte nodes (one cache line each) linked in a random
+ * cyclic order (Sattolo's shuffle), so every load depends on the one before
+ * and no prefetcher can guess the next line. One iteration follows `loads`
+ * links; ns per load = median time / loads. With the default loads =
+ * 1000000 the median in ms IS the latency in ns. GB/s = 64 B per load.
+ * One case per working-set size (size: "32KiB", or relative to this
+ * machine's caches, "L2/2", "4*LLC"), so the L1, L2, L3 and DRAM plateaus
+ * show as rows of the results. Rings from 4 MiB up ask for transparent huge
+ * pages, so large sizes measure the memory, not page walks. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench/plugin.h"
+#include "cpu_common.h"
+
+#define LINE 64
+
+struct node {
+  struct node *next;
+  char pad[LINE - sizeof(struct node *)];
+};
+
+struct memlat {
+  struct node *ring;
+  struct node *cursor; /* where the chase stopped: the next one goes on */
+  int64_t loads;
+};
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static const struct bench_param params[] = {
+    {.name = "size", .type = BENCH_PARAM_STRING,
+     .description = "working set: 32KiB, 256MiB, or relative to this machine's caches: L2/2, 4*LLC",
+     .defaults = {"16KiB,L2/2,LLC/2,2*LLC",
+                  "4KiB,8KiB,16KiB,32KiB,64KiB,128KiB,256KiB,512KiB,1MiB,2MiB,4MiB,8MiB,"
+                  "16MiB,32MiB,64MiB,128MiB,256MiB,512MiB,8*LLC",
+                  "4KiB,8KiB,16KiB,32KiB,64KiB,128KiB,256KiB,512KiB,1MiB,2MiB,4MiB,8MiB,"
+                  "16MiB,32MiB,64MiB,128MiB,256MiB,512MiB,1GiB,8*LLC",
+                  "4KiB,L1,1000000"}},
+    {.name = "loads", .type = BENCH_PARAM_INT,
+     .description = "dependent loads per iteration (1000000: median ms = ns per load)", .min = 1,
+     .max = 1e12, .defaults = {"100000", "1000000", "1000000", "1000"}},
+    {.name = NULL},
+};
+
+static int setup(const struct bench_host *host, void *ctx, void **state) {
+  (void)ctx;
+  struct memlat *s = calloc(1, sizeof *s);
+  if (!s) return host->fail(host, "out of memory");
+  *state = s;
+  const char *size = host->param_str(host, "size");
+  const int64_t bytes = cpu_parse_size(size);
+  if (bytes < 0) return host->fail(host, "size '%s': not a size (32KiB, L2/2, 4*LLC)", size);
+  const int64_t n = bytes / LINE < 2 ? 2 : bytes / LINE;
+  if (n > (int64_t)UINT32_MAX) return host->fail(host, "size '%s': too large", size);
+  s->loads = host->param_int(host, "loads");
+  s->ring = cpu_alloc((size_t)n * sizeof *s->ring);
+  uint32_t *order = malloc((size_t)n * sizeof *order);
+  if (!s->ring || !order) {
+    free(order);
+    return host->fail(host, "out of memory for a %lld-node ring", (long long)n);
+  }
+  /* Sattolo's shuffle: a uniformly random single cycle through all nodes. */
+  uint64_t seed = 0x5eed;
+  for (int64_t i = 0; i < n; i++) order[i] = (uint32_t)i;
+  for (int64_t i = n - 1; i > 0; i--) {
+    const int64_t j = (int64_t)(splitmix64(&seed) % (uint64_t)i);
+    const uint32_t t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  for (int64_t i = 0; i < n; i++) s->ring[order[i]].next = &s->ring[order[(i + 1) % n]];
+  free(order);
+  s->cursor = s->ring;
+
+  char text[64];
+  snprintf(text, sizeof text, "%lld", (long long)(n * LINE));
+  host->set_info(host, "working_set_bytes", text);
+  snprintf(text, sizeof text, "%lld", (long long)cpu_llc_bytes(0));
+  host->set_info(host, "llc_bytes", text);
+  host->set_work(host, 0, (double)s->loads * LINE);
+  return BENCH_OK;
+}
+
+static int run(const struct bench_host *host, void *state) {
+  (void)host;
+  struct memlat *s = state;
+  const struct node *p = s->cursor;
+  int64_t i = 0;
+  for (; i + 8 <= s->loads; i += 8) {
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+  }
+  for (; i < s->loads; i++) p = p->next;
+  s->cursor = (struct node *)p;
+  return BENCH_OK;
+}
+
+static void teardown(const struct bench_host *host, void *state) {
+  (void)host;
+  struct memlat *s = state;
+  cpu_free(s->ring);
+  free(s);
+}
+
+BENCH_PLUGIN_DEFINE = {
+    .abi_version = BENCH_ABI_VERSION,
+    .name = "memlat_cpu",
+    .backend = "cpu",
+    .operation = "none",
+    .description = "load-to-use latency by a random pointer chase; ns per load = median / loads "
+                   "(median ms at loads=1000000)",
+    .params = params,
+    .setup = setup,
+    .run = run,
+    .teardown = teardown,
+};

@@ -92,8 +92,8 @@ static void format_time(double ns, char *out, size_t len) {
 /* One line per finished case, like a test runner's. */
 static void print_case(struct suite *s, const struct case_result *r, const char *label) {
   progress_clear(&s->progress);
-  fprintf(s->out, "[%*d/%d] %s %s: %s", s->total >= 100 ? 3 : 2, r->index + 1, s->total, r->plugin,
-          label, case_status_name(r->status));
+  fprintf(s->out, "[%*d/%d] %s%s%s: %s", s->total >= 100 ? 3 : 2, r->index + 1, s->total, r->plugin,
+          *label ? " " : "", label, case_status_name(r->status));
   if (r->status == CASE_OK) {
     const struct stats *t = case_time(r);
     char med[32];

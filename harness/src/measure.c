@@ -141,7 +141,7 @@ static void verify_output(const struct plugin *pl, struct host_state *h, void *s
     record_failure(r, h, rc, "verify");
     return;
   }
-  if (h->checks == 0) {
+  if (h->checks == 0 && strcmp(pl->desc->operation, "none") != 0) {
     r->status = CASE_ERROR;
     r->message = xstrdup("verify() returned without handing an output to host->check()");
     return;

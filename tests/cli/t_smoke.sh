@@ -10,18 +10,22 @@ base="$T/r/${TODAY}_cpu_gemm_smoke_ci-box"
 expect_in "$base.txt" '^plugin sha256 +[0-9a-f]{64}$'
 expect_in "$base.txt" '^preset sha256 +[0-9a-f]{64}$'
 expect_in "$base.txt" '^command +.*bench --preset smoke --plugin cpu_gemm --results-dir'
-expect_in "$T/out" 'cpu_gemm variant=blocked m=64 n=64 k=64 dtype=f32: OK'
-python3 - "$base.json" <<'PY' && ok || fail "result JSON"
+expect_in "$T/out" 'cpu_gemm variant=blocked m=64 n=64 k=64 dtype=f32 threads=0 isa=auto: OK'
+python3 - "$base.json" "$T/ncases" <<'PY' && ok || fail "result JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "bench-result/1"
 cases = d["cases"]
-assert len(cases) == 4, len(cases)
+assert len(cases) >= 4, len(cases)
 for c in cases:
-    assert c["status"] == "OK", c["status"]
+    if c["status"] == "SKIPPED":  # the OpenBLAS anchor where OpenBLAS is absent
+        assert c["params"]["variant"] == "openblas" and "OpenBLAS" in c["message"], c
+        continue
+    assert c["status"] == "OK", (c["status"], c["params"])
     s = c["samples"]["host_ns"]
     assert len(s) >= 3 and all(x > 0 for x in s)
-    assert c["check"]["method"] == "full" and c["check"]["max_abs_err"] < 1e-4
+    assert c["check"]["method"] == "full" and c["check"]["max_abs_err"] < 1e-3, c["check"]
+open(sys.argv[2], "w").write(str(len(cases)))
 PY
 expect_in "$T/r/rollup.csv" '^date,host,tag,plugin,backend,operation,preset,params,status'
 expect_eq "$(csv_field "$T/r/rollup.csv" cpu_gemm 'variant=naive m=64' status)" OK "rollup status"
@@ -33,7 +37,7 @@ python3 -c "import sys; sys.exit(0 if float('$gf') > 0 else 1)" && ok || fail "g
 run_bench --preset smoke --plugin cpu_gemm --results-dir "$T/r" --tag ci-box
 expect_rc 0 "second run"
 [ -f "$base.2.json" ] && [ -f "$base.2.txt" ] && [ -f "$base.json" ] && ok || fail "second run files"
-expect_eq "$(grep -c ',cpu_gemm,' "$T/r/rollup.csv")" 8 "rollup rows from both runs"
+expect_eq "$(grep -c ',cpu_gemm,' "$T/r/rollup.csv")" "$(( 2 * $(cat "$T/ncases") ))" "rollup rows from both runs"
 ls -a "$T/r" | grep -q tmp && fail "temporary files left" || ok
 
 # bench rollup rebuilds the same file.

@@ -203,8 +203,10 @@ struct bench_plugin {
   void (*deinit)(const struct bench_host *host, void *ctx);
 
   /* Per case. setup and run are required; verify is required unless
-   * operation is "none"; teardown is called whenever setup left a non-NULL
-   * *state, whatever setup returned. */
+   * operation is "none" (no harness reference: such a verify may check its
+   * output itself and host->fail() on a mismatch, without host->check());
+   * teardown is called whenever setup left a non-NULL *state, whatever
+   * setup returned. */
   int (*setup)(const struct bench_host *host, void *ctx, void **state);
   int (*run)(const struct bench_host *host, void *state);
   int (*verify)(const struct bench_host *host, void *state);

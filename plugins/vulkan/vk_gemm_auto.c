@@ -16,6 +16,7 @@
 
 #include "gemm_tile.h"
 #include "tune_cache.h"
+#include "vk_gemm_problem.h"
 #include "vkh.h"
 #include "vkh_compile.h"
 
@@ -33,14 +34,6 @@ static const char *const variants[] = {
 #define NVARIANTS (sizeof variants / sizeof variants[0])
 #define TIMED_RUNS 3 /* per variant, after one warm-up run; the minimum counts */
 #define LONG_RUN_S 2.0 /* s: a run this long is measured by its warm-up alone */
-
-struct gemm {
-  struct vkh *vk;
-  int64_t m, n, k;
-  enum bench_dtype dtype;
-  struct vkh_array a, b, c;
-  struct vkh_kernel kern; /* the chosen variant */
-};
 
 static const struct bench_param params[] = {
     {.name = "m", .type = BENCH_PARAM_INT, .description = "rows of A and C", .min = 1,
@@ -61,7 +54,7 @@ static double now_s(void) {
 }
 
 /* Compile one variant with its sizes as macros, and make its kernel. */
-static int build(struct gemm *s, struct vkh_compiler *cc, const char *name, struct vkh_kernel *k) {
+static int build(struct vk_gemm *s, struct vkh_compiler *cc, const char *name, struct vkh_kernel *k) {
   struct gemm_tile t;
   if (gemm_tile_parse(name, &t) != 0) return s->vk->host->fail(s->vk->host, "bad variant %s", name);
   char def[5][24];
@@ -100,7 +93,7 @@ static int build(struct gemm *s, struct vkh_compiler *cc, const char *name, stru
  * has no timestamps. To keep the search short where runs are long: a
  * warm-up over LONG_RUN_S is itself the measure (the JIT is noise there),
  * and a variant over twice the best so far after one timed run stops. */
-static int time_kernel(struct gemm *s, struct vkh_kernel *k, double best_ns, double *ns) {
+static int time_kernel(struct vk_gemm *s, struct vkh_kernel *k, double best_ns, double *ns) {
   double t0 = now_s();
   int rc = vkh_dispatch_submit(s->vk, &k->dispatch);
   double host_ns = (now_s() - t0) * 1e9;
@@ -117,7 +110,7 @@ static int time_kernel(struct gemm *s, struct vkh_kernel *k, double best_ns, dou
 }
 
 /* Every variant this device can run, timed; the fastest stays in s->kern. */
-static int search(struct gemm *s, struct vkh_compiler *cc, char *best, size_t len, double *best_ns,
+static int search(struct vk_gemm *s, struct vkh_compiler *cc, char *best, size_t len, double *best_ns,
                   char *log, size_t loglen) {
   const struct bench_host *h = s->vk->host;
   size_t used = 0;
@@ -148,20 +141,10 @@ static int search(struct gemm *s, struct vkh_compiler *cc, char *best, size_t le
 }
 
 static int setup(const struct bench_host *host, void *ctx, void **state) {
-  struct gemm *s = calloc(1, sizeof *s);
-  if (!s) return host->fail(host, "out of memory");
-  *state = s;
-  struct vkh *vk = s->vk = vkh_case(host, ctx);
-  s->m = host->param_int(host, "m");
-  s->n = host->param_int(host, "n");
-  s->k = host->param_int(host, "k");
-  s->dtype = vkh_param_dtype(host);
-  int rc;
-  if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
-  if ((rc = vkh_array_random(vk, &s->a, (size_t)(s->m * s->k), s->dtype, 1, "A")) ||
-      (rc = vkh_array_random(vk, &s->b, (size_t)(s->k * s->n), s->dtype, 2, "B")) ||
-      (rc = vkh_array_output(vk, &s->c, (size_t)(s->m * s->n), s->dtype, "C")))
-    return rc;
+  struct vk_gemm *s;
+  int rc = vk_gemm_setup(host, ctx, state, &s);
+  if (rc) return rc;
+  struct vkh *vk = s->vk;
 
   /* The cache key: device, driver version, shape, dtype, candidate set. */
   char key[512], path[1024], variant[32] = "", tuning[2400];
@@ -202,35 +185,8 @@ out:
   if (rc) return rc;
   host->set_info(host, "variant", variant);
   host->set_info(host, "tuning", tuning);
-  host->set_work(host, 2.0 * (double)s->m * (double)s->n * (double)s->k,
-                 (double)(vkh_array_bytes(&s->a) + vkh_array_bytes(&s->b) + vkh_array_bytes(&s->c)));
+  vk_gemm_set_work(host, s);
   return vkh_status(vk);
-}
-
-static int run(const struct bench_host *host, void *state) {
-  (void)host;
-  struct gemm *s = state;
-  return vkh_kernel_run(s->vk, &s->kern);
-}
-
-static int verify(const struct bench_host *host, void *state) {
-  struct gemm *s = state;
-  int rc = vkh_array_read(s->vk, &s->c);
-  if (rc) return rc;
-  const struct bench_check c = {.op = "gemm", .dtype = s->dtype, .out_dtype = s->dtype,
-                                .m = s->m, .n = s->n, .k = s->k,
-                                .in = {s->a.host, s->b.host}, .out = s->c.host};
-  return host->check(host, &c);
-}
-
-static void teardown(const struct bench_host *host, void *state) {
-  (void)host;
-  struct gemm *s = state;
-  vkh_kernel_destroy(s->vk, &s->kern);
-  vkh_array_free(s->vk, &s->a);
-  vkh_array_free(s->vk, &s->b);
-  vkh_array_free(s->vk, &s->c);
-  free(s);
 }
 
 BENCH_PLUGIN_DEFINE = {
@@ -244,7 +200,7 @@ BENCH_PLUGIN_DEFINE = {
     .init = vkh_init,
     .deinit = vkh_deinit,
     .setup = setup,
-    .run = run,
-    .verify = verify,
-    .teardown = teardown,
+    .run = vk_gemm_run,
+    .verify = vk_gemm_verify,
+    .teardown = vk_gemm_teardown,
 };

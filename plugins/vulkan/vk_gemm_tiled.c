@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "gemm_tile.h"
+#include "vk_gemm_problem.h"
 #include "vkh.h"
 
 static const uint32_t spv_f32[] =
@@ -16,14 +17,6 @@ static const uint32_t spv_f32[] =
 static const uint32_t spv_f16[] =
 #include "gemm_tiled.f16.spv.inc"
     ;
-
-struct gemm {
-  struct vkh *vk;
-  int64_t m, n, k;
-  enum bench_dtype dtype;
-  struct vkh_array a, b, c;
-  struct vkh_kernel kern;
-};
 
 static const struct bench_param params[] = {
     {.name = "m", .type = BENCH_PARAM_INT, .description = "rows of A and C", .min = 1,
@@ -41,25 +34,14 @@ static const struct bench_param params[] = {
 };
 
 static int setup(const struct bench_host *host, void *ctx, void **state) {
-  struct gemm *s = calloc(1, sizeof *s);
-  if (!s) return host->fail(host, "out of memory");
-  *state = s;
-  struct vkh *vk = s->vk = vkh_case(host, ctx);
-  s->m = host->param_int(host, "m");
-  s->n = host->param_int(host, "n");
-  s->k = host->param_int(host, "k");
-  s->dtype = vkh_param_dtype(host);
+  struct vk_gemm *s;
+  int rc = vk_gemm_setup(host, ctx, state, &s);
+  if (rc) return rc;
+  struct vkh *vk = s->vk;
   struct gemm_tile t;
   if (gemm_tile_parse(host->param_str(host, "tile"), &t) != 0)
     return host->fail(host, "tile = '%s': expected BMxBNxBK_TMxTN with TM dividing BM and TN "
                       "dividing BN, e.g. 64x64x8_4x4", host->param_str(host, "tile"));
-  int rc;
-  if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
-
-  if ((rc = vkh_array_random(vk, &s->a, (size_t)(s->m * s->k), s->dtype, 1, "A")) ||
-      (rc = vkh_array_random(vk, &s->b, (size_t)(s->k * s->n), s->dtype, 2, "B")) ||
-      (rc = vkh_array_output(vk, &s->c, (size_t)(s->m * s->n), s->dtype, "C")))
-    return rc;
 
   const uint32_t spec[] = {t.bm, t.bn, t.bk, t.tm, t.tn}; /* constant ids 3..7 */
   const struct vkh_pipeline_desc d = {
@@ -81,35 +63,8 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
                               (struct vkh_buffer *const[]){&s->a.dev, &s->b.dev, &s->c.dev}, push,
                               groups)))
     return rc;
-  host->set_work(host, 2.0 * (double)s->m * (double)s->n * (double)s->k,
-                 (double)(vkh_array_bytes(&s->a) + vkh_array_bytes(&s->b) + vkh_array_bytes(&s->c)));
+  vk_gemm_set_work(host, s);
   return vkh_status(vk);
-}
-
-static int run(const struct bench_host *host, void *state) {
-  (void)host;
-  struct gemm *s = state;
-  return vkh_kernel_run(s->vk, &s->kern);
-}
-
-static int verify(const struct bench_host *host, void *state) {
-  struct gemm *s = state;
-  int rc = vkh_array_read(s->vk, &s->c);
-  if (rc) return rc;
-  const struct bench_check c = {.op = "gemm", .dtype = s->dtype, .out_dtype = s->dtype,
-                                .m = s->m, .n = s->n, .k = s->k,
-                                .in = {s->a.host, s->b.host}, .out = s->c.host};
-  return host->check(host, &c);
-}
-
-static void teardown(const struct bench_host *host, void *state) {
-  (void)host;
-  struct gemm *s = state;
-  vkh_kernel_destroy(s->vk, &s->kern);
-  vkh_array_free(s->vk, &s->a);
-  vkh_array_free(s->vk, &s->b);
-  vkh_array_free(s->vk, &s->c);
-  free(s);
 }
 
 BENCH_PLUGIN_DEFINE = {
@@ -123,7 +78,7 @@ BENCH_PLUGIN_DEFINE = {
     .init = vkh_init,
     .deinit = vkh_deinit,
     .setup = setup,
-    .run = run,
-    .verify = verify,
-    .teardown = teardown,
+    .run = vk_gemm_run,
+    .verify = vk_gemm_verify,
+    .teardown = vk_gemm_teardown,
 };

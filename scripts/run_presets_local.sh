@@ -9,8 +9,9 @@
 # are (e.g. --mode debug, --plugin-dir DIR).
 #
 # What it does: configure and build (cmake -S . -B build $BUILD_OPTIONS;
-# skipped when $BENCH names a bench to use), run each preset with its JSON
-# events and per-case/PROGRESS lines shown live and kept in
+# skipped when $BENCH names a bench to use), run each preset with its case
+# lines and a PROGRESS line (redrawn in place on a terminal) shown live and
+# everything, with bench's JSON events, kept in
 # RESULTS/logs/<time>_<preset>[_<tag>].log, rebuild RESULTS/rollup.csv,
 # print a summary, and exit 0 only if every case was OK or SKIPPED. A failed
 # case leaves RESULTS/diag_<time>_<preset>[_<tag>].txt (dmesg OOM/killed
@@ -21,7 +22,8 @@
 #   --tag TAG           passed to bench: added to result names and rows
 #   --results-dir DIR   where results go (default: results/ of this tree)
 #   --resume            skip the preset/plugin pairs whose results for today
-#                       are already in the results folder
+#                       are already in the results folder with every case OK
+#                       or SKIPPED
 #   --build-dir DIR     the build folder (default: build/ of this tree)
 #   --build-option OPT  add one word to the cmake configure command (repeatable)
 #   --build-target T    build only T (repeatable; default: all)
@@ -116,7 +118,8 @@ for preset in "${PRESETS[@]}"; do
   new_log "$preset"
   say "$preset: bench ${bargs[*]} (log $LOG)"
   set +e
-  "$LOCAL_BENCH" "${bargs[@]}" --results-dir "$RESULTS_DIR" --events - 2>&1 </dev/null | tee -ai -- "$LOG"
+  "$LOCAL_BENCH" "${bargs[@]}" --results-dir "$RESULTS_DIR" --events - 2>&1 </dev/null | tee -ai -- "$LOG" |
+    (trap '' INT; show_stream)
   rc=${PIPESTATUS[0]}
   set -e
   note=''

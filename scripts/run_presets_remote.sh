@@ -15,28 +15,36 @@
 #      build*/, results/ or anything fetched from a remote);
 #   2. configure and build there: cmake -S . -B build $BUILD_OPTIONS, reusing
 #      the remote build folder;
-#   3. run each preset there, detached from the connection, streaming its
-#      JSON events and per-case/PROGRESS lines live to this terminal and to
+#   3. run each preset there, detached from the connection, streaming it
+#      live: the case lines and a PROGRESS line (redrawn in place on a
+#      terminal) here, everything with bench's JSON events in
 #      RESULTS/logs/<time>_<preset>_<tag>.log;
 #   4. fetch the result files (named and tagged with the host's tag by the
 #      remote bench's --tag) into a temporary folder inside RESULTS, move the
 #      complete files into place, and rebuild RESULTS/rollup.csv with a local
 #      bench ($BENCH, build/bin/bench, or one built into build/);
 #   5. print a summary; exit 0 only if every case was OK or SKIPPED.
-# A failed case or a dropped connection leaves RESULTS/diag_<time>_<preset>_<tag>.txt.
+# A failed case or a dropped connection leaves RESULTS/diag_<time>_<preset>_<tag>.txt
+# (the remote's dmesg, free -h, df -h, rocm-smi and log tail, or the ssh error).
 # A run outlives a dropped connection; the next invocation against the same
 # REMOTE_PATH collects it first, and --resume then runs only what is missing.
 #
 # The remote needs bash, rsync, cmake and bench's build dependencies, GNU
 # coreutils (tail --pid) and setsid (util-linux), and a POSIX-like login
 # shell (sh, bash, zsh): every word of a remote command is single-quoted.
-# One run at a time per REMOTE_PATH.
+# Missing tools are named before anything is synced. REMOTE_SETUP (e.g.
+# `module load rocm/6.2`) runs before every remote step. One run at a time
+# per REMOTE_PATH; a second session against the same REMOTE_PATH collects a
+# run it finds going, and a result already home is never fetched again.
 #
 # Options (they override the configuration file):
 #   --config FILE       configuration (default: $BENCH_REMOTE_CONFIG, else
 #                       ~/.config/bench/remote.conf when it exists); see
 #                       scripts/remote.conf.example
-#   --tag TAG           REMOTE_TAG: tag of result names and rows (default: HOST)
+#   --tag TAG           tag of result names and rows (default: REMOTE_TAG when
+#                       HOST is the configured REMOTE_HOST, else HOST)
+#   --remote-setup CMD  REMOTE_SETUP: shell commands run on the remote before
+#                       each step (PATH, `module load ...`)
 #   --remote-path PATH  REMOTE_PATH: the tree on the remote, relative to its
 #                       home or absolute (default: bench-remote)
 #   --ssh-option OPT    add one word to SSH_OPTIONS (repeatable)
@@ -47,6 +55,7 @@
 #   --results-dir DIR   where results come home (default: results/ of this tree)
 #   --resume            skip the preset/plugin pairs whose results for the
 #                       remote's today are already in the results folder
+#                       with every case OK or SKIPPED
 #   --no-sync           do not sync the tree (run what is there)
 #   --no-build          do not build (use the remote's existing build)
 #   -h, --help
@@ -63,7 +72,7 @@ PROG=run_presets_remote.sh
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
 
 # --- configuration ---------------------------------------------------------
-REMOTE_HOST='' REMOTE_PATH=bench-remote REMOTE_TAG='' BUILD_JOBS=0
+REMOTE_HOST='' REMOTE_PATH=bench-remote REMOTE_TAG='' REMOTE_SETUP='' BUILD_JOBS=0 TAG_OPT=''
 SSH_OPTS=() RSYNC_OPTS=() BUILD_OPTS=() BUILD_TARGETS=()
 
 # split_words NAME VALUE: whitespace-separated words into the array NAME
@@ -76,7 +85,7 @@ split_words() {
 # load_config FILE: KEY=VALUE lines (optionally quoted with '...' or "...",
 # nothing expanded or run); '#' starts a comment line.
 load_config() {
-  local file=$1 line key value n=0
+  local file=$1 line key value n=0 tag_line=0
   if [ ! -f "$file" ] || [ ! -r "$file" ]; then die 2 "cannot read configuration '$file'"; fi
   while IFS= read -r line || [ -n "$line" ]; do
     n=$((n + 1))
@@ -90,7 +99,8 @@ load_config() {
     case $key in
     REMOTE_HOST) REMOTE_HOST=$value ;;
     REMOTE_PATH) REMOTE_PATH=$value ;;
-    REMOTE_TAG) REMOTE_TAG=$value ;;
+    REMOTE_TAG) REMOTE_TAG=$value tag_line=$n ;;
+    REMOTE_SETUP) REMOTE_SETUP=$value ;;
     BUILD_JOBS) BUILD_JOBS=$value ;;
     SSH_OPTIONS) split_words SSH_OPTS "$value" ;;
     RSYNC_OPTIONS) split_words RSYNC_OPTS "$value" ;;
@@ -99,6 +109,9 @@ load_config() {
     *) die 2 "$file:$n: unknown key '$key' (see scripts/remote.conf.example)" ;;
     esac
   done <"$file"
+  if [ -n "$REMOTE_TAG" ] && [ -z "$REMOTE_HOST" ]; then
+    die 2 "$file:$tag_line: REMOTE_TAG is the tag of REMOTE_HOST, and no REMOTE_HOST is set (other hosts are tagged with their own name, or --tag)"
+  fi
 }
 
 # The configuration file first, so that options override it wherever they
@@ -126,8 +139,10 @@ while [ $# -gt 0 ]; do
   -h | --help) usage; exit 0 ;;
   --config) need "$@"; shift 2 ;;
   --config=*) shift ;;
-  --tag) need "$@"; REMOTE_TAG=$2; shift 2 ;;
-  --tag=*) REMOTE_TAG=${1#*=}; shift ;;
+  --tag) need "$@"; TAG_OPT=$2; [ -n "$2" ] || die 2 "empty --tag"; shift 2 ;;
+  --tag=*) TAG_OPT=${1#*=}; [ -n "$TAG_OPT" ] || die 2 "empty --tag"; shift ;;
+  --remote-setup) need "$@"; REMOTE_SETUP=$2; shift 2 ;;
+  --remote-setup=*) REMOTE_SETUP=${1#*=}; shift ;;
   --remote-path) need "$@"; REMOTE_PATH=$2; shift 2 ;;
   --remote-path=*) REMOTE_PATH=${1#*=}; shift ;;
   --ssh-option) need "$@"; SSH_OPTS+=("$2"); shift 2 ;;
@@ -166,7 +181,16 @@ case $REMOTE_PATH in
 esac
 [ -n "${REMOTE_PATH//\//}" ] || die 2 "refusing REMOTE_PATH '$REMOTE_PATH': empty, the root folder or the home folder"
 [[ $BUILD_JOBS =~ ^[0-9]+$ ]] || die 2 "bad --jobs '$BUILD_JOBS'"
-TAG=${REMOTE_TAG:-${HOST##*@}}
+# The configured tag names the configured host only: another host given on
+# the command line is tagged with its own name unless --tag says otherwise.
+if [ -n "$TAG_OPT" ]; then
+  TAG=$TAG_OPT
+elif [ -n "$REMOTE_TAG" ] && [ "$HOST" = "$REMOTE_HOST" ]; then
+  TAG=$REMOTE_TAG
+else
+  TAG=${HOST##*@}
+  [ -z "$REMOTE_TAG" ] || say "tag $TAG: REMOTE_TAG '$REMOTE_TAG' is the tag of $REMOTE_HOST, not of $HOST"
+fi
 [ -n "$TAG" ] || die 2 "empty tag"
 for p in "${PRESETS[@]}"; do
   if is_preset_file "$p" && [ ! -f "$p" ]; then die 2 "no preset file '$p'"; fi
@@ -200,8 +224,10 @@ shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 # One ssh for everything: the user's options first (for ssh the first value
 # of an option wins), then one shared connection and keep-alives, so that a
 # dead link is noticed within a minute.
+# Its error messages are also kept in $WORK/ssh.err for the diag files.
+: >"$WORK/ssh.err"
 {
-  printf '#!/bin/sh\nexec ssh'
+  printf '#!/usr/bin/env bash\nexec 2> >(tee -a %s >&2)\nexec ssh' "$(shq "$WORK/ssh.err")"
   for o in "${SSH_OPTS[@]}"; do printf ' %s' "$(shq "$o")"; done
   printf ' %s' -o ControlMaster=auto -o "ControlPath=$WORK/cm" -o ControlPersist=120 \
     -o ServerAliveInterval=15 -o ServerAliveCountMax=4 -o ConnectTimeout=20
@@ -212,9 +238,10 @@ AGENT=$(cat "$LIBDIR/remote-agent.sh")
 
 # remote VERB ARG...: run the agent's VERB on the remote with ROOT=REMOTE_PATH;
 # every word quoted, so nothing in a name or path is run by either shell.
+# REMOTE_SETUP travels in the agent's environment; the agent runs it first.
 remote() {
   local cmd a
-  cmd="bash -c $(shq "$AGENT") bench-remote $(shq "$1") $(shq "$REMOTE_PATH")"
+  cmd="BENCH_REMOTE_SETUP=$(shq "$REMOTE_SETUP") bash -c $(shq "$AGENT") bench-remote $(shq "$1") $(shq "$REMOTE_PATH")"
   shift
   for a in "$@"; do cmd+=" $(shq "$a")"; done
   "$WORK/ssh" -- "$HOST" "$cmd" </dev/null
@@ -222,7 +249,7 @@ remote() {
 # remote_stdin VERB ARG...: the same with this script's stdin (upload).
 remote_stdin() {
   local cmd a
-  cmd="bash -c $(shq "$AGENT") bench-remote $(shq "$1") $(shq "$REMOTE_PATH")"
+  cmd="BENCH_REMOTE_SETUP=$(shq "$REMOTE_SETUP") bash -c $(shq "$AGENT") bench-remote $(shq "$1") $(shq "$REMOTE_PATH")"
   shift
   for a in "$@"; do cmd+=" $(shq "$a")"; done
   "$WORK/ssh" -- "$HOST" "$cmd"
@@ -247,7 +274,11 @@ write_diag() {
     if [ -n "$id" ] && remote diag "$id" 2>&1; then
       :
     else
-      echo "(the remote could not be asked: no dmesg, free -h or rocm-smi from it this time)"
+      echo "(the remote could not be asked: no dmesg, free -h, df or rocm-smi from it this time)"
+      echo
+      echo "== what ssh and the remote said on stderr (last 20 lines)"
+      sleep 0.2 # the tee of the ssh wrapper's stderr
+      tail -n 20 -- "$WORK/ssh.err" 2>/dev/null | grep . || echo "(nothing)"
       if [ -n "$log" ] && [ -f "$log" ]; then
         echo
         echo "== the run's log as streamed here ($log), last 80 lines"
@@ -280,9 +311,13 @@ sync_tree() {
 }
 
 # fetch_run ID: the run's result files into RESULTS_DIR, each complete file
-# moved into place under a name not taken yet (.2, .3 ... as bench does).
+# moved into place under a name not taken yet (.2, .3 ... as bench does). A
+# file already home (the same bytes under its name or a numbered one, e.g.
+# fetched by another session collecting the same run) is not placed again;
+# the placing holds a lock on the results folder so that two sessions
+# fetching at once cannot both miss each other's copy.
 fetch_run() {
-  local id=$1 j base cand k n=0
+  local id=$1 j base cand k n=0 dup=0 old
   FETCH_TMP=$(mktemp -d "$RESULTS_DIR/.fetch.$$.XXXXXX")
   "${RSYNC[@]}" -rt --include='*.json' --include='*.txt' --exclude='*' -- \
     "$(raddr ".bench-remote/runs/$id/results")/" "$FETCH_TMP/" || {
@@ -291,10 +326,18 @@ fetch_run() {
     FETCH_TMP=''
     return "$rc"
   }
+  exec {lockfd}>>"$RESULTS_DIR/.fetch.lock"
+  flock -w 60 "$lockfd" || warn "could not lock $RESULTS_DIR/.fetch.lock; placing the results without it"
   for j in "$FETCH_TMP"/*.json; do
     [ -f "$j" ] || continue
     base=${j##*/}
     base=${base%.json}
+    for old in "$RESULTS_DIR/$base.json" "$RESULTS_DIR/$base".[0-9]*.json; do
+      if [ -f "$old" ] && cmp -s -- "$j" "$old"; then
+        dup=$((dup + 1))
+        continue 2
+      fi
+    done
     for ((k = 1; k < 10000; k++)); do
       cand=$base
       [ "$k" -eq 1 ] || cand=$base.$k
@@ -305,9 +348,14 @@ fetch_run() {
       break
     done
   done
+  exec {lockfd}>&-
   rm -rf -- "$FETCH_TMP"
   FETCH_TMP=''
-  say "fetched $n result file(s) into $RESULTS_DIR"
+  if [ "$dup" -eq 0 ]; then
+    say "fetched $n result file(s) into $RESULTS_DIR"
+  else
+    say "fetched $n result file(s) into $RESULTS_DIR ($dup already home, not fetched again)"
+  fi
 }
 
 # claim_file SRC DST: move SRC to DST unless DST exists (then 1).
@@ -327,13 +375,13 @@ claim_file() {
 follow_run() {
   local id=$1 log=$2 rc
   set +e
-  remote stream "$id" "$(stat -c %s -- "$log")" | tee -ai -- "$log"
+  remote stream "$id" "$(stat -c %s -- "$log")" | tee -ai -- "$log" | (trap '' INT; show_stream)
   rc=${PIPESTATUS[0]}
   if [ "$INTERRUPTED" -eq 1 ]; then
     say "interrupted: stopping the remote run (Ctrl-C again leaves it running)"
     trap - INT
     remote stop "$id"
-    remote stream "$id" "$(stat -c %s -- "$log")" | tee -ai -- "$log"
+    remote stream "$id" "$(stat -c %s -- "$log")" | tee -ai -- "$log" | (trap '' INT; show_stream)
     rc=${PIPESTATUS[0]}
     trap 'INTERRUPTED=1' INT
   fi
@@ -350,6 +398,12 @@ finish_run() {
     connection_lost "$preset" "$id" "$log"
     record_run "$name" "$log" 3 "connection lost; the run goes on at $HOST"
     return 1
+  fi
+  if ! remote has "$id" 2>/dev/null; then
+    # Another session collecting the same run fetched and cleaned it first.
+    say "run $id was collected by another session: its results are home there"
+    record_run "$name" "$log" 0 "collected by another session"
+    return 0
   fi
   if ! fetch_run "$id"; then
     connection_lost "$preset" "$id" "$log"
@@ -377,8 +431,12 @@ list_remote() { remote list "$@" "${BENCH_ARGS[@]}" 2>/dev/null || true; }
 
 # --- main ------------------------------------------------------------------
 say "remote $HOST:$REMOTE_PATH, tag $TAG, presets ${PRESETS[*]}, plugins ${PLUGINS[*]:-all}"
+# The tools the remote needs, checked before anything is synced.
+tools=(bash setsid tail flock)
+[ "$SYNC" -eq 0 ] || tools+=(rsync)
+[ "$BUILD" -eq 0 ] || tools+=(cmake make cc c++)
 set +e
-prep=$(remote prepare)
+prep=$(remote prepare "${tools[@]}")
 rc=$?
 set -e
 if [ "$rc" -eq 255 ]; then
@@ -409,7 +467,10 @@ if [ "$INTERRUPTED" -eq 0 ] && [ "$SYNC" -eq 1 ]; then
   sync_tree
   rc=$?
   set -e
-  if [ "$rc" -ne 0 ]; then
+  if [ "$rc" -ne 0 ] && [ "$INTERRUPTED" -eq 1 ]; then
+    record_run sync "" 130 "interrupted during the sync"
+    finish "$HOST"
+  elif [ "$rc" -ne 0 ]; then
     if [ "$rc" -eq 255 ] || [ "$rc" -eq 12 ] || [ "$rc" -eq 10 ]; then connection_lost "${PRESETS[0]}" ""; fi
     record_run sync "" 3 "rsync to $HOST failed (status $rc)"
     finish "$HOST"
@@ -424,7 +485,9 @@ if [ "$INTERRUPTED" -eq 0 ] && [ "$BUILD" -eq 1 ]; then
   rc=${PIPESTATUS[0]}
   set -e
   if [ "$rc" -ne 0 ]; then
-    if [ "$rc" -eq 255 ]; then
+    if [ "$INTERRUPTED" -eq 1 ]; then
+      record_run build "" 130 "interrupted during the build"
+    elif [ "$rc" -eq 255 ]; then
       connection_lost build "" "$LOG"
       record_run build "" 3 "connection lost during the build"
     else

@@ -43,7 +43,7 @@ void run_policy_defaults(struct run_policy *p) {
   p->verify = VERIFY_FAST;
   p->determinism = 0;
   p->timeout_s = 120.0;
-  p->heartbeat_s = 1.0;
+  p->heartbeat_s = 60.0;
 }
 
 /* ---- names ------------------------------------------------------------ */

@@ -56,17 +56,27 @@ preset_part() {
 }
 
 # result_home DIR DATE PLUGIN PRESET TAG: is there a result file of PLUGIN
-# under PRESET for DATE in DIR with no interrupted case?
+# under PRESET for DATE in DIR whose every case finished OK or SKIPPED? A
+# file with a failed, timed-out, crashed or interrupted case does not count:
+# --resume runs that plugin again (the rollup keeps the latest result of
+# each case).
 result_home() {
   local base f
   base="$1/$2_$(sanitize "$3")_$(preset_part "$4")"
   [ -z "$5" ] || base+="_$(sanitize "$5")"
   for f in "$base.json" "$base".[0-9]*.json; do
     [ -f "$f" ] || continue
-    grep -q '"status": *"INTERRUPTED"' "$f" && continue
-    return 0
+    result_all_passed "$f" && return 0
   done
   return 1
+}
+
+# result_all_passed FILE: every case status in the result file FILE is OK or
+# SKIPPED (a case's "status" is the only key of that name in bench-result/1).
+result_all_passed() {
+  local s
+  s=$(grep -ao '"status": *"[A-Z_]*"' -- "$1" | grep -aEv '"(OK|SKIPPED)"$' | head -n 1) || true
+  [ -z "$s" ]
 }
 
 # is_preset_file PRESET: a path to a local .ini rather than a shipped name.
@@ -147,6 +157,40 @@ new_log() {
   done
   LOG+=.log
   : >"$LOG"
+}
+
+# show_stream: a run's stream (bench's JSON events on stdout, its case and
+# PROGRESS lines on stderr) as a person reads it. The events stay in the log
+# (the caller tees the whole stream there first); the case lines pass
+# through; on a terminal the PROGRESS line is redrawn in place below them
+# instead of scrolling, elsewhere (a pipe, a CI log) it is printed as a line
+# each time bench prints one (bench rate-limits them). Interrupts are the
+# caller's: run it as `... | (trap '' INT; show_stream)`.
+show_stream() {
+  local line shown=0 tty=0 width=${COLUMNS:-0}
+  [ -t 1 ] && tty=1
+  if [ "$tty" -eq 1 ] && [ "$width" -le 0 ]; then width=$(tput cols 2>/dev/null || echo 100); fi
+  [ "$width" -gt 20 ] 2>/dev/null || width=100
+  while IFS= read -r line || [ -n "$line" ]; do
+    case $line in
+    '{"event":'*) ;;
+    'PROGRESS: '*)
+      if [ "$tty" -eq 1 ]; then
+        printf '\r\033[K%s' "${line:0:$((width - 1))}"
+        shown=1
+      else
+        printf '%s\n' "$line"
+      fi
+      ;;
+    *)
+      [ "$shown" -eq 0 ] || printf '\r\033[K'
+      shown=0
+      printf '%s\n' "$line"
+      ;;
+    esac
+  done
+  [ "$shown" -eq 0 ] || printf '\r\033[K'
+  return 0
 }
 
 # write_atomic PATH: stdin to PATH through a temporary name beside it.

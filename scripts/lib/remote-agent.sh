@@ -12,10 +12,14 @@
 #     rc                    bench's exit status, written when it has ended
 #     presets/              preset files uploaded from the local machine
 #
+# BENCH_REMOTE_SETUP in the environment (the user's REMOTE_SETUP, e.g.
+# `module load rocm/6.2; export PATH=...`) is run by this shell before any verb.
+#
 # Verbs (exit 2 for a refused request, 3 for a missing run):
-#   prepare ROOT             make/check ROOT; print "date YYYY-MM-DD", "nproc N" and
-#                            a line per run left: "run ID running - LABEL" or
-#                            "run ID done RC LABEL"
+#   prepare ROOT TOOL...     check that every TOOL is on PATH (else name the missing
+#                            ones, exit 2, touch nothing); make/check ROOT; print
+#                            "date YYYY-MM-DD", "nproc N" and a line per run left:
+#                            "run ID running - LABEL" or "run ID done RC LABEL"
 #   upload ROOT REL          write stdin to ROOT/REL (through a temporary name)
 #   build ROOT JOBS TARGETS OPT...  cmake -S . -B build OPT...; cmake --build build
 #                            -j JOBS [--target TARGETS] (blank-separated; "": all)
@@ -27,6 +31,7 @@
 #   stop ROOT ID             Ctrl-C for the run (bench keeps what it measured)
 #   diag ROOT ID             dmesg OOM/killed lines, free -h, rocm-smi, log tail
 #   diag-log ROOT LOG RC     the same for any log (run_presets_local.sh)
+#   has ROOT ID              exit 0 when the run's folder is there, else 3
 #   clean ROOT ID            remove the run's folder
 set -euo pipefail
 verb=${1:?verb}
@@ -39,6 +44,14 @@ refuse() {
 }
 
 [ -n "${root//\//}" ] || refuse "refusing REMOTE_PATH '$root': empty or the root folder"
+
+if [ -n "${BENCH_REMOTE_SETUP:-}" ]; then
+  set +eu
+  eval "$BENCH_REMOTE_SETUP"
+  setup_rc=$?
+  set -eu
+  [ "$setup_rc" -eq 0 ] || refuse "REMOTE_SETUP failed with status $setup_rc: $BENCH_REMOTE_SETUP"
+fi
 
 run_dir() {
   [[ $1 =~ ^[A-Za-z0-9._-]+$ ]] || refuse "bad run id '$1'"
@@ -59,6 +72,9 @@ diag_report() {
   echo
   echo "== free -h"
   free -h 2>&1 || echo "(free not available)"
+  echo
+  echo "== df -h (the run's folder, the remote tree, /tmp)"
+  df -h "$(dirname -- "$1")" . /tmp 2>&1 | awk '!seen[$0]++' || echo "(df not available)"
   echo
   if command -v rocm-smi >/dev/null 2>&1; then
     echo "== rocm-smi"
@@ -93,6 +109,13 @@ list_runs() {
 }
 
 if [ "$verb" = prepare ]; then
+  missing=()
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    refuse "missing on $(uname -n): ${missing[*]} (install them, or put them on PATH with REMOTE_SETUP); nothing was synced"
+  fi
   mkdir -p -- "$root"
 fi
 cd -- "$root" 2>/dev/null || {
@@ -208,6 +231,11 @@ diag)
 
 diag-log)
   diag_report "${1:?log}" "${2:-?}" "log $1"
+  ;;
+
+has)
+  d=$(run_dir "${1:?id}")
+  [ -d "$d" ] || exit 3
   ;;
 
 clean)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run_presets_local.sh: each preset run with its log, result files, the
 # rollup and the summary; a failed case leaves a diag file; --resume runs
-# only what is missing; usage errors; Ctrl-C keeps what was measured.
+# only what is missing or failed; the terminal shows case lines and PROGRESS
+# (redrawn on a tty), never the JSON events; usage errors; Ctrl-C keeps what
+# was measured.
 # shellcheck disable=SC2015,SC2012 # `test && ok || fail` (ok never fails); ls of our own names
 # shellcheck source=tests/cli/lib.sh
 . "$SRC/tests/cli/lib.sh"
@@ -27,7 +29,8 @@ for pr in fast smoke; do
 done
 expect_eq "$(csv_field "$R/rollup.csv" fx_ok n=8 tag)" lo "rollup tag"
 expect_in "$T/out" '^PROGRESS: ' "PROGRESS lines shown"
-expect_in "$T/out" '^\{"event":"TEST_END"' "events shown"
+expect_not_in "$T/out" '"event"' "JSON events on the terminal"
+expect_in "$T/out" '^\[ *[0-9]+/[0-9]+\] fx_ok' "case lines shown"
 expect_in "$T/out" '^ +2  fx_skip +n=8 +SKIPPED' "summary table"
 expect_in "$T/out" '^  smoke: 1 ok, 1 skipped, 0 failed' "summary line"
 ls "$R"/diag_* >/dev/null 2>&1 && fail "a diag file for a clean run" || ok
@@ -39,6 +42,13 @@ diag=$(ls "$R"/diag_*_fast.txt 2>/dev/null | head -n 1)
 [ -n "$diag" ] && ok || fail "no diag file"
 [ -z "$diag" ] || expect_in "$diag" '^== free -h'
 [ -z "$diag" ] || expect_in "$diag" 'WRONG_ANSWER'
+[ -z "$diag" ] || expect_in "$diag" '^== df -h' "diag names the free disk"
+
+# --resume does not take a failed result for done: fx_wrong runs again.
+run_local --resume "$FAST" fx_wrong -- --plugin-dir "$FX_GOOD"
+expect_rc 1 "resume of a failed plugin"
+expect_not_in "$T/out" 'nothing to run' "a failed result counted as home"
+[ -f "$R/${TODAY}_fx_wrong_fast.2.json" ] && ok || fail "fx_wrong did not run again"
 
 # --resume: the pairs home are skipped, the others run.
 n=$(ls "$R"/*.json | wc -l)
@@ -68,8 +78,8 @@ set -m # a job of its own: its own process group, SIGINT not ignored
 "$SCRIPT" --results-dir "$T/r3" "$FAST" fx_ok,fx_hang -- --plugin-dir "$FX_GOOD" >"$T/out" 2>&1 </dev/null &
 spid=$!
 set +m
-for _ in $(seq 100); do
-  grep -q '"event":"TEST_START".*"fx_hang"' "$T/out" 2>/dev/null && break
+for _ in $(seq 200); do
+  grep -qs '"event":"TEST_START".*"fx_hang"' "$T"/r3/logs/*.log && break
   sleep 0.05
 done
 sleep 0.3
@@ -79,4 +89,20 @@ RC=$?
 expect_rc 130 "Ctrl-C"
 expect_eq "$(csv_field "$T/r3/rollup.csv" fx_hang n=8 status)" INTERRUPTED "the interrupted case is kept"
 expect_in "$T/out" 'interrupted' "the summary says so"
+
+# On a terminal (a pty from script(1)): the PROGRESS line is redrawn in place,
+# the case lines scroll above it, and no JSON event is shown.
+if command -v script >/dev/null; then
+  script -qfec "$(printf '%q ' "$SCRIPT" --results-dir "$T/r4" "$FAST" fx_ok,fx_skip -- --plugin-dir "$FX_GOOD")" \
+    /dev/null >"$T/tty.out" 2>&1 </dev/null
+  RC=$?
+  expect_rc 0 "a run on a terminal"
+  grep -q $'\r\033\[KPROGRESS: ' "$T/tty.out" && ok || fail "PROGRESS not redrawn on a terminal"
+  expect_not_in "$T/tty.out" '"event"' "JSON events on a terminal"
+  expect_in "$T/tty.out" 'fx_skip.*SKIPPED' "case lines on a terminal"
+  log=$(ls "$T"/r4/logs/*_fast.log 2>/dev/null | head -n 1)
+  [ -n "$log" ] && expect_in "$log" '^\{"event":"TEST_END"' "events in the log" || fail "no log of the terminal run"
+else
+  fail "script(1) missing (bsdutils)"
+fi
 finish

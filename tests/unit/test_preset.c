@@ -105,7 +105,7 @@ static void test_defaults(void) {
   CHECK(p.verify == VERIFY_FAST);
   CHECK(p.determinism == 0);
   CHECK_NEAR(p.timeout_s, 120.0, 1e-9);
-  CHECK_NEAR(p.heartbeat_s, 1.0, 1e-12);
+  CHECK_NEAR(p.heartbeat_s, 60.0, 1e-12);
 }
 
 static int load_shipped(const char *name, struct preset *p) {

@@ -301,7 +301,7 @@ connection_lost() {
 
 # --- steps ------------------------------------------------------------------
 sync_tree() {
-  local -a ex=(--exclude=/.git/ --exclude='/build*/' --exclude=/results/ --exclude=/.bench-remote/
+  local -a ex=(--exclude=/.git --exclude='/build*/' --exclude=/results/ --exclude=/.bench-remote/
     --exclude='*.tmp.*')
   case $RESULTS_DIR/ in
   "$SRC"/?*) ex+=("--exclude=/${RESULTS_DIR#"$SRC"/}/") ;;
@@ -314,7 +314,7 @@ sync_tree() {
 # moved into place under a name not taken yet (.2, .3 ... as bench does). A
 # file already home (the same bytes under its name or a numbered one, e.g.
 # fetched by another session collecting the same run) is not placed again;
-# the placing holds a lock on the results folder so that two sessions
+# the placing holds a lock (flock) on the results folder itself so that two sessions
 # fetching at once cannot both miss each other's copy.
 fetch_run() {
   local id=$1 j base cand k n=0 dup=0 old
@@ -326,8 +326,8 @@ fetch_run() {
     FETCH_TMP=''
     return "$rc"
   }
-  exec {lockfd}>>"$RESULTS_DIR/.fetch.lock"
-  flock -w 60 "$lockfd" || warn "could not lock $RESULTS_DIR/.fetch.lock; placing the results without it"
+  exec {lockfd}<"$RESULTS_DIR"
+  flock -w 60 "$lockfd" || warn "could not lock $RESULTS_DIR; placing the results without the lock"
   for j in "$FETCH_TMP"/*.json; do
     [ -f "$j" ] || continue
     base=${j##*/}
@@ -434,7 +434,10 @@ say "remote $HOST:$REMOTE_PATH, tag $TAG, presets ${PRESETS[*]}, plugins ${PLUGI
 # The tools the remote needs, checked before anything is synced.
 tools=(bash setsid tail flock)
 [ "$SYNC" -eq 0 ] || tools+=(rsync)
-[ "$BUILD" -eq 0 ] || tools+=(cmake make cc c++)
+if [ "$BUILD" -eq 1 ]; then
+  tools+=(cmake cc c++)
+  if [[ " ${BUILD_OPTS[*]} " == *Ninja* ]]; then tools+=(ninja); else tools+=(make); fi
+fi
 set +e
 prep=$(remote prepare "${tools[@]}")
 rc=$?

@@ -2,8 +2,11 @@
 # run_presets_remote.sh end to end against a real sshd on 127.0.0.1 (this
 # machine plays the remote, in a folder of the test's own): sync, one remote
 # build, the smoke preset, fetch, local rollup; --resume with nothing left; a
-# connection dropped mid-run (sshd stopped) and --resume after it; names,
-# tags and paths with spaces and shell metacharacters; refused REMOTE_PATHs.
+# connection dropped mid-run (sshd stopped) and --resume after it (a failed
+# result is run again, the rollup counts each case once); two sessions
+# against one tree; Ctrl-C in a run and in the build; REMOTE_TAG, REMOTE_SETUP
+# and tools missing on the remote; names, tags and paths with spaces and
+# shell metacharacters; refused REMOTE_PATHs.
 # shellcheck disable=SC2015,SC2012 # `test && ok || fail` (ok never fails); ls of our own names
 # shellcheck source=tests/cli/lib.sh
 . "$SRC/tests/cli/lib.sh"
@@ -25,6 +28,7 @@ build_options="-DBENCH_TESTS=OFF -DBENCH_HIP=OFF"
 [ "${BENCH_SANITIZE:-OFF}" != ON ] || build_options+=" -DBENCH_SANITIZE=ON" # the fixtures are sanitized too
 cat >"$T/remote.conf" <<EOF
 # written by t_remote.sh
+REMOTE_HOST=127.0.0.1
 REMOTE_PATH="$RP"
 REMOTE_TAG=loopback
 SSH_OPTIONS=$SSH_OPTIONS
@@ -38,7 +42,15 @@ run_remote() {
   "$SCRIPT" --config "$T/remote.conf" --results-dir "$R" "$@" >"$T/out" 2>&1 </dev/null
   RC=$?
 }
-show_out() { echo "--- output:"; grep -v '^{"event":"HEARTBEAT"' "$T/out" | tail -n 60; }
+show_out() { echo "--- output:"; tail -n 60 "$T/out"; }
+# wait_log DIR PATTERN: wait (30 s at most) until a log under DIR/logs has PATTERN.
+wait_log() {
+  for _ in $(seq 300); do
+    grep -qsE -- "$2" "$1"/logs/*.log && return 0
+    sleep 0.1
+  done
+  return 1
+}
 
 # No half-written file in the results folder: no temporary or hidden file
 # or folder, every .json whole, every .txt beside its .json.
@@ -83,11 +95,13 @@ assert len(by["cpu_gemm"]) >= 2 and all(x["status"] == "OK" for x in by["cpu_gem
 assert all(x["preset"] == "smoke" for x in rows)
 PY
 grep -q '"tag": "loopback"' "$R/${TODAY}_fx_ok_smoke_loopback.json" && ok || fail "no tag in the fetched JSON"
-expect_in "$T/out" '^\{"event":"TEST_END".*"plugin":"fx_ok"' "streamed events"
+expect_not_in "$T/out" '"event"' "JSON events on the terminal"
+expect_in "$T/out" '^\[ *[0-9]+/[0-9]+\] fx_ok' "streamed case lines"
 expect_in "$T/out" '^PROGRESS: ' "streamed PROGRESS lines"
 expect_in "$T/out" 'fx_ok +n=8 +OK' "summary table"
 log=$(ls "$R"/logs/*_smoke_loopback.log 2>/dev/null | head -n 1)
 [ -n "$log" ] && expect_in "$log" '^\{"event":"SUITE_END"' "local log" || fail "no local log"
+[ -n "$log" ] && expect_in "$log" '^\{"event":"TEST_END".*"plugin":"fx_ok"' "events in the local log"
 [ -f "$RP/CMakeLists.txt" ] && [ -x "$RP/build/bin/bench" ] && ok || fail "no synced tree and build at the remote path"
 [ ! -e "$RP/.git" ] && [ ! -e "$RP/results" ] && ok || fail ".git or results/ synced"
 [ -z "$(ls -A "$RP/.bench-remote/runs")" ] && ok || fail "remote run folder not cleaned"
@@ -116,11 +130,7 @@ done
 "$SCRIPT" --config "$T/remote.conf" --results-dir "$R" --no-build 127.0.0.1 "$T/p/dropa.ini,$T/p/dropb.ini" fx_hang,fx_ok \
   -- --plugin-dir "$FX_GOOD" >"$T/drop.out" 2>&1 </dev/null &
 spid=$!
-for _ in $(seq 300); do
-  grep -q '"event":"TEST_START".*"plugin":"fx_hang"' "$T/drop.out" 2>/dev/null && break
-  sleep 0.1
-done
-expect_in "$T/drop.out" '"event":"TEST_START".*"plugin":"fx_hang"' "the slow case started"
+wait_log "$R" '"event":"TEST_START".*"plugin":"fx_hang"' && ok || fail "the slow case did not start"
 sleep 0.5
 sshd_stop # the link drops while fx_hang runs
 wait "$spid"
@@ -132,6 +142,8 @@ if [ -n "$diag" ]; then
   ok
   expect_in "$diag" 'connection to 127\.0\.0\.1 was lost' "diag says what happened"
   expect_in "$diag" 'TEST_START.*fx_hang' "diag holds the log's tail"
+  expect_in "$diag" '^== what ssh and the remote said' "diag has a section for ssh's words"
+  expect_in "$diag" '(Connection refused|closed|Broken pipe|Connection reset)' "diag holds the ssh error"
 else
   fail "no diag file for the dropped run"
 fi
@@ -142,18 +154,23 @@ sshd_start || fail "sshd did not restart"
 run_remote --resume --no-build 127.0.0.1 "$T/p/dropa.ini,$T/p/dropb.ini" fx_hang,fx_ok -- --plugin-dir "$FX_GOOD"
 expect_rc 1 "resume after the drop (fx_hang times out)"
 expect_in "$T/out" 'collecting run .*dropa' "the earlier run is collected"
-expect_in "$T/out" 'skipping' "dropa is not run again"
+# dropa's fx_ok is home; its fx_hang timed out, so it is not done: it runs again.
+expect_in "$T/out" 'dropa\.ini: skipping fx_ok:' "dropa's fx_ok is not run again"
 runs=$(grep -c '^==> .* on 127\.0\.0\.1: bench --preset' "$T/out")
-expect_eq "$runs" 1 "runs started by the resume"
+expect_eq "$runs" 2 "runs started by the resume"
+expect_in "$T/out" '^==> .*dropa\.ini on 127\.0\.0\.1: bench --preset .*--plugin fx_hang --tag' "the timed-out plugin runs again"
 expect_in "$T/out" '^==> .*dropb\.ini on 127\.0\.0\.1: bench --preset' "the missing preset runs"
 for pr in dropa dropb; do
   for p in fx_hang fx_ok; do
     [ -f "$R/${TODAY}_${p}_${pr}_loopback.json" ] && ok || fail "missing ${p} ${pr} after the resume"
-    [ ! -e "$R/${TODAY}_${p}_${pr}_loopback.2.json" ] && ok || fail "${p} ${pr} ran twice"
   done
 done
+[ -f "$R/${TODAY}_fx_hang_dropa_loopback.2.json" ] && ok || fail "fx_hang dropa did not run again"
+for f in fx_ok_dropa fx_ok_dropb fx_hang_dropb; do
+  [ ! -e "$R/${TODAY}_${f}_loopback.2.json" ] && ok || fail "${f} ran twice"
+done
 expect_eq "$(csv_field "$R/rollup.csv" fx_hang n=8 status)" TIMEOUT "fx_hang row"
-python3 - "$R/rollup.csv" <<'PY' && ok || fail "rollup rows of both drop presets"
+python3 - "$R/rollup.csv" <<'PY' && ok || fail "rollup rows of both drop presets, each case once"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 got = sorted((r["preset"], r["plugin"], r["status"]) for r in rows if r["preset"].startswith("drop"))
@@ -172,19 +189,86 @@ set -m # a job of its own: its own process group, SIGINT not ignored
   fx_hang,fx_ok -- --plugin-dir "$FX_GOOD" >"$T/int.out" 2>&1 </dev/null &
 spid=$!
 set +m
-for _ in $(seq 300); do
-  grep -q '"event":"TEST_START".*"plugin":"fx_hang"' "$T/int.out" 2>/dev/null && break
-  sleep 0.1
-done
+wait_log "$T/r4" '"event":"TEST_START".*"plugin":"fx_hang"' || fail "Ctrl-C: the slow case did not start"
 sleep 0.3
 kill -INT -- -"$spid"
 wait "$spid"
 RC=$?
 expect_rc 130 "Ctrl-C"
-[ "$RC" -eq 130 ] || { echo "--- Ctrl-C output"; grep -v HEARTBEAT "$T/int.out" | tail -n 30; }
+[ "$RC" -eq 130 ] || { echo "--- Ctrl-C output"; tail -n 30 "$T/int.out"; }
 expect_eq "$(csv_field "$T/r4/rollup.csv" fx_hang n=8 status)" INTERRUPTED "the interrupted case came home"
 expect_in "$T/int.out" 'stopping the remote run' "Ctrl-C stops the remote run"
 [ -z "$(ls -A "$RP/.bench-remote/runs")" ] && ok || fail "remote run folder left after Ctrl-C"
+
+# --- 3c. two sessions against one tree: the second collects the run the
+# first is following; each result comes home once.
+"$SCRIPT" --config "$T/remote.conf" --results-dir "$T/r5" --no-build --no-sync 127.0.0.1 "$T/p/dropa.ini" \
+  fx_hang,fx_ok -- --plugin-dir "$FX_GOOD" >"$T/a.out" 2>&1 </dev/null &
+apid=$!
+wait_log "$T/r5" '"event":"TEST_START".*"plugin":"fx_hang"' || fail "session A: the slow case did not start"
+"$SCRIPT" --config "$T/remote.conf" --results-dir "$T/r5" --no-build --no-sync 127.0.0.1 "$T/p/dropb.ini" \
+  fx_ok -- --plugin-dir "$FX_GOOD" >"$T/b.out" 2>&1 </dev/null
+brc=$?
+wait "$apid"
+arc=$?
+expect_eq "$arc" 1 "session A (fx_hang times out)"
+expect_eq "$brc" 1 "session B (it collected A's run, whose fx_hang timed out)"
+expect_in "$T/b.out" 'collecting run .*dropa' "session B collects the run going"
+for f in fx_hang_dropa fx_ok_dropa fx_ok_dropb; do
+  [ -f "$T/r5/${TODAY}_${f}_loopback.json" ] && ok || fail "two sessions: ${f} missing"
+done
+dups=$(ls "$T/r5" | grep -E '\.[0-9]+\.(json|txt)$' || true)
+[ -z "$dups" ] && ok || { fail "two sessions fetched a run twice: $dups"; tail -n 20 "$T/a.out" "$T/b.out"; }
+expect_eq "$(grep -c '^fx_' <(python3 -c 'import csv,sys; [print(r["plugin"]) for r in csv.DictReader(open(sys.argv[1]))]' "$T/r5/rollup.csv"))" 3 "rollup rows after two sessions"
+[ -z "$(ls -A "$RP/.bench-remote/runs")" ] && ok || fail "remote run folders left after two sessions"
+
+# --- 3d. Ctrl-C during the build is an interruption (130), not a lost link.
+set -m
+"$SCRIPT" --config "$T/remote.conf" --results-dir "$T/r6" --remote-path "$T/rp-build" 127.0.0.1 smoke fx_ok \
+  -- --plugin-dir "$FX_GOOD" >"$T/build-int.out" 2>&1 </dev/null &
+spid=$!
+set +m
+for _ in $(seq 300); do
+  grep -q '^==> build on' "$T/build-int.out" 2>/dev/null && break
+  sleep 0.1
+done
+sleep 2
+kill -INT -- -"$spid"
+wait "$spid"
+RC=$?
+expect_eq "$RC" 130 "Ctrl-C during the build"
+expect_not_in "$T/build-int.out" 'connection to .* was lost' "Ctrl-C during the build taken for a lost link"
+expect_in "$T/build-int.out" 'interrupted during the build' "the summary says the build was interrupted"
+sleep 1 # the remote build sees its connection gone and stops
+
+# --- 3e. REMOTE_TAG tags REMOTE_HOST only; REMOTE_SETUP runs first on the
+# remote; missing remote tools are named before anything is synced.
+sed -e 's/^REMOTE_HOST=.*/REMOTE_HOST=other-node/' -e 's/^REMOTE_TAG=.*/REMOTE_TAG=mi300x/' "$T/remote.conf" >"$T/other.conf"
+"$SCRIPT" --config "$T/other.conf" --results-dir "$T/r7" --no-build --no-sync 127.0.0.1 "$T/p/dropb.ini" fx_ok \
+  -- --plugin-dir "$FX_GOOD" >"$T/out" 2>&1 </dev/null
+RC=$?
+expect_rc 0 "a host other than REMOTE_HOST"
+[ -f "$T/r7/${TODAY}_fx_ok_dropb_127.0.0.1.json" ] && ok || fail "another host is not tagged with its own name"
+ls "$T/r7" | grep -q mi300x && fail "REMOTE_TAG of another host used" || ok
+grep -v '^REMOTE_HOST=' "$T/remote.conf" >"$T/notag.conf"
+"$SCRIPT" --config "$T/notag.conf" --results-dir "$T/r7" --no-build --no-sync 127.0.0.1 smoke fx_ok >"$T/out" 2>&1 </dev/null
+RC=$?
+expect_rc 2 "REMOTE_TAG without REMOTE_HOST"
+expect_in "$T/out" 'notag\.conf:[0-9]+: REMOTE_TAG is the tag of REMOTE_HOST' "REMOTE_TAG without REMOTE_HOST refused with file:line"
+run_remote --no-build --no-sync 127.0.0.1 "$T/p/dropb.ini" fx_ok
+expect_rc 2 "fx_ok without its plugin folder on the remote"
+run_remote --no-build --no-sync --remote-setup "export BENCH_PLUGIN_PATH=$(printf '%q' "$FX_GOOD")" 127.0.0.1 "$T/p/dropb.ini" fx_ok
+expect_rc 0 "REMOTE_SETUP sets the remote environment"
+[ "$RC" -eq 0 ] || show_out
+mkdir -p "$T/fakebin"
+for f in /usr/bin/* /bin/*; do
+  case ${f##*/} in cmake | rsync) continue ;; esac
+  [ -e "$T/fakebin/${f##*/}" ] || ln -s "$f" "$T/fakebin/${f##*/}"
+done
+run_remote --remote-path "$T/rp-tools" --remote-setup "PATH=$(printf '%q' "$T/fakebin")" 127.0.0.1 smoke fx_ok
+expect_rc 2 "tools missing on the remote"
+expect_in "$T/out" 'missing on .*: rsync cmake' "the missing tools are named"
+[ ! -e "$T/rp-tools/CMakeLists.txt" ] && ok || fail "the tree was synced before the tools were checked"
 
 # --- 4. names with spaces and metacharacters run nothing -----------------------
 cd "$T" || exit 1

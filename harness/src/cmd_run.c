@@ -101,6 +101,9 @@ static void print_case(struct suite *s, const struct case_result *r, const char 
     fprintf(s->out, "  median %s (%s)  cv %.2f%%  n=%zu", med, case_timer_name(r), t->cv * 100, r->nsamples);
     if (r->flops > 0) fprintf(s->out, "  %.3g GFLOP/s", case_gflops(r));
     if (r->bytes > 0) fprintf(s->out, "  %.3g GB/s", case_gbps(r));
+    if (r->items > 0)
+      fprintf(s->out, "  %.3g %s/s (%.3g ns each)", case_items_per_s(r), r->item_unit,
+              case_ns_per_item(r));
     if (r->check.checked) fprintf(s->out, "  max_abs_err %.2g (%s)", r->check.max_abs_err, r->check.method);
     if (r->determinism != DET_NOT_CHECKED) fprintf(s->out, "  %s", determinism_name(r->determinism));
     if (!r->settled) fprintf(s->out, "\n      %s", r->settle_note ? r->settle_note : "did not settle");

@@ -6,11 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "case_filter.h"
 #include "cases.h"
 #include "child.h"
 #include "commands.h"
 #include "env.h"
 #include "events.h"
+#include "param_cli.h"
 #include "plugin_loader.h"
 #include "plugin_select.h"
 #include "preset.h"
@@ -215,7 +217,9 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   const char **known = xcalloc(set->n ? set->n : 1, sizeof *known);
   for (size_t i = 0; i < s->nplugins; i++) descs[i] = s->plugins[i]->desc;
   for (size_t i = 0; i < set->n; i++) known[i] = set->items[i].desc->name;
-  rc = cases_expand(descs, s->nplugins, known, set->n, &s->preset, &s->cases);
+  rc = param_cli_apply(&s->preset, descs, s->nplugins, o->params, o->nparams);
+  if (rc == 0) rc = cases_expand(descs, s->nplugins, known, set->n, &s->preset, &s->cases);
+  if (rc == 0) rc = case_filter_apply(o->filters, o->nfilters, descs, s->nplugins, &s->cases);
   free(descs);
   free(known);
   if (rc != 0) return -1;

@@ -5,6 +5,11 @@
 # warm and cold batches, --param and --filter.
 . "$(dirname "$0")/lib.sh"
 
+# A copy of bench in a folder of its own loads only the fixtures (no trial
+# load of every in-tree plugin per run).
+mkdir -p "$T/bin"
+cp "$BENCH" "$T/bin/bench"
+BENCH="$T/bin/bench"
 SDK="$FX_GOOD/../sdk"
 SDKB="$FX_GOOD/../sdk_broken"
 P="$SRC/tests/cli/presets/fast.ini"
@@ -130,5 +135,28 @@ expect_in "$T/err" "^bench: error: --filter 'm>=512': no selected plugin has a p
 run_bench --preset "$P" --plugin-dir "$SDK" --results-dir "$T/r" --plugin fx_sum --filter 'rows>4096'
 expect_rc 2 "--filter matching nothing"
 expect_in "$T/err" "^bench: error: --filter matched none of the 5 cases"
+
+# ---- the SDK headers are C11 and C++ clean, and dtype.h converts as the harness does.
+cat >"$T/hdr.c" <<'C'
+#include <bench/dtype.h>
+#include <bench/plugin.h>
+#include <stdio.h>
+int main(void) {
+  /* 0.1 rounds to 0x2e66 in f16 and 0x3dcd in bf16; 65520 overflows f16 */
+  int bad = bench_f32_to_f16(0.1f) != 0x2e66 || bench_f32_to_bf16(0.1f) != 0x3dcd ||
+            bench_f32_to_f16(65520.0f) != 0x7c00 || bench_f16_to_f32(0x3c00) != 1.0f ||
+            bench_bf16_to_f32(0xbf80) != -1.0f || bench_dtype_size(BENCH_I32) != 4 ||
+            bench_host_extension(NULL, BENCH_EXT_COMPARE) != NULL;
+  printf("%s\n", bad ? "bad" : "good");
+  return bad;
+}
+C
+cp "$T/hdr.c" "$T/hdr.cpp"
+cc -std=c11 -Wall -Wextra -pedantic -Werror -I"$SRC/harness/include" "$T/hdr.c" -o "$T/hdr_c" 2>"$T/cc.err" \
+  && "$T/hdr_c" >/dev/null && ok || { fail "C11 header check"; cat "$T/cc.err"; }
+if command -v c++ >/dev/null; then
+  c++ -std=c++11 -Wall -Wextra -pedantic -Werror -I"$SRC/harness/include" "$T/hdr.cpp" -o "$T/hdr_cpp" 2>"$T/cc.err" \
+    && "$T/hdr_cpp" >/dev/null && ok || { fail "C++ header check"; cat "$T/cc.err"; }
+fi
 
 finish

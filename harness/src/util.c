@@ -3,11 +3,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void vreport(const char *prefix, const char *fmt, va_list ap) {
   char buf[4096];
@@ -136,6 +139,59 @@ int read_file(const char *path, struct strbuf *sb) {
   }
   if (!sb->buf) strbuf_add(sb, "", 0);
   return 0;
+}
+
+int read_regular_file(const char *path, size_t cap, char **buf, size_t *len) {
+  *buf = NULL;
+  *len = 0;
+  if (cap > SIZE_MAX / 4) cap = SIZE_MAX / 4; /* keeps cap + 1 and doubling in range */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return -1;
+  struct stat st;
+  int e = 0;
+  if (fstat(fd, &st) != 0) e = errno;
+  else if (!S_ISREG(st.st_mode)) e = EINVAL;
+  else if ((uint64_t)st.st_size > (uint64_t)cap) e = EFBIG;
+  if (e) {
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  /* The size may change while we read: never read more than cap + 1. */
+  size_t alloc = (size_t)st.st_size + 1, n = 0;
+  char *p = xmalloc(alloc + 1);
+  for (;;) {
+    if (n == alloc) {
+      if (alloc > cap) break;
+      alloc = alloc * 2 > cap + 1 ? cap + 1 : alloc * 2;
+      p = xrealloc(p, alloc + 1);
+    }
+    ssize_t got = read(fd, p + n, alloc - n);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      e = errno;
+      break;
+    }
+    if (got == 0) break;
+    n += (size_t)got;
+  }
+  close(fd);
+  if (!e && n > cap) e = EFBIG;
+  if (e) {
+    free(p);
+    errno = e;
+    return -1;
+  }
+  p[n] = '\0';
+  *buf = p;
+  *len = n;
+  return 0;
+}
+
+const char *file_error_text(int e) {
+  if (e == EINVAL) return "not a regular file";
+  if (e == EFBIG) return "too large";
+  return strerror(e);
 }
 
 uint64_t now_ns(void) {

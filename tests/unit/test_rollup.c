@@ -1,11 +1,13 @@
 /* The rollup: every result .json of a folder, sorted by file name then case
  * index; corrupt files, other schemas and temporary files skipped. */
 #include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "results_io.h"
 #include "test.h"
@@ -163,4 +165,50 @@ static void test_missing_dir(void) {
   CHECK(rollup_write("/nonexistent/bench/results") == -1);
 }
 
-TEST_MAIN(TEST_ENTRY(test_header), TEST_ENTRY(test_skip_and_sort), TEST_ENTRY(test_missing_dir))
+/* util.c's capped reader (the rollup reads result files with it): only
+ * regular files, never blocking on a FIFO, never reading a device. */
+static void test_read_regular_file(void) {
+  char *dir = make_tmpdir("rollup");
+  REQUIRE(dir);
+  char *buf = (char *)1;
+  size_t len = 99;
+  char *path = xasprintf("%s/a.json", dir);
+  put_file(dir, "a.json", "0123456789");
+  CHECK(read_regular_file(path, 10, &buf, &len) == 0); /* exactly the cap */
+  CHECK(buf && len == 10 && strcmp(buf, "0123456789") == 0);
+  free(buf);
+  errno = 0;
+  CHECK(read_regular_file(path, 9, &buf, &len) == -1 && errno == EFBIG && buf == NULL);
+  CHECK_STR(file_error_text(EFBIG), "too large");
+  free(path);
+
+  path = xasprintf("%s/empty.json", dir);
+  put_file(dir, "empty.json", "");
+  CHECK(read_regular_file(path, 10, &buf, &len) == 0 && len == 0 && buf && buf[0] == '\0');
+  free(buf);
+  free(path);
+
+  path = xasprintf("%s/fifo.json", dir); /* no writer: a blocking open would hang */
+  CHECK(mkfifo(path, 0666) == 0);
+  errno = 0;
+  CHECK(read_regular_file(path, 1 << 20, &buf, &len) == -1 && errno == EINVAL);
+  CHECK_STR(file_error_text(EINVAL), "not a regular file");
+  free(path);
+
+  path = xasprintf("%s/zero.json", dir);
+  CHECK(symlink("/dev/zero", path) == 0);
+  errno = 0;
+  CHECK(read_regular_file(path, 1 << 20, &buf, &len) == -1 && errno == EINVAL);
+  free(path);
+
+  errno = 0;
+  CHECK(read_regular_file(dir, 1 << 20, &buf, &len) == -1 && errno == EINVAL);
+  path = xasprintf("%s/missing.json", dir);
+  errno = 0;
+  CHECK(read_regular_file(path, 1 << 20, &buf, &len) == -1 && errno == ENOENT);
+  free(path);
+  rm_tree(dir);
+}
+
+TEST_MAIN(TEST_ENTRY(test_header), TEST_ENTRY(test_skip_and_sort), TEST_ENTRY(test_missing_dir),
+          TEST_ENTRY(test_read_regular_file))

@@ -128,13 +128,15 @@ static struct run_file *run_file_new(const struct suite *s, int argc, char **arg
   return f;
 }
 
-/* Run every case of one plugin; its result file is rewritten after each
- * case, so an interrupted or killed run keeps what was measured. Returns 0,
- * or -1 when the result file could not be written. */
+/* Run every case of one plugin; each case is saved as it ends (journal +
+ * periodic rewrite, see results_run_add), so an interrupted or killed run
+ * keeps what was measured. Returns 0, or -1 when the result file could not
+ * be written. */
 static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t *next_case) {
   const struct plugin *pl = s->plugins[pi];
   struct run_file *f = run_file_new(s, argc, argv, pl);
-  char *base = NULL;
+  struct results_run saver;
+  results_run_init(&saver, s->opt->results_dir);
   int rc = 0, save_failed = 0;
   /* init() is per process and sees no case: when it declines this machine
    * (no device, no driver), every case is SKIPPED for that reason without
@@ -176,14 +178,15 @@ static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t 
     free(label);
     s->cur_label = NULL;
 
-    if (!save_failed && results_save(s->opt->results_dir, f, &base) != 0) {
+    if (!save_failed && results_run_add(&saver, f) != 0) {
       save_failed = 1; /* said once; the rest of the suite still runs */
       rc = -1;
     }
   }
+  if (!save_failed && results_run_finish(&saver, f) != 0) rc = -1;
+  results_run_release(&saver);
   run_file_release(f);
   free(f);
-  free(base);
   return rc;
 }
 

@@ -1,13 +1,16 @@
 /* Saving run files: a unique dated name claimed atomically (a second run the
  * same day, or a concurrent bench, never replaces a file), and every file
  * written whole through a temporary name and rename(). */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "results_io.h"
@@ -239,4 +242,131 @@ int results_save(const char *dir, const struct run_file *f, char **base) {
   free(json);
   free(text);
   return rc;
+}
+
+/* ---- saving as a run goes: journal + periodic rewrite ----------------- */
+
+void results_run_init(struct results_run *w, const char *dir) {
+  memset(w, 0, sizeof *w);
+  w->dir = xstrdup(dir && *dir ? dir : ".");
+  w->journal_fd = -1;
+}
+
+void results_run_release(struct results_run *w) {
+  if (w->journal_fd >= 0) close(w->journal_fd);
+  free(w->dir);
+  free(w->base);
+  memset(w, 0, sizeof *w);
+  w->journal_fd = -1;
+}
+
+/* Rewrite <base>.json and .txt with every case of f. */
+static int rewrite_whole(struct results_run *w, const struct run_file *f) {
+  double t0 = now_s();
+  if (results_save(w->dir, f, &w->base)) return -1;
+  w->saved = w->in_json = f->ncases;
+  w->last_rewrite_s = now_s();
+  w->last_cost_s = w->last_rewrite_s - t0;
+  return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len) {
+  while (len) {
+    ssize_t n = write(fd, data, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    data += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+/* Append f->cases[saved ..] to the journal, one line each, in one write. */
+static int journal_append(struct results_run *w, const struct run_file *f) {
+  char *path = xasprintf("%s.journal", w->base);
+  int e = 0;
+  if (w->journal_fd < 0) {
+    w->journal_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (w->journal_fd < 0) e = errno;
+  }
+  if (!e) {
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = w->saved; i < f->ncases; i++) {
+      char *line = case_result_to_json_line(&f->cases[i]);
+      strbuf_adds(&sb, line);
+      strbuf_adds(&sb, "\n");
+      free(line);
+    }
+    e = write_all(w->journal_fd, sb.buf, sb.len);
+    if (!e && fdatasync(w->journal_fd) != 0 && errno != EINVAL) e = errno;
+    strbuf_release(&sb);
+  }
+  int rc = e ? error("cannot write %s: %s", path, strerror(e)) : 0;
+  if (!rc) w->saved = f->ncases;
+  free(path);
+  return rc;
+}
+
+int results_run_add(struct results_run *w, const struct run_file *f) {
+  if (f->ncases <= w->saved) return 0;
+  if (!w->base) return rewrite_whole(w, f);
+  double since = now_s() - w->last_rewrite_s;
+  if (since >= RESULTS_REWRITE_MIN_S && since >= RESULTS_REWRITE_FACTOR * w->last_cost_s)
+    return rewrite_whole(w, f);
+  return journal_append(w, f);
+}
+
+int results_run_finish(struct results_run *w, const struct run_file *f) {
+  if (!w->base && !f->ncases) return 0;
+  if ((!w->base || w->in_json != f->ncases) && rewrite_whole(w, f)) return -1;
+  if (w->journal_fd >= 0) {
+    close(w->journal_fd);
+    w->journal_fd = -1;
+    char *path = xasprintf("%s.journal", w->base);
+    if (unlink(path) != 0 && errno != ENOENT) warning("cannot remove %s: %s", path, strerror(errno));
+    free(path);
+    sync_dir_of(w->base);
+  }
+  return 0;
+}
+
+/* ---- stale temporary files -------------------------------------------- */
+
+/* The pid of a temporary name ".<name>.tmp.<pid>", or 0 when it is none. */
+static long temp_pid(const char *name) {
+  if (name[0] != '.') return 0;
+  const char *t = strstr(name, ".tmp.");
+  if (!t) return 0;
+  for (const char *next; (next = strstr(t + 1, ".tmp.")); t = next) {}
+  const char *d = t + 5;
+  if (!*d || strlen(d) > 9) return 0;
+  long pid = 0;
+  for (; *d; d++) {
+    if (*d < '0' || *d > '9') return 0;
+    pid = pid * 10 + (*d - '0');
+  }
+  return pid;
+}
+
+void results_clean_stale(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  time_t now = time(NULL);
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    long pid = temp_pid(de->d_name);
+    if (pid <= 0) continue;
+    char *path = xasprintf("%s/%s", dir, de->d_name);
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+      double age = difftime(now, st.st_mtime);
+      int dead = pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+      if (age >= RESULTS_STALE_S || (dead && age >= RESULTS_STALE_DEAD_S)) {
+        if (unlink(path) != 0 && errno != ENOENT)
+          warning("cannot remove stale temporary file %s: %s", path, strerror(errno));
+      }
+    }
+    free(path);
+  }
+  closedir(d);
 }

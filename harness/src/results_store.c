@@ -113,24 +113,24 @@ int write_file_atomic(const char *path, const char *data, size_t len) {
   return 0;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *dir) {
+int results_make_dir(const char *dir) {
+  if (!dir || !*dir) return error("the results folder name is empty");
   char *p = xstrdup(dir);
   int rc = 0;
-  for (char *s = p + 1; !rc; s++) {
-    if (*s != '/' && *s != '\0') continue;
-    char c = *s;
+  for (char *s = p + 1; *s && !rc; s++) { /* every parent, then dir itself */
+    if (*s != '/') continue;
     *s = '\0';
     if (mkdir(p, 0777) != 0 && errno != EEXIST)
-      rc = error("cannot create results folder %s: %s", p, strerror(errno));
-    *s = c;
-    if (!c) break;
+      rc = error("cannot create folder '%s' for results: %s", p, strerror(errno));
+    *s = '/';
   }
+  if (!rc && mkdir(p, 0777) != 0 && errno != EEXIST)
+    rc = error("cannot create folder '%s' for results: %s", p, strerror(errno));
   free(p);
   struct stat st;
   if (rc) return -1;
-  if (stat(dir, &st) != 0) return error("cannot create results folder %s: %s", dir, strerror(errno));
-  if (!S_ISDIR(st.st_mode)) return error("cannot create results folder %s: %s", dir, strerror(ENOTDIR));
+  if (stat(dir, &st) != 0) return error("cannot create folder '%s' for results: %s", dir, strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return error("cannot create folder '%s' for results: %s", dir, strerror(ENOTDIR));
   return 0;
 }
 
@@ -210,7 +210,7 @@ int results_save(const char *dir, const struct run_file *f, char **base) {
     if (!rc) rc = write_file_atomic(tpath, text, strlen(text));
     free(jpath);
     free(tpath);
-  } else if (make_dirs(dir)) {
+  } else if (results_make_dir(dir)) {
     rc = -1;
   } else {
     char date[11];
@@ -369,4 +369,40 @@ void results_clean_stale(const char *dir) {
     free(path);
   }
   closedir(d);
+}
+
+/* ---- before the first case: can the folder take this run's files? ---- */
+
+int results_check_dir(const char *dir, const char *const *plugins, size_t nplugins,
+                      const char *preset, const char *tag) {
+  if (results_make_dir(dir)) return -1;
+  char date[11];
+  today_local(date);
+  char *pre = preset_part(preset);
+  int rc = 0;
+  for (size_t i = 0; i < nplugins && !rc; i++) {
+    char *name = results_basename(date, plugins[i], pre, tag);
+    /* Longer than every name a run writes: .<name>.N.json.tmp.<pid>,
+     * <name>.N.txt, <name>.N.journal; and a temporary name, so a probe a
+     * kill leaves is cleaned like one. */
+    char *probe = xasprintf("%s/.%s.%d.journal.tmp.%ld", dir, name, MAX_CLAIM - 1, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    int e = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+      if (write_all(fd, "probe\n", 6) != 0) e = errno ? errno : EIO;
+      if (close(fd) != 0 && !e) e = errno;
+      unlink(probe);
+    }
+    if (e) {
+      const char *slash = strrchr(probe, '/');
+      rc = error("results folder '%s' cannot take this run's files: %s (a file name of %zu "
+                 "characters, for plugin %s)%s; nothing was run",
+                 dir, strerror(e), strlen(slash ? slash + 1 : probe), plugins[i],
+                 e == ENAMETOOLONG ? "; use a shorter --tag or preset name" : "");
+    }
+    free(probe);
+    free(name);
+  }
+  free(pre);
+  return rc;
 }

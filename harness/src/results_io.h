@@ -121,9 +121,9 @@ void csv_add_number(struct strbuf *sb, double v);
 
 /* Rollup (rollup.c): read every result .json in dir (results_read_file:
  * journals merged, contradictory files refused) and write <dir>/rollup.csv
- * atomically, one row per case. The rebuild holds an flock on
- * <dir>/.rollup.lock, so concurrent runs rebuild one after the other from
- * what is on disk, and first removes stale temporary files
+ * atomically, one row per case. The rebuild holds an flock on the folder
+ * itself, so concurrent runs rebuild one after the other from what is on
+ * disk, and first removes stale temporary files
  * (results_clean_stale). Unreadable or refused files are reported with one
  * warning() naming them and skipped. Returns 0, or -1 after error().
  * Result files: *.json not starting with '.', in file name order; the cases

@@ -237,25 +237,17 @@ static void add_row(struct strbuf *sb, const struct row *w, const struct names *
 
 /* ---- the whole rollup ------------------------------------------------------ */
 
-/* Hold <dir>/.rollup.lock exclusively: concurrent runs rebuild one after
- * the other, each from what is on disk then, so an older snapshot never
- * replaces a newer one. The fd, or -1 after error(). */
+/* Hold an exclusive flock on the folder itself (no lock file to leave
+ * behind): concurrent runs rebuild one after the other, each from what is
+ * on disk then, so an older snapshot never replaces a newer one. The fd to
+ * close, or -1 after error(). Where the file system cannot lock a folder
+ * (some network file systems), the rebuild goes on unlocked. */
 static int lock_folder(const char *dir) {
-  char *path = xasprintf("%s/.rollup.lock", dir);
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
-  int rc = fd;
-  if (fd < 0) {
-    rc = error("cannot lock %s: %s", path, strerror(errno));
-  } else {
-    while (flock(fd, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      rc = error("cannot lock %s: %s", path, strerror(errno));
-      close(fd);
-      break;
-    }
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return error("cannot read results folder %s: %s", dir, strerror(errno));
+  while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
   }
-  free(path);
-  return rc;
+  return fd;
 }
 
 /* Build the CSV of the result files names[0 .. n) of dir. */

@@ -516,13 +516,13 @@ static void test_stale_temp_files(void) {
   rm_tree(dir);
 }
 
-/* Rebuilds wait for each other: while another holds the folder's lock, no
- * rollup.csv is written. */
+/* Rebuilds wait for each other: while another holds the lock on the
+ * folder, no rollup.csv is written. */
 static void test_lock(void) {
   char *dir = make_tmpdir("rollup");
   REQUIRE(dir);
-  char *lock = xasprintf("%s/.rollup.lock", dir), *csv = xasprintf("%s/rollup.csv", dir);
-  int fd = open(lock, O_RDWR | O_CREAT, 0666);
+  char *csv = xasprintf("%s/rollup.csv", dir);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
   REQUIRE(fd >= 0);
   REQUIRE(flock(fd, LOCK_EX) == 0);
   fflush(NULL);
@@ -541,7 +541,8 @@ static void test_lock(void) {
   CHECK(waitpid(pid, &status, 0) == pid);
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   CHECK(present(dir, "rollup.csv"));
-  free(lock), free(csv);
+  CHECK(!present(dir, ".rollup.lock")); /* no lock file left behind */
+  free(csv);
   rm_tree(dir);
 }
 

@@ -43,8 +43,8 @@ char *run_file_to_text(const struct run_file *f);
 
 /* Saving (results_store.c). The first call for a run file claims
  * <dir>/<date>_<plugin>_<preset>[_<tag>].json (then .2, .3 ... before the
- * extension when taken, so a second run the same day never replaces the
- * first), and stores the base path (without extension) in *base; later calls
+ * extension when taken: its .json, .txt or .journal exists; so a second run
+ * the same day never replaces the first), and stores the base path (without extension) in *base; later calls
  * with the same *base rewrite both files. Every file is written to a
  * temporary name and renamed into place. Creates dir (and parents) if
  * missing. The name's parts: f->env.date (today when unset), f->plugin, the

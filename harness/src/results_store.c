@@ -151,7 +151,8 @@ static char *preset_part(const char *preset) {
 
 /* Publish the written temporary file tmp under the first free
  * <dir>/<name>[.N].json; the chosen base path in *base. A name is taken
- * when its .json or its .txt exists. link() fails when the name exists,
+ * when its .json, .txt or .journal exists (a journal a killed run left
+ * must never collect another run's cases). link() fails when the name exists,
  * so two processes never get the same one and the file appears whole; where
  * the file system has no hard links, the name is claimed with O_EXCL and
  * the data renamed over it. */
@@ -159,8 +160,9 @@ static int claim(const char *dir, const char *name, const char *tmp, char **base
   for (int k = 1; k < MAX_CLAIM; k++) {
     char *b = k == 1 ? xasprintf("%s/%s", dir, name) : xasprintf("%s/%s.%d", dir, name, k);
     char *json = xasprintf("%s.json", b), *txt = xasprintf("%s.txt", b);
+    char *journal = xasprintf("%s.journal", b);
     int rc = 1; /* 1: taken, try the next */
-    if (!exists(txt)) {
+    if (!exists(txt) && !exists(journal)) {
       if (link(tmp, json) == 0) {
         unlink(tmp);
         rc = 0;
@@ -187,6 +189,7 @@ static int claim(const char *dir, const char *name, const char *tmp, char **base
     }
     free(json);
     free(txt);
+    free(journal);
     if (rc == 0) {
       *base = b;
       return 0;

@@ -898,6 +898,18 @@ static void test_save_journal(void) {
   CHECK(count_temp_files(dir) == 0);
   results_run_release(&w);
   free(json), free(journal);
+
+  /* A journal a killed run left holds its name: the next run takes .2. */
+  char *d2 = xasprintf("%s/again", dir);
+  REQUIRE(mkdir(d2, 0777) == 0);
+  char *name = results_basename("2026-11-21", all.plugin, "smoke", all.env.tag);
+  char *stale = xasprintf("%s/%s.journal", d2, name);
+  CHECK(write_text(stale, "") == 0);
+  char *b = NULL;
+  CHECK(results_save(d2, &all, &b) == 0);
+  char *got = b ? saved_name(b) : NULL, *want_name = xasprintf("%s.2", name);
+  CHECK_STR(got, want_name);
+  free(got), free(want_name), free(b), free(stale), free(name), free(d2);
   run_file_release(&all);
   rm_tree(dir);
 }

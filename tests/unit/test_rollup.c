@@ -546,8 +546,39 @@ static void test_lock(void) {
   rm_tree(dir);
 }
 
+/* The reproducers kept in tests/data/results (fuzz seeds) are refused, the
+ * golden run file they come from is not. */
+static void test_refused_corpus(void) {
+  static const struct {
+    const char *file, *why;
+  } refused[] = {
+      {"nul_garbage.json", "holds a nul byte at offset"},
+      {"negative_index.json", "cases[0]: negative index"},
+      {"negative_wall_s.json", "cases[0]: wall_s is negative"},
+      {"negative_flops.json", "cases[0]: flops is negative"},
+      {"bad_exit_code.json", "cases[0]: exit_code"},
+      {"ok_failed_check.json", "cases[0]: status OK with a failed check"},
+  };
+  struct run_file f;
+  char err[512] = "";
+  CHECK(results_read_file(TEST_DATA_DIR "/golden/run.json", &f, err, sizeof err) == 0);
+  CHECK(f.ncases == 5);
+  run_file_release(&f);
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    char *path = xasprintf("%s/results/%s", TEST_DATA_DIR, refused[i].file);
+    err[0] = '\0';
+    CHECK(results_read_file(path, &f, err, sizeof err) == -1);
+    CHECK(f.ncases == 0 && f.cases == NULL);
+    if (!strstr(err, refused[i].why)) {
+      test_failures_++;
+      fprintf(stderr, "%s: \"%s\" does not mention \"%s\"\n", path, err, refused[i].why);
+    }
+    free(path);
+  }
+}
+
 TEST_MAIN(TEST_ENTRY(test_header), TEST_ENTRY(test_skip_and_sort), TEST_ENTRY(test_missing_dir),
           TEST_ENTRY(test_read_regular_file), TEST_ENTRY(test_each_case_once),
           TEST_ENTRY(test_param_columns), TEST_ENTRY(test_refuse_contradictions),
           TEST_ENTRY(test_special_files), TEST_ENTRY(test_journal), TEST_ENTRY(test_stale_temp_files),
-          TEST_ENTRY(test_lock))
+          TEST_ENTRY(test_lock), TEST_ENTRY(test_refused_corpus))

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "results_io.h"
 
@@ -25,13 +26,17 @@ static int has_index(const struct run_file *f, int index) {
 /* Add the journal's cases that the .json lacks. A last line without its
  * newline was cut by a crash mid-write: ignored. */
 static int merge_journal(const char *jpath, struct run_file *f, char *err, size_t errlen) {
-  char *text;
-  size_t len;
-  if (read_regular_file(jpath, RESULT_FILE_CAP, &text, &len) != 0) {
-    if (errno == ENOENT) return 0;
-    snprintf(err, errlen, "cannot read %s: %s", jpath, file_error_text(errno));
+  struct stat st;
+  if (lstat(jpath, &st) != 0 && errno == ENOENT) return 0;
+  struct strbuf sb = STRBUF_INIT;
+  char cause[256];
+  if (read_regular_file(jpath, RESULT_FILE_CAP, &sb, cause, sizeof cause) != 0) {
+    snprintf(err, errlen, "cannot read %s: %s", jpath, cause);
+    strbuf_release(&sb);
     return -1;
   }
+  size_t len = sb.len;
+  char *text = strbuf_detach(&sb);
   int rc = 0;
   size_t line_no = 0;
   for (char *p = text; p < text + len && !rc;) {
@@ -61,14 +66,13 @@ static int merge_journal(const char *jpath, struct run_file *f, char *err, size_
 
 int results_read_file(const char *path, struct run_file *f, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
-  char *text;
-  size_t len;
-  if (read_regular_file(path, RESULT_FILE_CAP, &text, &len) != 0) {
-    snprintf(err, errlen, "%s", file_error_text(errno));
+  struct strbuf sb = STRBUF_INIT;
+  if (read_regular_file(path, RESULT_FILE_CAP, &sb, err, errlen) != 0) {
+    strbuf_release(&sb);
     return -1;
   }
-  int rc = run_file_from_json_buf(text, len, f, err, errlen);
-  free(text);
+  int rc = run_file_from_json_buf(sb.buf, sb.len, f, err, errlen);
+  strbuf_release(&sb);
   if (rc) return -1;
   char *jpath = journal_path(path);
   if (jpath) rc = merge_journal(jpath, f, err, errlen);

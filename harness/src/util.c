@@ -141,57 +141,50 @@ int read_file(const char *path, struct strbuf *sb) {
   return 0;
 }
 
-int read_regular_file(const char *path, size_t cap, char **buf, size_t *len) {
-  *buf = NULL;
-  *len = 0;
-  if (cap > SIZE_MAX / 4) cap = SIZE_MAX / 4; /* keeps cap + 1 and doubling in range */
+int read_regular_file(const char *path, size_t cap, struct strbuf *sb, char *why, size_t whylen) {
+  /* O_NONBLOCK: opening a FIFO with no writer must not wait for one. */
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return -1;
-  struct stat st;
-  int e = 0;
-  if (fstat(fd, &st) != 0) e = errno;
-  else if (!S_ISREG(st.st_mode)) e = EINVAL;
-  else if ((uint64_t)st.st_size > (uint64_t)cap) e = EFBIG;
-  if (e) {
-    close(fd);
-    errno = e;
+  if (fd < 0) {
+    snprintf(why, whylen, "%s", strerror(errno));
     return -1;
   }
-  /* The size may change while we read: never read more than cap + 1. */
-  size_t alloc = (size_t)st.st_size + 1, n = 0;
-  char *p = xmalloc(alloc + 1);
-  for (;;) {
-    if (n == alloc) {
-      if (alloc > cap) break;
-      alloc = alloc * 2 > cap + 1 ? cap + 1 : alloc * 2;
-      p = xrealloc(p, alloc + 1);
-    }
-    ssize_t got = read(fd, p + n, alloc - n);
+  struct stat st;
+  int rc = 0;
+  if (fstat(fd, &st) != 0) {
+    snprintf(why, whylen, "%s", strerror(errno));
+    rc = -1;
+  } else if (!S_ISREG(st.st_mode)) {
+    snprintf(why, whylen, S_ISDIR(st.st_mode) ? "is a folder" : "not a regular file");
+    rc = -1;
+  } else if ((uintmax_t)st.st_size > cap) {
+    snprintf(why, whylen, "larger than %zu bytes", cap);
+    rc = -1;
+  }
+  size_t start = sb->len;
+  char buf[65536];
+  while (rc == 0) {
+    ssize_t got = read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
-      if (errno == EINTR) continue;
-      e = errno;
+      snprintf(why, whylen, "%s", strerror(errno));
+      rc = -1;
+    } else if (got == 0) {
       break;
+    } else if ((size_t)got > cap - (sb->len - start)) {
+      snprintf(why, whylen, "larger than %zu bytes", cap);
+      rc = -1;
+    } else {
+      strbuf_add(sb, buf, (size_t)got);
     }
-    if (got == 0) break;
-    n += (size_t)got;
   }
   close(fd);
-  if (!e && n > cap) e = EFBIG;
-  if (e) {
-    free(p);
-    errno = e;
+  if (rc != 0) {
+    sb->len = start;
+    if (sb->buf) sb->buf[start] = '\0';
     return -1;
   }
-  p[n] = '\0';
-  *buf = p;
-  *len = n;
+  if (!sb->buf) strbuf_add(sb, "", 0);
   return 0;
-}
-
-const char *file_error_text(int e) {
-  if (e == EINVAL) return "not a regular file";
-  if (e == EFBIG) return "too large";
-  return strerror(e);
 }
 
 uint64_t now_ns(void) {

@@ -54,17 +54,14 @@ void iso_time_utc(char out[32]);
  * errno set; prints nothing, so the caller words the message. */
 int read_file(const char *path, struct strbuf *sb);
 
-/* Read a whole REGULAR file of at most cap bytes into a new buffer *buf
- * (NUL-terminated, may hold NULs; its length without the NUL in *len).
- * Never blocks on a FIFO and never reads a device: the file is opened with
- * O_NONBLOCK and checked with fstat (so a symlink to /dev/zero is refused
- * too). 0, or -1 with errno set and *buf NULL: EINVAL when it is not a
- * regular file (FIFO, device, socket, folder), EFBIG when it holds more
- * than cap bytes, else open/read's errno. Prints nothing; word the message
- * with file_error_text(errno). */
-int read_regular_file(const char *path, size_t cap, char **buf, size_t *len);
-/* "not a regular file" for EINVAL, "too large" for EFBIG, else strerror(e). */
-const char *file_error_text(int e);
+/* Read a whole regular file of at most cap bytes into sb (NUL-terminated;
+ * may hold NULs). Anything else is refused without blocking and without
+ * reading it: a FIFO, a device such as /dev/zero (also through a symlink),
+ * a folder, a socket; so is a file larger than cap (also one that grows
+ * past cap while it is read). Returns 0, or -1 with a short lower-case
+ * reason in why ("not a regular file", "larger than 1048576 bytes", or
+ * strerror's text); prints nothing, so the caller names the file. */
+int read_regular_file(const char *path, size_t cap, struct strbuf *sb, char *why, size_t whylen);
 
 /* Trim ASCII whitespace in place; returns s. */
 char *trim(char *s);

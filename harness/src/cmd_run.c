@@ -42,6 +42,27 @@ struct suite {
   int cur_index;
 };
 
+static int mkdir_p(const char *path) {
+  if (!*path) return error("the results folder name is empty");
+  char *p = xstrdup(path);
+  int rc = 0;
+  for (char *s = p + 1; rc == 0; s++) {
+    if (*s == '/' || *s == '\0') {
+      char c = *s;
+      *s = '\0';
+      if (mkdir(p, 0777) != 0 && errno != EEXIST) rc = error("cannot create folder '%s': %s", p, strerror(errno));
+      *s = c;
+      if (!c) break;
+    }
+  }
+  if (rc == 0) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) rc = error("'%s' is not a folder", path);
+  }
+  free(p);
+  return rc;
+}
+
 static double expected_case_s(const struct suite *s) {
   if (s->done > 0) return s->done_wall / s->done;
   const struct run_policy *p = &s->preset.policy;
@@ -200,6 +221,8 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   free(known);
   if (rc != 0) return -1;
   s->total = (int)s->cases.n;
+  if (mkdir_p(o->results_dir) != 0) return -1;
+  /* Can it take this run's files? Found now, not after the whole suite. */
   const char **names = xcalloc(s->nplugins, sizeof *names);
   for (size_t i = 0; i < s->nplugins; i++) names[i] = s->plugins[i]->desc->name;
   rc = results_check_dir(o->results_dir, names, s->nplugins, s->preset.name, o->tag);

@@ -193,9 +193,8 @@ static void add_sep_number(struct strbuf *sb, int have, double v) {
   if (have) csv_add_number(sb, v);
 }
 
-static void add_row(struct strbuf *sb, const struct row *w, const struct names *params) {
-  const struct run_file *f = w->f;
-  const struct case_result *r = w->r;
+static void add_row(struct strbuf *sb, const struct run_file *f, const struct case_result *r,
+                    const char *source) {
   const struct stats *t = case_time(r);
   int timed = r->nsamples > 0 && t->n > 0;
   int spread = timed && t->n >= 2;
@@ -208,11 +207,11 @@ static void add_row(struct strbuf *sb, const struct row *w, const struct names *
   add_sep_field(sb, r->backend);
   add_sep_field(sb, r->operation);
   add_sep_field(sb, f->env.preset);
-  struct strbuf label = STRBUF_INIT;
+  struct strbuf params = STRBUF_INIT;
   for (size_t i = 0; i < r->nparams; i++)
-    strbuf_addf(&label, "%s%s=%s", i ? " " : "", r->params[i].key, r->params[i].value);
-  add_sep_field(sb, label.buf);
-  strbuf_release(&label);
+    strbuf_addf(&params, "%s%s=%s", i ? " " : "", r->params[i].key, r->params[i].value);
+  add_sep_field(sb, params.buf);
+  strbuf_release(&params);
   add_sep_field(sb, case_status_name(r->status));
   strbuf_addf(sb, ",%zu", r->nsamples);
   add_sep_field(sb, timed ? case_timer_name(r) : NULL);
@@ -229,9 +228,17 @@ static void add_row(struct strbuf *sb, const struct row *w, const struct names *
   add_sep_number(sb, c->checked, c->rtol);
   add_sep_number(sb, c->checked, c->atol);
   add_sep_field(sb, !timed ? NULL : r->settled ? "yes" : "no");
-  add_sep_field(sb, w->source);
+  add_sep_field(sb, source);
+  strbuf_adds(sb, "\n");
+}
+
+/* A row: the fixed columns (add_row, which ends the line), then, before
+ * that newline, one field per parameter column. */
+static void add_row_with_params(struct strbuf *sb, const struct row *w, const struct names *params) {
+  add_row(sb, w->f, w->r, w->source);
+  sb->buf[--sb->len] = '\0'; /* reopen the line */
   for (size_t i = 0; i < params->n; i++)
-    add_sep_field(sb, kv_list_get(r->nparams, r->params, params->name[i]));
+    add_sep_field(sb, kv_list_get(w->r->nparams, w->r->params, params->name[i]));
   strbuf_adds(sb, "\n");
 }
 
@@ -289,7 +296,7 @@ static void build_csv(const char *dir, char **names, size_t n, struct strbuf *sb
   }
   strbuf_adds(sb, "\n");
   for (size_t i = 0; i < nrows; i++)
-    if (rows[i].keep) add_row(sb, &rows[i], &params);
+    if (rows[i].keep) add_row_with_params(sb, &rows[i], &params);
 
   names_release(&params);
   for (size_t i = 0; i < nrows; i++) free(rows[i].key);

@@ -41,7 +41,7 @@ nothing_run "read-only results folder"
 "$BENCH" --preset "$T/many.ini" --plugin-dir "$FX_GOOD" --plugin fx_ok --results-dir "$T/k" \
   --events "$T/ev.jsonl" >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 200); do
+for _ in $(seq 600); do # up to 30 s on a loaded CI machine
   [ "$(grep -c '"TEST_END"' "$T/ev.jsonl" 2>/dev/null)" -ge 5 ] && break
   sleep 0.05
 done

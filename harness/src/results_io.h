@@ -71,6 +71,7 @@ struct results_run {
   size_t saved;         /* f->cases[0 .. saved) are on disk */
   size_t in_json;       /* of which in the .json */
   double last_rewrite_s, last_cost_s;
+  double rewrite_min_s, rewrite_factor; /* RESULTS_REWRITE_*, set by init */
 };
 void results_run_init(struct results_run *w, const char *dir);
 /* Save f->cases[saved .. f->ncases). 0, or -1 after error() naming the file. */

@@ -253,6 +253,8 @@ void results_run_init(struct results_run *w, const char *dir) {
   memset(w, 0, sizeof *w);
   w->dir = xstrdup(dir && *dir ? dir : ".");
   w->journal_fd = -1;
+  w->rewrite_min_s = RESULTS_REWRITE_MIN_S;
+  w->rewrite_factor = RESULTS_REWRITE_FACTOR;
 }
 
 void results_run_release(struct results_run *w) {
@@ -314,7 +316,7 @@ int results_run_add(struct results_run *w, const struct run_file *f) {
   if (f->ncases <= w->saved) return 0;
   if (!w->base) return rewrite_whole(w, f);
   double since = now_s() - w->last_rewrite_s;
-  if (since >= RESULTS_REWRITE_MIN_S && since >= RESULTS_REWRITE_FACTOR * w->last_cost_s)
+  if (since >= w->rewrite_min_s && since >= w->rewrite_factor * w->last_cost_s)
     return rewrite_whole(w, f);
   return journal_append(w, f);
 }

@@ -899,6 +899,25 @@ static void test_save_journal(void) {
   results_run_release(&w);
   free(json), free(journal);
 
+  /* Rewrites due at every case (the thresholds at 0): the .json holds
+   * every case as it ends and no journal is written. */
+  char *d3 = xasprintf("%s/often", dir);
+  struct results_run w3;
+  results_run_init(&w3, d3);
+  w3.rewrite_min_s = w3.rewrite_factor = 0;
+  for (f.ncases = 1; f.ncases <= all.ncases; f.ncases++) {
+    CHECK(results_run_add(&w3, &f) == 0);
+    REQUIRE(w3.base);
+    char *j3 = xasprintf("%s.json", w3.base), *l3 = xasprintf("%s.journal", w3.base);
+    CHECK(cases_in_json_file(j3) == f.ncases);
+    CHECK(!file_exists(l3));
+    free(j3), free(l3);
+  }
+  f.ncases = all.ncases;
+  CHECK(results_run_finish(&w3, &f) == 0);
+  results_run_release(&w3);
+  free(d3);
+
   /* A journal a killed run left holds its name: the next run takes .2. */
   char *d2 = xasprintf("%s/again", dir);
   REQUIRE(mkdir(d2, 0777) == 0);

@@ -45,6 +45,7 @@ struct suite {
 };
 
 static int mkdir_p(const char *path) {
+  if (!*path) return error("the results folder name is empty");
   char *p = xstrdup(path);
   int rc = 0;
   for (char *s = p + 1; rc == 0; s++) {
@@ -133,13 +134,15 @@ static struct run_file *run_file_new(const struct suite *s, int argc, char **arg
   return f;
 }
 
-/* Run every case of one plugin; its result file is rewritten after each
- * case, so an interrupted or killed run keeps what was measured. Returns 0,
- * or -1 when the result file could not be written. */
+/* Run every case of one plugin; each case is saved as it ends (journal +
+ * periodic rewrite, see results_run_add), so an interrupted or killed run
+ * keeps what was measured. Returns 0, or -1 when the result file could not
+ * be written. */
 static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t *next_case) {
   const struct plugin *pl = s->plugins[pi];
   struct run_file *f = run_file_new(s, argc, argv, pl);
-  char *base = NULL;
+  struct results_run saver;
+  results_run_init(&saver, s->opt->results_dir);
   int rc = 0, save_failed = 0;
   /* init() is per process and sees no case: when it declines this machine
    * (no device, no driver), every case is SKIPPED for that reason without
@@ -181,14 +184,15 @@ static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t 
     free(label);
     s->cur_label = NULL;
 
-    if (!save_failed && results_save(s->opt->results_dir, f, &base) != 0) {
+    if (!save_failed && results_run_add(&saver, f) != 0) {
       save_failed = 1; /* said once; the rest of the suite still runs */
       rc = -1;
     }
   }
+  if (!save_failed && results_run_finish(&saver, f) != 0) rc = -1;
+  results_run_release(&saver);
   run_file_release(f);
   free(f);
-  free(base);
   return rc;
 }
 
@@ -225,6 +229,12 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   if (rc != 0) return -1;
   s->total = (int)s->cases.n;
   if (mkdir_p(o->results_dir) != 0) return -1;
+  /* Can it take this run's files? Found now, not after the whole suite. */
+  const char **names = xcalloc(s->nplugins, sizeof *names);
+  for (size_t i = 0; i < s->nplugins; i++) names[i] = s->plugins[i]->desc->name;
+  rc = results_check_dir(o->results_dir, names, s->nplugins, s->preset.name, o->tag);
+  free(names);
+  if (rc != 0) return -1;
   if (events_open(&s->events, o->events) != 0) return -1;
   return 0;
 }

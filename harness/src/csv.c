@@ -7,13 +7,43 @@
 
 #include "results_io.h"
 
+/* A plain decimal number: optional sign, digits with at most one point,
+ * an optional exponent; nothing else. A spreadsheet reads it as a number,
+ * never as a formula. */
+static int plain_number(const char *s) {
+  const char *p = s;
+  if (*p == '+' || *p == '-') p++;
+  int digits = 0, point = 0;
+  for (; *p; p++) {
+    if (*p >= '0' && *p <= '9') digits++;
+    else if (*p == '.' && !point) point = 1;
+    else break;
+  }
+  if (!digits) return 0;
+  if (*p == 'e' || *p == 'E') {
+    p++;
+    if (*p == '+' || *p == '-') p++;
+    if (*p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') p++;
+  }
+  return *p == '\0';
+}
+
+/* Would a spreadsheet evaluate this field as a formula? */
+static int formula_like(const char *s) {
+  return (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' ||
+          s[0] == '\r') &&
+         !plain_number(s);
+}
+
 void csv_add_field(struct strbuf *sb, const char *field) {
   if (!field) return;
-  if (!strpbrk(field, ",\"\r\n")) {
+  int formula = formula_like(field);
+  if (!formula && !strpbrk(field, ",\"\r\n")) {
     strbuf_adds(sb, field);
     return;
   }
-  strbuf_add(sb, "\"", 1);
+  strbuf_add(sb, formula ? "\"'" : "\"", formula ? 2 : 1);
   for (const char *p = field; *p; p++) {
     if (*p == '"') strbuf_add(sb, "\"", 1);
     strbuf_add(sb, p, 1);

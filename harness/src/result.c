@@ -2,6 +2,8 @@
  * throughput, and the life cycle of results, key/value lists and run files. */
 #include "result.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,4 +160,46 @@ void run_file_release(struct run_file *f) {
   for (size_t i = 0; i < f->ncases; i++) case_result_release(&f->cases[i]);
   free(f->cases);
   memset(f, 0, sizeof *f);
+}
+
+/* ---- validation: what no run file bench wrote can hold ---------------- */
+
+static int bad_index(const struct case_result *r) { return r->index < 0; }
+static int bad_wall(const struct case_result *r) { return !(r->wall_s >= 0) || isinf(r->wall_s); }
+static int bad_flops(const struct case_result *r) { return !(r->flops >= 0) || isinf(r->flops); }
+static int bad_bytes(const struct case_result *r) { return !(r->bytes >= 0) || isinf(r->bytes); }
+static int bad_exit(const struct case_result *r) { return r->exit_code < -1 || r->exit_code > 255; }
+static int bad_signal(const struct case_result *r) { return r->signal < 0; }
+static int bad_batch(const struct case_result *r) { return r->batch < 0 || r->warmup_iters < 0; }
+static int ok_failed_check(const struct case_result *r) {
+  return r->status == CASE_OK && r->check.checked && !r->check.pass;
+}
+static int ok_signalled(const struct case_result *r) {
+  return r->status == CASE_OK && r->signal != 0;
+}
+
+static const struct case_rule {
+  int (*broken)(const struct case_result *r);
+  const char *what;
+} case_rules[] = {
+    {bad_index, "negative index"},
+    {bad_wall, "wall_s is negative or not finite"},
+    {bad_flops, "flops is negative or not finite"},
+    {bad_bytes, "bytes is negative or not finite"},
+    {bad_exit, "exit_code is not -1 or 0..255"},
+    {bad_signal, "negative signal"},
+    {bad_batch, "negative batch or warmup_iters"},
+    {ok_failed_check, "status OK with a failed check"},
+    {ok_signalled, "status OK but killed by a signal"},
+};
+
+int run_file_validate(const struct run_file *f, char *err, size_t errlen) {
+  for (size_t i = 0; i < f->ncases; i++) {
+    for (size_t k = 0; k < sizeof case_rules / sizeof case_rules[0]; k++) {
+      if (!case_rules[k].broken(&f->cases[i])) continue;
+      if (err && errlen) snprintf(err, errlen, "cases[%zu]: %s", i, case_rules[k].what);
+      return -1;
+    }
+  }
+  return 0;
 }

@@ -128,4 +128,13 @@ struct run_file {
  * everything, cases included, and leaves *f zeroed. */
 void run_file_release(struct run_file *f);
 
+/* Facts a run file bench wrote always holds (case_rules in result.c): no
+ * negative index, wall_s, flops, bytes, batch or warmup_iters, no
+ * non-finite wall_s/flops/bytes, an exit code of -1 or 0..255, no negative
+ * signal, no OK case with a failed check or killed by a signal. 0, or -1
+ * with "cases[N]: <what>" in err for the first contradiction. The JSON
+ * reader reads such files exactly (round trips stay exact); the rollup
+ * refuses them. */
+int run_file_validate(const struct run_file *f, char *err, size_t errlen);
+
 #endif

@@ -574,7 +574,18 @@ static int run_file_fields(const struct reader *rd, const json_t *root, struct r
 }
 
 int run_file_from_json(const char *text, struct run_file *f, char *err, size_t errlen) {
+  return run_file_from_json_buf(text ? text : "", text ? strlen(text) : 0, f, err, errlen);
+}
+
+int run_file_from_json_buf(const char *text, size_t len, struct run_file *f, char *err,
+                           size_t errlen) {
   memset(f, 0, sizeof *f);
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    if (err && errlen)
+      snprintf(err, errlen, "holds a nul byte at offset %zu (not a text file)", (size_t)(nul - text));
+    return -1;
+  }
   json_t *root = parse(text, err, errlen);
   if (!root) return -1;
   struct reader rd = {err, errlen, ""};

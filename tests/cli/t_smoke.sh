@@ -37,7 +37,11 @@ python3 -c "import sys; sys.exit(0 if float('$gf') > 0 else 1)" && ok || fail "g
 run_bench --preset smoke --plugin cpu_gemm --results-dir "$T/r" --tag ci-box
 expect_rc 0 "second run"
 [ -f "$base.2.json" ] && [ -f "$base.2.txt" ] && [ -f "$base.json" ] && ok || fail "second run files"
-expect_eq "$(grep -c ',cpu_gemm,' "$T/r/rollup.csv")" "$(( 2 * $(cat "$T/ncases") ))" "rollup rows from both runs"
+# The same cases (host, date, tag, preset, params): each counted once, from
+# the later run.
+expect_eq "$(grep -c ',cpu_gemm,' "$T/r/rollup.csv")" "$(cat "$T/ncases")" "rollup rows, each case once"
+expect_eq "$(grep -c ',cpu_gemm,.*\.2\.json,' "$T/r/rollup.csv")" "$(cat "$T/ncases")" "rows from the later run"
+ls -a "$T/r" | grep -q '\.journal$' && fail "journal left after a finished run" || ok
 ls -a "$T/r" | grep -q tmp && fail "temporary files left" || ok
 
 # bench rollup rebuilds the same file.

@@ -53,6 +53,34 @@ static void test_row(void) {
   strbuf_release(&sb);
 }
 
+/* Spreadsheet formula injection (OWASP): a field a spreadsheet would
+ * evaluate gets a leading ' and quotes; a plain number stays a number. */
+static void test_formula_neutralised(void) {
+  CHECK_FIELD("=1+1", "\"'=1+1\"");
+  CHECK_FIELD("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  CHECK_FIELD("+cmd", "\"'+cmd\"");
+  CHECK_FIELD("-2+3+cmd|' /C calc'!A0", "\"'-2+3+cmd|' /C calc'!A0\"");
+  CHECK_FIELD("@SUM(A1:A9)", "\"'@SUM(A1:A9)\"");
+  CHECK_FIELD("\t=1", "\"'\t=1\"");
+  CHECK_FIELD("\r=1", "\"'\r=1\"");
+  CHECK_FIELD("-", "\"'-\"");
+  CHECK_FIELD("=a,b", "\"'=a,b\"");
+  /* Plain numbers, as text from a plugin, stay numbers. */
+  CHECK_FIELD("-1", "-1");
+  CHECK_FIELD("-1.5", "-1.5");
+  CHECK_FIELD("+3", "+3");
+  CHECK_FIELD("-2.5e-07", "-2.5e-07");
+  CHECK_FIELD("-.5", "-.5");
+  /* Only the first character counts. */
+  CHECK_FIELD("a=b", "a=b");
+  CHECK_FIELD("m=-1", "m=-1");
+  /* Numbers written as numbers are untouched. */
+  struct strbuf sb = STRBUF_INIT;
+  csv_add_number(&sb, -3.25);
+  CHECK_STR(sb.buf, "-3.25");
+  strbuf_release(&sb);
+}
+
 static char *number(double v) {
   struct strbuf sb = STRBUF_INIT;
   csv_add_number(&sb, v);
@@ -94,4 +122,4 @@ static void test_numbers(void) {
 }
 
 TEST_MAIN(TEST_ENTRY(test_plain), TEST_ENTRY(test_quoted), TEST_ENTRY(test_row),
-          TEST_ENTRY(test_numbers))
+          TEST_ENTRY(test_numbers), TEST_ENTRY(test_formula_neutralised))

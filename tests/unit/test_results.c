@@ -835,10 +835,165 @@ static void test_atomic_write(void) {
   rm_tree(dir);
 }
 
+
+/* ---- saving as a run goes: journal + periodic rewrite ------------------ */
+
+static size_t cases_in_json_file(const char *path) {
+  char *text = read_text(path);
+  struct run_file back;
+  char err[256] = "";
+  size_t n = (size_t)-1;
+  if (text && run_file_from_json(text, &back, err, sizeof err) == 0) {
+    n = back.ncases;
+    run_file_release(&back);
+  }
+  free(text);
+  return n;
+}
+
+static void test_save_journal(void) {
+  char *dir = make_tmpdir("results");
+  REQUIRE(dir);
+  struct run_file all, f;
+  build_run(&all);
+  f = all; /* borrowed: f shows the first f.ncases cases of all */
+  struct results_run w;
+  results_run_init(&w, dir);
+  for (f.ncases = 1; f.ncases <= all.ncases; f.ncases++) CHECK(results_run_add(&w, &f) == 0);
+  f.ncases = all.ncases;
+  REQUIRE(w.base);
+  char *json = xasprintf("%s.json", w.base), *journal = xasprintf("%s.journal", w.base);
+  /* Within RESULTS_REWRITE_MIN_S the .json keeps the first case only: a
+   * case costs one appended line, not a rewrite of everything. */
+  CHECK(cases_in_json_file(json) == 1);
+  CHECK(file_exists(journal));
+  char *lines = read_text(journal);
+  size_t nl = 0;
+  for (char *p = lines; p && *p; p++) nl += *p == '\n';
+  CHECK(nl == all.ncases - 1);
+  free(lines);
+  /* What a SIGKILL now leaves is whole: the .json and the journal together. */
+  struct run_file back;
+  char err[256] = "";
+  CHECK(results_read_file(json, &back, err, sizeof err) == 0);
+  CHECK(back.ncases == all.ncases);
+  if (back.ncases == all.ncases) check_same_run(&all, &back);
+  run_file_release(&back);
+  /* A torn last line (a crash mid-write) is ignored. */
+  FILE *fp = fopen(journal, "ab");
+  REQUIRE(fp);
+  fputs("{\"index\": 9, \"plu", fp);
+  fclose(fp);
+  CHECK(results_read_file(json, &back, err, sizeof err) == 0);
+  CHECK(back.ncases == all.ncases);
+  run_file_release(&back);
+
+  CHECK(results_run_finish(&w, &f) == 0);
+  CHECK(cases_in_json_file(json) == all.ncases);
+  CHECK(!file_exists(journal));
+  char *txt = xasprintf("%s.txt", w.base);
+  char *text = read_text(txt), *want = run_file_to_text(&all);
+  CHECK(text && strcmp(text, want) == 0);
+  free(text), free(want), free(txt);
+  CHECK(count_temp_files(dir) == 0);
+  results_run_release(&w);
+  free(json), free(journal);
+
+  /* Rewrites due at every case (the thresholds at 0): the .json holds
+   * every case as it ends and no journal is written. */
+  char *d3 = xasprintf("%s/often", dir);
+  struct results_run w3;
+  results_run_init(&w3, d3);
+  w3.rewrite_min_s = w3.rewrite_factor = 0;
+  for (f.ncases = 1; f.ncases <= all.ncases; f.ncases++) {
+    CHECK(results_run_add(&w3, &f) == 0);
+    REQUIRE(w3.base);
+    char *j3 = xasprintf("%s.json", w3.base), *l3 = xasprintf("%s.journal", w3.base);
+    CHECK(cases_in_json_file(j3) == f.ncases);
+    CHECK(!file_exists(l3));
+    free(j3), free(l3);
+  }
+  f.ncases = all.ncases;
+  CHECK(results_run_finish(&w3, &f) == 0);
+  results_run_release(&w3);
+  free(d3);
+
+  /* A journal a killed run left holds its name: the next run takes .2. */
+  char *d2 = xasprintf("%s/again", dir);
+  REQUIRE(mkdir(d2, 0777) == 0);
+  char *name = results_basename("2026-11-21", all.plugin, "smoke", all.env.tag);
+  char *stale = xasprintf("%s/%s.journal", d2, name);
+  CHECK(write_text(stale, "") == 0);
+  char *b = NULL;
+  CHECK(results_save(d2, &all, &b) == 0);
+  char *got = b ? saved_name(b) : NULL, *want_name = xasprintf("%s.2", name);
+  CHECK_STR(got, want_name);
+  free(got), free(want_name), free(b), free(stale), free(name), free(d2);
+  run_file_release(&all);
+  rm_tree(dir);
+}
+
+/* ---- refusing files no bench wrote ------------------------------------ */
+
+static void expect_invalid(void (*mutate_case)(struct case_result *), const char *want) {
+  struct run_file f;
+  build_run(&f);
+  char err[256] = "";
+  CHECK(run_file_validate(&f, err, sizeof err) == 0);
+  mutate_case(&f.cases[1]);
+  CHECK(run_file_validate(&f, err, sizeof err) == -1);
+  if (!strstr(err, want)) {
+    test_failures_++;
+    fprintf(stderr, "validate: \"%s\" does not mention \"%s\"\n", err, want);
+  }
+  run_file_release(&f);
+}
+
+static void neg_index(struct case_result *r) { r->index = -1; }
+static void neg_wall(struct case_result *r) { r->wall_s = -0.5; }
+static void nan_wall(struct case_result *r) { r->wall_s = NAN; }
+static void neg_flops(struct case_result *r) { r->flops = -1e9; }
+static void inf_bytes(struct case_result *r) { r->bytes = INFINITY; }
+static void bad_exit(struct case_result *r) { r->exit_code = -7; }
+static void ok_failed_check(struct case_result *r) {
+  r->status = CASE_OK;
+  r->check.checked = 1;
+  r->check.pass = 0;
+}
+
+static void test_validate(void) {
+  expect_invalid(neg_index, "cases[1]: negative index");
+  expect_invalid(neg_wall, "cases[1]: wall_s");
+  expect_invalid(nan_wall, "cases[1]: wall_s");
+  expect_invalid(neg_flops, "cases[1]: flops");
+  expect_invalid(inf_bytes, "cases[1]: bytes");
+  expect_invalid(bad_exit, "cases[1]: exit_code");
+  expect_invalid(ok_failed_check, "cases[1]: status OK with a failed check");
+
+  /* A whole document followed by a NUL and garbage is no result file. */
+  struct run_file f;
+  build_run(&f);
+  char *json = run_file_to_json(&f);
+  run_file_release(&f);
+  size_t len = strlen(json);
+  char *buf = xmalloc(len + 8);
+  memcpy(buf, json, len);
+  memcpy(buf + len, "\0garbag", 8);
+  char err[256] = "";
+  CHECK(run_file_from_json_buf(buf, len, &f, err, sizeof err) == 0);
+  run_file_release(&f);
+  CHECK(run_file_from_json_buf(buf, len + 7, &f, err, sizeof err) == -1);
+  CHECK(strstr(err, "nul byte at offset") != NULL);
+  CHECK(f.ncases == 0 && f.cases == NULL);
+  free(buf);
+  free(json);
+}
+
 TEST_MAIN(TEST_ENTRY(test_golden_txt), TEST_ENTRY(test_golden_json),
           TEST_ENTRY(test_golden_rollup), TEST_ENTRY(test_round_trip),
           TEST_ENTRY(test_round_trip_odd_values), TEST_ENTRY(test_empty_run),
           TEST_ENTRY(test_json_line), TEST_ENTRY(test_reject), TEST_ENTRY(test_status),
           TEST_ENTRY(test_throughput), TEST_ENTRY(test_kv), TEST_ENTRY(test_basename),
           TEST_ENTRY(test_save_claims), TEST_ENTRY(test_save_concurrent),
-          TEST_ENTRY(test_save_errors), TEST_ENTRY(test_atomic_write))
+          TEST_ENTRY(test_save_errors), TEST_ENTRY(test_atomic_write),
+          TEST_ENTRY(test_save_journal), TEST_ENTRY(test_validate))

@@ -34,5 +34,8 @@ int cmd_run(int argc, char **argv, const struct options *o);
 int cmd_list(const struct options *o);
 int cmd_rollup(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

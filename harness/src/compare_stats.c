@@ -83,34 +83,87 @@ static uint64_t splitmix64(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
-/* The median of one resample of sorted s[0..n): n draws counted per value,
- * then the middle ranks found by a cumulative scan (no sorting). */
-static double resampled_median(const double *s, size_t n, unsigned *counts, uint64_t *rng) {
-  memset(counts, 0, n * sizeof *counts);
-  for (size_t i = 0; i < n; i++) {
-    uint64_t r = splitmix64(rng) >> 32;
-    counts[(r * (uint64_t)n) >> 32]++;
-  }
-  size_t want_lo = (n - 1) / 2, want_hi = n / 2, seen = 0;
-  double lo = NAN, hi = NAN;
-  for (size_t i = 0; i < n; i++) {
-    size_t next = seen + counts[i];
-    if (isnan(lo) && want_lo < next) lo = s[i];
-    if (want_hi < next) {
-      hi = s[i];
-      break;
-    }
-    seen = next;
-  }
-  return 0.5 * (lo + hi);
+static double uniform01(uint64_t *rng) { /* in (0, 1) */
+  return ((double)(splitmix64(rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-/* Quantile p of sorted x[0..n) by linear interpolation (type 7). */
-static double quantile_sorted(const double *x, size_t n, double p) {
+static double normal01(uint64_t *rng) { /* Box-Muller, one of the pair */
+  return sqrt(-2.0 * log(uniform01(rng))) * cos(6.283185307179586 * uniform01(rng));
+}
+
+/* Gamma(a, 1) for a >= 1 (Marsaglia and Tsang 2000). */
+static double gamma_ge1(double a, uint64_t *rng) {
+  double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+  for (;;) {
+    double x = normal01(rng), v = 1.0 + c * x;
+    if (v <= 0.0) continue;
+    v = v * v * v;
+    double u = uniform01(rng);
+    if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) return d * v;
+  }
+}
+
+static double beta_ge1(double a, double b, uint64_t *rng) {
+  double x = gamma_ge1(a, rng), y = gamma_ge1(b, rng);
+  return x / (x + y);
+}
+
+static size_t index_of(double u, size_t n) {
+  size_t j = (size_t)(u * (double)n);
+  return j < n ? j : n - 1;
+}
+
+/* The median of one resample (n draws with replacement) of sorted s[0..n),
+ * without drawing the resample: a draw is s[floor(n U)] with U uniform, so
+ * the resample's middle order statistics are s[floor(n U_(m))] with U_(m)
+ * the m-th smallest of n uniforms, Beta(m, n - m + 1); the next one above
+ * it is U_(m) + (1 - U_(m)) (1 - V^(1 / (n - m))), the least of the n - m
+ * uniforms left above U_(m). O(1) per resample whatever n. */
+static double resampled_median(const double *s, size_t n, uint64_t *rng) {
+  size_t m = (n + 1) / 2; /* 1-based rank of the (lower) middle */
+  double u = beta_ge1((double)m, (double)(n - m + 1), rng);
+  size_t j = index_of(u, n);
+  if (n % 2) return s[j];
+  double u2 = u + (1.0 - u) * (1.0 - pow(uniform01(rng), 1.0 / (double)(n - m)));
+  return 0.5 * (s[j] + s[index_of(u2, n)]);
+}
+
+/* Rearrange x[0..n) so that x[k] is the value a sort would put there, the
+ * ones before it no larger and the ones after no smaller (Hoare's select). */
+static void select_kth(double *x, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = x[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (x[i] < pivot) i++;
+      while (x[j] > pivot) j--;
+      if (i <= j) {
+        double t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+        i++;
+        if (j == 0) break;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+/* Quantile p of x[0..n) by linear interpolation (type 7), as a sort would
+ * give, in O(n); x is rearranged. */
+static double quantile_select(double *x, size_t n, double p) {
   double h = (double)(n - 1) * p;
   size_t lo = (size_t)floor(h);
-  if (lo + 1 >= n) return x[n - 1];
-  return x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]);
+  select_kth(x, n, lo);
+  if (lo + 1 >= n) return x[lo];
+  double next = x[lo + 1];
+  for (size_t i = lo + 2; i < n; i++)
+    if (x[i] < next) next = x[i];
+  return x[lo] + (h - (double)lo) * (next - x[lo]);
 }
 
 int cs_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
@@ -118,25 +171,22 @@ int cs_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb
   *lo = *hi = NAN;
   if (!na || !nb || resamples == 0) return -1;
   double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
-  unsigned *counts = xmalloc((na > nb ? na : nb) * sizeof *counts);
   double *ratios = xmalloc(resamples * sizeof *ratios);
   uint64_t rng = seed;
   int rc = 0;
   for (unsigned i = 0; i < resamples && rc == 0; i++) {
-    double ma = resampled_median(sa, na, counts, &rng);
-    double mb = resampled_median(sb, nb, counts, &rng);
+    double ma = resampled_median(sa, na, &rng);
+    double mb = resampled_median(sb, nb, &rng);
     if (!(ma > 0.0)) rc = -1;
     else ratios[i] = mb / ma;
   }
   if (rc == 0) {
-    qsort(ratios, resamples, sizeof *ratios, cmp_double);
     double tail = (1.0 - level) / 2.0;
-    *lo = quantile_sorted(ratios, resamples, tail);
-    *hi = quantile_sorted(ratios, resamples, 1.0 - tail);
+    *lo = quantile_select(ratios, resamples, tail);
+    *hi = quantile_select(ratios, resamples, 1.0 - tail);
   }
   free(sa);
   free(sb);
-  free(counts);
   free(ratios);
   return rc;
 }

@@ -20,7 +20,8 @@ double cs_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
 
 /* Percentile bootstrap interval of median(b) / median(a) at the given
  * level (0.95): `resamples` resamples of each side drawn with a generator
- * seeded by `seed`. 0, or -1 when a side is empty or a resampled median of
+ * seeded by `seed` (each resample's median is drawn directly from the
+ * distribution of the middle order statistics, O(1) whatever the size). 0, or -1 when a side is empty or a resampled median of
  * a is not positive (then *lo and *hi are NAN). */
 int cs_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
                           unsigned resamples, uint64_t seed, double level, double *lo, double *hi);

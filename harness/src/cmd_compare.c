@@ -316,11 +316,18 @@ static char *summary_text(const struct summary *s, size_t n, double threshold, i
     }
   strbuf_addf(&sb, "%s (threshold %g%%, 95%% intervals)\n", md ? "**" : "", threshold * 100);
   if (md) strbuf_adds(&sb, "\n");
-  strbuf_adds(&sb, "geometric mean of new/old:");
+  if (!s->ntimed_all) {
+    strbuf_adds(&sb, "geometric mean of new/old: no case timed on both sides\n");
+    return strbuf_detach(&sb);
+  }
+  strbuf_adds(&sb, "geometric mean of new/old (cases timed on both sides):\n");
   for (size_t i = 0; i < s->nplugins; i++)
-    if (s->ntimed[i]) strbuf_addf(&sb, " %s %.3f (%zu),", s->plugins[i], s->geomean[i], s->ntimed[i]);
-  if (s->ntimed_all) strbuf_addf(&sb, " overall %.3f (%zu cases)\n", s->overall, s->ntimed_all);
-  else strbuf_adds(&sb, " no case timed on both sides\n");
+    if (s->ntimed[i]) strbuf_addf(&sb, "%s%s %.3f (%zu)\n", md ? "- " : "  ", s->plugins[i], s->geomean[i], s->ntimed[i]);
+  strbuf_addf(&sb, "%soverall %.3f (%zu)\n", md ? "- **" : "  ", s->overall, s->ntimed_all);
+  if (md) { /* close the bold */
+    sb.len--;
+    strbuf_adds(&sb, "**\n");
+  }
   return strbuf_detach(&sb);
 }
 

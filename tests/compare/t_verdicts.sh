@@ -56,7 +56,7 @@ expect_in "$T/out" '^px +c=gone .*MISSING$' "table row of an unmatched old case"
 expect_in "$T/out" '^px +c=added .*NEW$' "table row of an unmatched new case"
 expect_in "$T/out" '2 unmatched: 1 only in old \(MISSING\), 1 only in new \(NEW\)' "unmatched summary"
 expect_in "$T/out" '^14 cases: 3 SAME, 2 FASTER, 1 SLOWER, 1 NOISY, 1 WRONG_ANSWER, 1 CRASH, 1 TIMEOUT, 2 FIXED, 1 MISSING, 1 NEW' "verdict counts"
-expect_in "$T/out" 'geometric mean of new/old: .*py 0\.8[34][0-9] \(2\)' "geomean of py (sqrt 0.7)"
+expect_in "$T/out" '^  py 0\.8[34][0-9] \(2\)$' "geomean of py (sqrt 0.7)"
 expect_not_in "$T/out" $'\033' "no colour when not on a terminal"
 run_bench compare "$T/old" "$T/new" --color always
 expect_in "$T/out" $'\033\\[31mSLOWER' "colour on request"

@@ -22,6 +22,7 @@ struct options {
   int debug;                 /* --mode debug */
   int list;                  /* --list */
   int verbose;               /* --verbose: --list shows parameters */
+  const char *baseline;      /* --baseline FILE|DIR: compare each case with it */
 };
 
 /* Parse argv[1..] into o; prints the problem and returns -1 on bad usage,

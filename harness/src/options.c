@@ -15,6 +15,9 @@ void usage(FILE *f) {
           "       bench --list [--verbose] [--plugin-dir DIR]...\n"
           "       bench rollup [--results-dir DIR]\n"
           "       bench events FILE [--follow]\n"
+          "       bench compare OLD NEW [options]   (see bench compare --help)\n"
+          "       bench history [--results-dir DIR] [--plugin P]\n"
+          "       bench report [--results-dir DIR] [-o report.html]\n"
           "\n"
           "Runs kernel plugins under a preset, checks every output against the CPU\n"
           "reference, and writes dated result files plus results/rollup.csv.\n"
@@ -29,6 +32,8 @@ void usage(FILE *f) {
           "  --events FILE        write JSON-lines progress events to FILE ('-' for stdout)\n"
           "  --tag TAG            added to result file names and rows (e.g. the machine)\n"
           "  --mode perf|debug    debug: serialised GPU launches and the Vulkan validation layer\n"
+          "  --baseline PATH      compare each case with the same case in a result file or folder\n"
+          "                       (ratio, 95%% interval and verdict on its line and in the .txt)\n"
           "  --help, --version\n"
           "\n"
           "Exit status: 0 every case OK or SKIPPED; 1 a case failed; 2 usage or configuration error.\n");
@@ -41,7 +46,7 @@ static void push(const char ***list, size_t *n, const char *v) {
 
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
-         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION };
+         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_BASELINE };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -53,6 +58,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"list", no_argument, NULL, OPT_LIST},
       {"verbose", no_argument, NULL, OPT_VERBOSE},
       {"help", no_argument, NULL, OPT_HELP},
+      {"baseline", required_argument, NULL, OPT_BASELINE},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
@@ -78,6 +84,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       else return error("--mode must be perf or debug, not '%s'", optarg);
       break;
     case OPT_LIST: o->list = 1; break;
+    case OPT_BASELINE: o->baseline = optarg; break;
     case 'v':
     case OPT_VERBOSE: o->verbose = 1; break;
     case 'h':

@@ -358,6 +358,8 @@ static void case_notes(struct strbuf *sb, const struct case_result *r) {
     else notef(&n, "did not settle", "cv %.2f%% above the target %.2f%%",
                case_time(r)->cv * 100.0, r->target_cv * 100.0);
   }
+  if (kv_list_get(r->ninfo, r->info, "baseline")) /* bench --baseline */
+    note(&n, "baseline", kv_list_get(r->ninfo, r->info, "baseline"));
   if (r->determinism == DET_DIFFERS)
     note(&n, "determinism", "outputs differ between two runs");
   else if (r->determinism == DET_BITWISE_EQUAL)

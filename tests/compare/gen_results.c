@@ -8,7 +8,8 @@
  * PARAMS "m=64,n=64" or "-"; STATUS OK, WRONG_ANSWER, CRASH, TIMEOUT, ...;
  * N samples spread over MEDIAN_NS * (1 +- SPREAD) (a triangular shape,
  * drawn from SEED and the line number); keys: op, backend, flops, bytes,
- * device=1 (device samples too, 0.9 x the host ones). */
+ * device=1 (device samples too, 0.9 x the host ones), devname=NAME (the
+ * "device" info; '_' stands for a blank), check=METHOD (a passed check). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,17 @@ int main(int argc, char **argv) {
         else if (strcmp(tok[k], "flops") == 0) r->flops = atof(v);
         else if (strcmp(tok[k], "bytes") == 0) r->bytes = atof(v);
         else if (strcmp(tok[k], "device") == 0) device = atoi(v);
+        else if (strcmp(tok[k], "devname") == 0) {
+          char *name = xstrdup(v);
+          for (char *q = name; *q; q++)
+            if (*q == '_') *q = ' ';
+          kv_list_add(&r->ninfo, &r->info, "device", name);
+          free(name);
+        }
+        else if (strcmp(tok[k], "check") == 0) {
+          r->check.checked = 1, r->check.pass = 1, r->check.max_abs_err = 1e-6;
+          snprintf(r->check.method, sizeof r->check.method, "%s", v);
+        }
       }
       if (r->status == CASE_CRASH) r->signal = 11, r->message = xstrdup("killed by signal 11 (SIGSEGV)");
       if (r->status == CASE_WRONG_ANSWER) r->message = xstrdup("planted mismatch");

@@ -116,8 +116,15 @@ int compare_by_operation(const char *const *paths, size_t npaths, const char **p
       for (size_t k = i; k < j; k++) {
         const struct item *it = &items[k];
         const struct case_result *r = it->e->r;
+        /* each side by its own primary timer (device where reported), as
+         * the median column: a GPU's device time against a CPU's host time */
         struct case_compare cc = {0};
-        if (best && isfinite(it->median)) compare_case(best->e->r, r, 0.05, &cc);
+        if (best && isfinite(it->median)) {
+          size_t nb, ni;
+          const double *xb = rs_samples(best->e->r, rs_has_device(best->e->r), &nb);
+          const double *xi = rs_samples(r, rs_has_device(r), &ni);
+          cc.timed = cs_compare(xb, nb, xi, ni, &cc.c) == 0;
+        }
         char *cells[10];
         cells[0] = xstrdup(k == i || f != TABLE_TEXT ? it->problem : "");
         cells[1] = xstrdup(it->e->plugin);

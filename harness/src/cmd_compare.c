@@ -343,6 +343,8 @@ static char *p_text(const struct case_compare *cc) {
   return cc->c.p < 0.001 ? xstrdup("<0.001") : xasprintf("%.3f", cc->c.p);
 }
 
+static void batch_note(const struct row *rows, size_t n, int md);
+
 static void output_table(const struct row *rows, size_t n, const struct compare_opts *o,
                          const struct summary *s) {
   int tags = any_tag(rows, n);
@@ -411,7 +413,33 @@ static void output_table(const struct row *rows, size_t n, const struct compare_
     free(sum);
     if (f != TABLE_MD)
       printf("ratio = new/old median time per iteration (below 1 is faster); p: Mann-Whitney U\n");
+    batch_note(rows, n, f == TABLE_MD);
   }
+}
+
+/* A case timed with another batch (iterations per sample) on each side was
+ * measured differently by the harness: say so, since its ratio may come
+ * from the method and not from the kernel. */
+static int batch_differs(const struct row *r) {
+  return r->cc.timed && r->old->r->batch > 0 && r->new_->r->batch > 0 && r->old->r->batch != r->new_->r->batch;
+}
+
+static void batch_note(const struct row *rows, size_t n, int md) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) count += batch_differs(&rows[i]);
+  if (!count) return;
+  printf("%snote: %zu case%s timed with a different batch (iterations per sample) in old and new, so their ratio "
+         "may come from how they were measured:",
+         md ? "\n" : "", count, count > 1 ? "s" : "");
+  size_t shown = 0;
+  for (size_t i = 0; i < n && shown < 10; i++)
+    if (batch_differs(&rows[i])) {
+      const struct rs_entry *e = rows[i].new_;
+      printf("%s %s%s%s (%d -> %d)", shown ? "," : "", e->plugin, *e->params ? " " : "", e->params,
+             rows[i].old->r->batch, e->r->batch);
+      shown++;
+    }
+  printf("%s\n", count > shown ? ", ..." : "");
 }
 
 static json_t *jnum_or_null(int have, double v) {
@@ -424,6 +452,7 @@ static json_t *side_json(const struct rs_entry *e, double median) {
   json_object_set_new(o, "status", json_string(case_status_name(e->r->status)));
   json_object_set_new(o, "median_ns", jnum_or_null(1, median));
   json_object_set_new(o, "samples", json_integer((json_int_t)e->r->nsamples));
+  json_object_set_new(o, "batch", json_integer(e->r->batch));
   json_object_set_new(o, "date", json_string(e->date));
   json_object_set_new(o, "file", json_string(e->path));
   return o;

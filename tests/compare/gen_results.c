@@ -8,7 +8,7 @@
  * PARAMS "m=64,n=64" or "-"; STATUS OK, WRONG_ANSWER, CRASH, TIMEOUT, ...;
  * N samples spread over MEDIAN_NS * (1 +- SPREAD) (a triangular shape,
  * drawn from SEED and the line number); keys: op, backend, flops, bytes,
- * device=1 (device samples too, 0.9 x the host ones), devname=NAME (the
+ * device=1 (device samples too, 0.9 x the host ones), batch=N, devname=NAME (the
  * "device" info; '_' stands for a blank), check=METHOD (a passed check). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +87,7 @@ int main(int argc, char **argv) {
       }
       double median = atof(tok[3]), spread = atof(tok[4]);
       size_t n = (size_t)atol(tok[5]);
-      int device = 0;
+      int device = 0, batch = 1;
       for (int k = 6; k < nt; k++) {
         char *eq = strchr(tok[k], '=');
         if (!eq) continue;
@@ -98,6 +98,7 @@ int main(int argc, char **argv) {
         else if (strcmp(tok[k], "flops") == 0) r->flops = atof(v);
         else if (strcmp(tok[k], "bytes") == 0) r->bytes = atof(v);
         else if (strcmp(tok[k], "device") == 0) device = atoi(v);
+        else if (strcmp(tok[k], "batch") == 0) batch = atoi(v);
         else if (strcmp(tok[k], "devname") == 0) {
           char *name = xstrdup(v);
           for (char *q = name; *q; q++)
@@ -115,7 +116,7 @@ int main(int argc, char **argv) {
       if (r->status == CASE_OK || r->status == CASE_WRONG_ANSWER) {
         rng_state = seed * 1000003u + (uint64_t)lineno;
         r->nsamples = n;
-        r->batch = 1;
+        r->batch = batch;
         r->host_ns = xcalloc(n ? n : 1, sizeof *r->host_ns);
         for (size_t i = 0; i < n; i++) r->host_ns[i] = median * (1.0 + spread * (uniform() + uniform() - 1.0));
         stats_compute(r->host_ns, n, &r->host);

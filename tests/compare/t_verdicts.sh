@@ -19,7 +19,7 @@ case c=gone    OK 1000 0.02 40
 case c=dev     OK 1000 0.02 40 device=1
 run 2026-11-20 py
 case c=a OK 500 0.01 30
-case c=b OK 500 0.01 30
+case c=b OK 500 0.01 30 batch=1
 SPEC
 "$GEN" "$T/new" 2 <<'SPEC' || fail "gen new"
 run 2026-11-21 px
@@ -36,7 +36,7 @@ case c=added   OK 1000 0.02 40
 case c=dev     OK 1000 0.02 40 device=1
 run 2026-11-21 py
 case c=a OK 350 0.01 30
-case c=b OK 500 0.01 30
+case c=b OK 500 0.01 30 batch=1000
 SPEC
 
 run_bench compare "$T/old" "$T/new" --format csv
@@ -58,6 +58,7 @@ expect_in "$T/out" '2 unmatched: 1 only in old \(MISSING\), 1 only in new \(NEW\
 expect_in "$T/out" '^14 cases: 3 SAME, 2 FASTER, 1 SLOWER, 1 NOISY, 1 WRONG_ANSWER, 1 CRASH, 1 TIMEOUT, 2 FIXED, 1 MISSING, 1 NEW' "verdict counts"
 expect_in "$T/out" '^  py 0\.8[34][0-9] \(2\)$' "geomean of py (sqrt 0.7)"
 expect_not_in "$T/out" $'\033' "no colour when not on a terminal"
+expect_in "$T/out" '^note: 1 case timed with a different batch .*: py c=b \(1 -> 1000\)$' "a batch change is noted"
 run_bench compare "$T/old" "$T/new" --color always
 expect_in "$T/out" $'\033\\[31mSLOWER' "colour on request"
 

@@ -106,7 +106,7 @@ static void build_entries(struct result_set *s, const struct rs_select *sel) {
           .tag = f->env.tag ? f->env.tag : "", .date = f->env.date ? f->env.date : "",
           .params = params_of(r)};
     }
-    qsort(s->entries + first, s->n - first, sizeof *s->entries, cmp_case_index);
+    if (s->n > first) qsort(s->entries + first, s->n - first, sizeof *s->entries, cmp_case_index);
   }
   free(order);
 }

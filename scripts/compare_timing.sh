@@ -24,7 +24,7 @@ spec() { # spec DATE SHIFT_EVERY
 }
 spec 2026-11-20 0 | "$GEN" "$D/old" 1
 spec 2026-11-21 17 | "$GEN" "$D/new" 2
-echo "2 x $(ls "$D/old" | wc -l) files, $SAMPLES samples per case, $(du -sh "$D/old" | cut -f1) per folder"
+echo "2 x $(ls "$D"/old/*.json | wc -l) result files (2,000 cases each), $SAMPLES samples per case, $(du -sh "$D/old" | cut -f1) per folder"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
 echo "load: $(uptime)"
 for fmt in table csv json; do

@@ -68,22 +68,6 @@ static int usage_error(const char *fmt, const char *arg) {
   return -1;
 }
 
-/* "5%", "0.05" */
-static int parse_threshold(const char *s, double *out) {
-  char *copy = xstrdup(s);
-  size_t len = strlen(copy);
-  int pct = len && copy[len - 1] == '%';
-  if (pct) copy[len - 1] = '\0';
-  double v;
-  int rc = parse_double(copy, &v);
-  free(copy);
-  if (rc != 0) return -1;
-  if (pct) v /= 100.0;
-  if (!(v >= 0.0 && v < 1.0)) return -1;
-  *out = v;
-  return 0;
-}
-
 static int parse_fail_on(const char *s, unsigned *out) {
   char *list = xstrdup(s), *save = NULL;
   unsigned v = 0;
@@ -137,7 +121,7 @@ static int parse(int argc, char **argv, struct compare_opts *o) {
       o->plugins[o->nplugins++] = optarg;
       break;
     case O_THRESHOLD:
-      if (parse_threshold(optarg, &o->threshold) != 0)
+      if (compare_parse_threshold(optarg, &o->threshold) != 0)
         return usage_error("--threshold must be a fraction or percentage below 100%%, not '%s'", optarg);
       break;
     case O_FAIL_ON:

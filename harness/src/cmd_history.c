@@ -73,12 +73,10 @@ int cmd_history(int argc, char **argv) {
         rc = usage_error("--metric must be median, gflops or gbps, not", optarg);
       metric = optarg;
       break;
-    case O_THRESHOLD: {
-      double v;
-      if (parse_double(optarg, &v) != 0 || !(v >= 0 && v < 1)) rc = usage_error("--threshold must be a fraction below 1, not", optarg);
-      else threshold = v;
+    case O_THRESHOLD:
+      if (compare_parse_threshold(optarg, &threshold) != 0)
+        rc = usage_error("--threshold must be a fraction or percentage below 100%, not", optarg);
       break;
-    }
     case O_FORMAT:
       if (strcmp(optarg, "table") && strcmp(optarg, "csv") && strcmp(optarg, "md"))
         rc = usage_error("--format must be table, csv or md, not", optarg);

@@ -215,8 +215,8 @@ int cmd_report(int argc, char **argv) {
     case O_TAG: sel.tag = optarg; break;
     case O_CHARTJS: chartjs = optarg; break;
     case O_THRESHOLD:
-      if (parse_double(optarg, &threshold) != 0 || !(threshold >= 0 && threshold < 1)) {
-        error("--threshold must be a fraction below 1, not '%s'", optarg);
+      if (compare_parse_threshold(optarg, &threshold) != 0) {
+        error("--threshold must be a fraction or percentage below 100%%, not '%s'", optarg);
         rc = EXIT_USAGE;
       }
       break;

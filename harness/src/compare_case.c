@@ -2,9 +2,11 @@
 #include "compare_case.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "result_set.h"
+#include "util.h"
 
 static const char *const names[V_COUNT] = {
     [V_SAME] = "SAME",       [V_FASTER] = "FASTER",     [V_SLOWER] = "SLOWER",
@@ -71,4 +73,19 @@ void compare_case(const struct case_result *old, const struct case_result *new_,
   case CS_SLOWER: out->verdict = V_SLOWER; break;
   default: out->verdict = V_NOISY; break;
   }
+}
+
+int compare_parse_threshold(const char *s, double *out) {
+  char *copy = xstrdup(s);
+  size_t len = strlen(copy);
+  int pct = len && copy[len - 1] == '%';
+  if (pct) copy[len - 1] = '\0';
+  double v;
+  int rc = parse_double(copy, &v);
+  free(copy);
+  if (rc != 0) return -1;
+  if (pct) v /= 100.0;
+  if (!(v >= 0.0 && v < 1.0)) return -1;
+  *out = v;
+  return 0;
 }

@@ -24,6 +24,10 @@ int verdict_is_failure(enum verdict v); /* WRONG_ANSWER ... INTERRUPTED */
 #define COMPARE_DEFAULT_THRESHOLD 0.05
 #define COMPARE_ALPHA 0.05
 
+/* --threshold: a fraction ("0.05") or a percentage ("5%"), in [0, 1).
+ * 0, or -1 when it is neither. */
+int compare_parse_threshold(const char *s, double *out);
+
 struct case_compare {
   enum verdict verdict;
   int timed;          /* c holds a ratio (both OK with samples) */

@@ -63,7 +63,7 @@ PY
 
 # in a real browser
 CHROME_FLAGS=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-  --disable-background-networking --disable-component-update --disable-sync
+  --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage
   --user-data-dir="$T/chromium" --virtual-time-budget=10000 --hide-scrollbars)
 timeout 60 "$CHROMIUM" "${CHROME_FLAGS[@]}" --enable-logging=stderr --v=0 --dump-dom "file://$T/report.html" \
   >"$T/dom.html" 2>"$T/chromium.err"

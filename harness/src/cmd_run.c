@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "case_filter.h"
+#include "baseline.h"
 #include "cases.h"
 #include "child.h"
 #include "commands.h"
@@ -42,6 +43,7 @@ struct suite {
   const char *cur_plugin;
   const char *cur_label;
   int cur_index;
+  struct baseline *baseline;     /* --baseline, or NULL */
 };
 
 static int mkdir_p(const char *path) {
@@ -109,10 +111,14 @@ static void print_case(struct suite *s, const struct case_result *r, const char 
               case_ns_per_item(r));
     if (r->check.checked) fprintf(s->out, "  max_abs_err %.2g (%s)", r->check.max_abs_err, r->check.method);
     if (r->determinism != DET_NOT_CHECKED) fprintf(s->out, "  %s", determinism_name(r->determinism));
+    const char *bl = kv_list_get(r->ninfo, r->info, "baseline");
+    if (bl) fprintf(s->out, "  baseline: %s", bl);
     if (!r->settled) fprintf(s->out, "\n      %s", r->settle_note ? r->settle_note : "did not settle");
   } else if (r->message) {
     fprintf(s->out, "  %s", r->message);
   }
+  if (r->status != CASE_OK && kv_list_get(r->ninfo, r->info, "baseline"))
+    fprintf(s->out, "  (baseline: %s)", kv_list_get(r->ninfo, r->info, "baseline"));
   fprintf(s->out, "\n");
   if (case_status_failed(r->status) && r->stderr_tail) {
     char *copy = xstrdup(r->stderr_tail), *save = NULL;
@@ -175,6 +181,7 @@ static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t 
       run_case(pl, c, index, &s->preset.policy, s->opt->debug, heartbeat, s, r);
     }
 
+    baseline_annotate(s->baseline, r);
     s->done++;
     s->done_wall += r->wall_s;
     if (case_status_failed(r->status)) s->failed++;
@@ -228,6 +235,10 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   free(known);
   if (rc != 0) return -1;
   s->total = (int)s->cases.n;
+  if (o->baseline) {
+    s->baseline = xcalloc(1, sizeof *s->baseline);
+    if (baseline_load(s->baseline, o->baseline) != 0) return -1;
+  }
   if (mkdir_p(o->results_dir) != 0) return -1;
   /* Can it take this run's files? Found now, not after the whole suite. */
   const char **names = xcalloc(s->nplugins, sizeof *names);
@@ -283,6 +294,8 @@ out:
   events_close(&s.events);
   case_list_release(&s.cases);
   preset_release(&s.preset);
+  if (s.baseline) baseline_release(s.baseline);
+  free(s.baseline);
   free(s.plugins);
   plugin_set_release(&set);
   return exit_code;

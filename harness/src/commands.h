@@ -26,6 +26,7 @@ struct options {
   size_t nparams;
   const char **filters;      /* --filter EXPR (repeatable; all must hold) */
   size_t nfilters;
+  const char *baseline;      /* --baseline FILE|DIR: compare each case with it */
 };
 
 /* Parse argv[1..] into o; prints the problem and returns -1 on bad usage,
@@ -38,5 +39,8 @@ int cmd_run(int argc, char **argv, const struct options *o);
 int cmd_list(const struct options *o);
 int cmd_rollup(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

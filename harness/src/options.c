@@ -15,6 +15,9 @@ void usage(FILE *f) {
           "       bench --list [--verbose] [--plugin-dir DIR]...\n"
           "       bench rollup [--results-dir DIR]\n"
           "       bench events FILE [--follow]\n"
+          "       bench compare OLD NEW [options]   (see bench compare --help)\n"
+          "       bench history [--results-dir DIR] [--plugin P]\n"
+          "       bench report [--results-dir DIR] [-o report.html]\n"
           "\n"
           "Runs kernel plugins under a preset, checks every output against the CPU\n"
           "reference, and writes dated result files plus results/rollup.csv.\n"
@@ -35,6 +38,8 @@ void usage(FILE *f) {
           "                       NAME OP VALUE joined by ',' (all must hold), OP one of\n"
           "                       = != < <= > >=, '|' between alternatives:\n"
           "                       --filter 'm>=512,dtype=f16|bf16'; repeatable\n"
+          "  --baseline PATH      compare each case with the same case in a result file or folder\n"
+          "                       (ratio, 95%% interval and verdict on its line and in the .txt)\n"
           "  --help, --version\n"
           "\n"
           "Exit status: 0 every case OK or SKIPPED; 1 a case failed; 2 usage or configuration error.\n");
@@ -47,7 +52,7 @@ static void push(const char ***list, size_t *n, const char *v) {
 
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
-         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER };
+         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER, OPT_BASELINE };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -59,6 +64,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"list", no_argument, NULL, OPT_LIST},
       {"verbose", no_argument, NULL, OPT_VERBOSE},
       {"help", no_argument, NULL, OPT_HELP},
+      {"baseline", required_argument, NULL, OPT_BASELINE},
       {"version", no_argument, NULL, OPT_VERSION},
       {"param", required_argument, NULL, OPT_PARAM},
       {"filter", required_argument, NULL, OPT_FILTER},
@@ -88,6 +94,7 @@ int options_parse(int argc, char **argv, struct options *o) {
     case OPT_PARAM: push(&o->params, &o->nparams, optarg); break;
     case OPT_FILTER: push(&o->filters, &o->nfilters, optarg); break;
     case OPT_LIST: o->list = 1; break;
+    case OPT_BASELINE: o->baseline = optarg; break;
     case 'v':
     case OPT_VERBOSE: o->verbose = 1; break;
     case 'h':

@@ -362,6 +362,8 @@ static void case_notes(struct strbuf *sb, const struct case_result *r) {
     notef(&n, "per item", "%.4g %s/s, %.4g ns per %s (%.6g %s per iteration)",
           case_items_per_s(r), r->item_unit, case_ns_per_item(r), r->item_unit, r->items,
           r->item_unit);
+  if (kv_list_get(r->ninfo, r->info, "baseline")) /* bench --baseline */
+    note(&n, "baseline", kv_list_get(r->ninfo, r->info, "baseline"));
   if (r->determinism == DET_DIFFERS)
     note(&n, "determinism", "outputs differ between two runs");
   else if (r->determinism == DET_BITWISE_EQUAL)

@@ -1,0 +1,138 @@
+/* gen_results OUTDIR SEED < SPEC: write planted result files (through the
+ * harness's own writer, so they always follow the current schema) whose
+ * samples are known: for bench compare's tests and its timing script.
+ *
+ * SPEC, one item per line ('#' starts a comment):
+ *   run DATE PLUGIN [TAG]          start a run file (saved at the next run / EOF)
+ *   case PARAMS STATUS MEDIAN_NS SPREAD N [key=value...]
+ * PARAMS "m=64,n=64" or "-"; STATUS OK, WRONG_ANSWER, CRASH, TIMEOUT, ...;
+ * N samples spread over MEDIAN_NS * (1 +- SPREAD) (a triangular shape,
+ * drawn from SEED and the line number); keys: op, backend, flops, bytes,
+ * device=1 (device samples too, 0.9 x the host ones), batch=N, devname=NAME (the
+ * "device" info; '_' stands for a blank), check=METHOD (a passed check). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results_io.h"
+#include "util.h"
+
+static uint64_t rng_state;
+static double uniform(void) {
+  rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+static int save(const char *dir, struct run_file *f) {
+  if (!f->plugin) return 0;
+  char *base = NULL;
+  int rc = results_save(dir, f, &base);
+  free(base);
+  run_file_release(f);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: gen_results OUTDIR SEED < SPEC\n");
+    return 2;
+  }
+  const char *dir = argv[1];
+  uint64_t seed = strtoull(argv[2], NULL, 10);
+  struct run_file f = {0};
+  char line[4096];
+  int lineno = 0, index = 0;
+  while (fgets(line, sizeof line, stdin)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    char *tok[32];
+    int nt = 0;
+    for (char *p = strtok(line, " \t\r\n"); p && nt < 32; p = strtok(NULL, " \t\r\n")) tok[nt++] = p;
+    if (!nt) continue;
+    if (strcmp(tok[0], "run") == 0 && nt >= 3) {
+      if (save(dir, &f) != 0) return 1;
+      memset(&f, 0, sizeof f);
+      f.env.date = xstrdup(tok[1]);
+      f.env.started = xasprintf("%sT00:00:00.000Z", tok[1]);
+      f.env.host = xstrdup("planted");
+      f.env.cpu = xstrdup("planted cpu");
+      f.env.cpus = 2;
+      f.env.preset = xstrdup("smoke");
+      f.env.mode = xstrdup("perf");
+      f.env.tag = nt >= 4 ? xstrdup(tok[3]) : NULL;
+      f.plugin = xstrdup(tok[2]);
+      f.plugin_path = xasprintf("/planted/%s.so", tok[2]);
+      index = 0;
+    } else if (strcmp(tok[0], "case") == 0 && nt >= 6 && f.plugin) {
+      f.cases = xrealloc(f.cases, (f.ncases + 1) * sizeof *f.cases);
+      struct case_result *r = &f.cases[f.ncases++];
+      case_result_init(r);
+      r->plugin = xstrdup(f.plugin);
+      r->backend = xstrdup("cpu");
+      r->operation = xstrdup("none");
+      r->index = index++;
+      if (strcmp(tok[1], "-") != 0) {
+        char *save_p = NULL;
+        for (char *kv = strtok_r(tok[1], ",", &save_p); kv; kv = strtok_r(NULL, ",", &save_p)) {
+          char *eq = strchr(kv, '=');
+          if (!eq) continue;
+          *eq = '\0';
+          kv_list_add(&r->nparams, &r->params, kv, eq + 1);
+        }
+      }
+      if (case_status_parse(tok[2], &r->status) != 0) {
+        fprintf(stderr, "gen_results: line %d: unknown status %s\n", lineno, tok[2]);
+        return 2;
+      }
+      double median = atof(tok[3]), spread = atof(tok[4]);
+      size_t n = (size_t)atol(tok[5]);
+      int device = 0, batch = 1;
+      for (int k = 6; k < nt; k++) {
+        char *eq = strchr(tok[k], '=');
+        if (!eq) continue;
+        *eq = '\0';
+        const char *v = eq + 1;
+        if (strcmp(tok[k], "op") == 0) free(r->operation), r->operation = xstrdup(v);
+        else if (strcmp(tok[k], "backend") == 0) free(r->backend), r->backend = xstrdup(v);
+        else if (strcmp(tok[k], "flops") == 0) r->flops = atof(v);
+        else if (strcmp(tok[k], "bytes") == 0) r->bytes = atof(v);
+        else if (strcmp(tok[k], "device") == 0) device = atoi(v);
+        else if (strcmp(tok[k], "batch") == 0) batch = atoi(v);
+        else if (strcmp(tok[k], "devname") == 0) {
+          char *name = xstrdup(v);
+          for (char *q = name; *q; q++)
+            if (*q == '_') *q = ' ';
+          kv_list_add(&r->ninfo, &r->info, "device", name);
+          free(name);
+        }
+        else if (strcmp(tok[k], "check") == 0) {
+          r->check.checked = 1, r->check.pass = 1, r->check.max_abs_err = 1e-6;
+          snprintf(r->check.method, sizeof r->check.method, "%s", v);
+        }
+      }
+      if (r->status == CASE_CRASH) r->signal = 11, r->message = xstrdup("killed by signal 11 (SIGSEGV)");
+      if (r->status == CASE_WRONG_ANSWER) r->message = xstrdup("planted mismatch");
+      if (r->status == CASE_OK || r->status == CASE_WRONG_ANSWER) {
+        rng_state = seed * 1000003u + (uint64_t)lineno;
+        r->nsamples = n;
+        r->batch = batch;
+        r->host_ns = xcalloc(n ? n : 1, sizeof *r->host_ns);
+        for (size_t i = 0; i < n; i++) r->host_ns[i] = median * (1.0 + spread * (uniform() + uniform() - 1.0));
+        stats_compute(r->host_ns, n, &r->host);
+        if (device) {
+          r->device_ns = xcalloc(n ? n : 1, sizeof *r->device_ns);
+          for (size_t i = 0; i < n; i++) r->device_ns[i] = 0.9 * r->host_ns[i];
+          stats_compute(r->device_ns, n, &r->device);
+        }
+        r->settled = 1;
+        r->target_cv = 0.02;
+      }
+      r->wall_s = 0.1;
+    } else {
+      fprintf(stderr, "gen_results: line %d: cannot parse\n", lineno);
+      return 2;
+    }
+  }
+  return save(dir, &f) != 0;
+}

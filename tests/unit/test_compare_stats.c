@@ -1,0 +1,132 @@
+/* Statistics of bench compare: medians, Mann-Whitney U against known
+ * values, the bootstrap interval (reproducible, covering the truth about
+ * 95% of the time), verdicts and geometric means. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "compare_stats.h"
+#include "test.h"
+
+static void test_median(void) {
+  double odd[] = {5, 1, 3}, even[] = {4, 1, 3, 2};
+  CHECK_NEAR(cs_median(odd, 3), 3.0, 0);
+  CHECK_NEAR(cs_median(even, 4), 2.5, 0);
+  CHECK(isnan(cs_median(odd, 0)));
+  CHECK(odd[0] == 5); /* not modified */
+}
+
+static void test_mann_whitney(void) {
+  /* scipy.stats.mannwhitneyu(a, b, method="asymptotic") gives 0.0121857803553448 */
+  double a[] = {1, 2, 3, 4, 5}, b[] = {6, 7, 8, 9, 10};
+  CHECK_NEAR(cs_mann_whitney_p(a, 5, b, 5), 0.012185780355344818, 1e-12);
+  CHECK_NEAR(cs_mann_whitney_p(b, 5, a, 5), 0.012185780355344818, 1e-12);
+  /* ties: mid-ranks and the tie-corrected variance (R: wilcox.test(exact=FALSE)) */
+  double c[] = {1, 1, 2, 3}, d[] = {2, 3, 3, 4, 5};
+  CHECK_NEAR(cs_mann_whitney_p(c, 4, d, 5), 0.078545850951190696, 1e-12);
+  /* identical samples: no evidence at all */
+  CHECK_NEAR(cs_mann_whitney_p(a, 5, a, 5), 1.0, 1e-12);
+  double same[] = {7, 7, 7};
+  CHECK_NEAR(cs_mann_whitney_p(same, 3, same, 3), 1.0, 0);
+  CHECK_NEAR(cs_mann_whitney_p(a, 0, b, 5), 1.0, 0);
+}
+
+/* Deterministic pseudo-random samples around `center` with ~2% spread. */
+static void fill(double *x, size_t n, double center, uint32_t *seed) {
+  for (size_t i = 0; i < n; i++) {
+    *seed = *seed * 1103515245u + 12345u;
+    double u = (double)((*seed >> 8) & 0xffff) / 65536.0;
+    *seed = *seed * 1103515245u + 12345u;
+    double v = (double)((*seed >> 8) & 0xffff) / 65536.0;
+    x[i] = center * (1.0 + 0.02 * (u + v - 1.0));
+  }
+}
+
+static void test_bootstrap_reproducible(void) {
+  double a[40], b[40];
+  uint32_t seed = 1;
+  fill(a, 40, 100, &seed);
+  fill(b, 40, 150, &seed);
+  double lo1, hi1, lo2, hi2;
+  REQUIRE(cs_bootstrap_ratio_ci(a, 40, b, 40, 2000, 42, 0.95, &lo1, &hi1) == 0);
+  REQUIRE(cs_bootstrap_ratio_ci(a, 40, b, 40, 2000, 42, 0.95, &lo2, &hi2) == 0);
+  CHECK(lo1 == lo2 && hi1 == hi2);
+  double ratio = cs_median(b, 40) / cs_median(a, 40);
+  CHECK(lo1 < ratio && ratio < hi1);
+  CHECK(lo1 > 1.4 && hi1 < 1.6);
+  /* a wider level gives a wider interval */
+  double lo3, hi3;
+  REQUIRE(cs_bootstrap_ratio_ci(a, 40, b, 40, 2000, 42, 0.5, &lo3, &hi3) == 0);
+  CHECK(lo3 >= lo1 && hi3 <= hi1 && hi3 - lo3 < hi1 - lo1);
+  CHECK(cs_bootstrap_ratio_ci(a, 0, b, 40, 2000, 42, 0.95, &lo1, &hi1) == -1 && isnan(lo1));
+}
+
+/* Pairs drawn from one distribution: the 95% interval of the ratio holds 1
+ * in most of them (about 95%; a loose band keeps the test from flaking,
+ * yet an interval that is far too narrow or too wide fails it). */
+static void test_bootstrap_coverage(void) {
+  uint32_t seed = 7;
+  int covered = 0, trials = 200;
+  double width = 0;
+  for (int t = 0; t < trials; t++) {
+    double a[25], b[25], lo, hi;
+    fill(a, 25, 10, &seed);
+    fill(b, 25, 10, &seed);
+    cs_bootstrap_ratio_ci(a, 25, b, 25, 1000, CS_SEED + (uint64_t)t, 0.95, &lo, &hi);
+    covered += lo <= 1.0 && 1.0 <= hi;
+    width += hi - lo;
+  }
+  CHECK(covered >= 180 && covered <= 199);
+  CHECK(width / trials > 0.002 && width / trials < 0.03);
+}
+
+static void test_compare(void) {
+  double a[30], b[30];
+  uint32_t seed = 3;
+  fill(a, 30, 200, &seed);
+  fill(b, 30, 100, &seed);
+  struct cs_ratio c;
+  REQUIRE(cs_compare(a, 30, b, 30, &c) == 0);
+  CHECK_NEAR(c.ratio, cs_median(b, 30) / cs_median(a, 30), 1e-15);
+  CHECK(c.lo <= c.ratio && c.ratio <= c.hi);
+  CHECK(c.p < 1e-6);
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_FASTER);
+  REQUIRE(cs_compare(b, 30, a, 30, &c) == 0);
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_SLOWER);
+  REQUIRE(cs_compare(a, 30, a, 30, &c) == 0);
+  CHECK(c.ratio == 1.0 && c.p > 0.9);
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_SAME);
+  CHECK(cs_compare(a, 30, b, 0, &c) == -1);
+  double zero[] = {0, 0};
+  CHECK(cs_compare(zero, 2, b, 30, &c) == -1);
+}
+
+static void test_verdict_rules(void) {
+  struct cs_ratio c = {.ratio = 1.0, .lo = 0.97, .hi = 1.04, .p = 0.5};
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_SAME);
+  c = (struct cs_ratio){.ratio = 1.2, .lo = 1.1, .hi = 1.3, .p = 0.001};
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_SLOWER);
+  CHECK(cs_verdict_of(&c, 0.5, 0.05) == CS_SAME); /* a looser threshold */
+  c.p = 0.2; /* beyond the threshold, but the rank test cannot tell */
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_NOISY);
+  c = (struct cs_ratio){.ratio = 0.8, .lo = 0.7, .hi = 0.9, .p = 0.001};
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_FASTER);
+  c = (struct cs_ratio){.ratio = 1.06, .lo = 1.01, .hi = 1.11, .p = 0.001};
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_NOISY); /* straddles 1.05 */
+  c = (struct cs_ratio){.ratio = 1.0, .lo = 0.9, .hi = 1.1, .p = 0.9};
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_NOISY); /* straddles both */
+  c = (struct cs_ratio){.ratio = NAN, .lo = NAN, .hi = NAN, .p = 1};
+  CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_NOISY);
+  CHECK_STR(cs_verdict_name(CS_SLOWER), "SLOWER");
+}
+
+static void test_geomean(void) {
+  double x[] = {2, 0.5}, y[] = {1, 4, NAN, -1, 0};
+  CHECK_NEAR(cs_geomean(x, 2), 1.0, 1e-15);
+  CHECK_NEAR(cs_geomean(y, 5), 2.0, 1e-15);
+  CHECK(isnan(cs_geomean(y + 2, 3)));
+}
+
+TEST_MAIN(TEST_ENTRY(test_median), TEST_ENTRY(test_mann_whitney), TEST_ENTRY(test_bootstrap_reproducible),
+          TEST_ENTRY(test_bootstrap_coverage), TEST_ENTRY(test_compare), TEST_ENTRY(test_verdict_rules),
+          TEST_ENTRY(test_geomean))

@@ -68,6 +68,9 @@ expect_rc 2 "an unknown configuration key"
 expect_in "$T/out" "bad.conf:2: unknown key 'SLURM_RACK'"
 run_slurm "$T/out" smoke fx_ok -- --results-dir x
 expect_rc 2 "a bench option the script sets"
+run_slurm "$T/out" --config "$SRC/scripts/slurm.conf.example" --help
+expect_rc 0 "the configuration template is read"
+expect_in "$T/out" '^Options' "--help"
 
 # --- the smoke preset on CPU and Vulkan plugins, every node of the default
 # partition, options from a configuration file.

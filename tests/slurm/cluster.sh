@@ -4,8 +4,8 @@
 # names n1, n2 and n3 on this host, each on a port of its own) as this
 # shell's own foreground daemons, with partitions "bench" (n1, n2; the
 # default) and "slow" (n3); slurm_stop cancels every job and stops them.
-# No systemd, cgroups or accounting storage (so no sacct): see
-# /work/shared/FACTS.md and the README's "Slurm runs".
+# No systemd, cgroups or accounting storage (so no sacct); the daemons run
+# as whoever runs the test (root or not): see the README's "Slurm runs".
 #
 # After slurm_start: SLURM_CONF is exported; SLURM_DIR is the folder.
 

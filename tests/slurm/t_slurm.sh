@@ -26,7 +26,7 @@ done
 trap 'slurm_stop; rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
 if ! slurm_start "$T/slurm"; then
-  echo "FAIL: could not start the test's Slurm cluster as $(id -un) (see above; the recipe needs root, munge and slurm-wlm)" >&2
+  echo "FAIL: could not start the test's Slurm cluster as $(id -un) (see above: munged, slurmctld or slurmd refused; tests/slurm/cluster.sh has the recipe)" >&2
   exit 1
 fi
 # Should the test itself be killed (ctest's timeout), the daemons go too.

@@ -46,7 +46,9 @@
 #   --time T            SLURM_TIME: time limit of each task (sbatch --time)
 #   --account A         SLURM_ACCOUNT (sbatch --account)
 #   --gpus-per-node G   SLURM_GPUS_PER_NODE (sbatch --gpus-per-node)
-#   --tag-by node|partition  SLURM_TAG_BY: the tag of results (default node)
+#   --tag-by node|partition  SLURM_TAG_BY: the tag of results (default node;
+#                       with partition, --resume counts a preset/plugin as
+#                       home once any node brought it)
 #   --no-exclusive      SLURM_EXCLUSIVE=no: let tasks share a node
 #   --sbatch-option OPT add one word to sbatch's options (repeatable)
 #   --results-dir DIR   where results go (default: results/ of this tree)

@@ -163,5 +163,6 @@ diag=$(ls "$RT"/diag_*_long_n3.txt 2>/dev/null | head -n 1)
 [ -n "$diag" ] && ok || fail "no diag file for the time limit"
 [ -z "$diag" ] || expect_in "$diag" 'Slurm state TIMEOUT'
 [ -z "$diag" ] || expect_in "$diag" 'JobState=TIMEOUT'
+[ -z "$diag" ] || expect_in "$diag" '^== free -h' "the node's report (written on SIGTERM)"
 expect_eq "$(csv_field "$RT/rollup.csv" fx_hang "n=8" status)" INTERRUPTED "the case cut by the time limit"
 finish

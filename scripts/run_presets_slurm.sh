@@ -27,8 +27,12 @@
 #      status, free -h / rocm-smi / dmesg from the node, the log's tail);
 #   5. rebuild RESULTS/rollup.csv, print a summary, and exit 0 only if every
 #      case of every task was OK or SKIPPED.
-# Ctrl-C cancels the arrays (scancel; bench writes what it measured, the
-# running case as INTERRUPTED), gathers what the tasks left and exits 130.
+# Each task gets SIGTERM 30 s before its time limit (sbatch
+# --signal=B:TERM@30; Slurm may send it up to a minute early): bench stops
+# as on Ctrl-C, the running case is written as INTERRUPTED and the task
+# reads as TIMEOUT. Ctrl-C cancels the arrays (scancel: the waiting tasks,
+# and SIGTERM to the running ones, the same way), gathers what the tasks
+# left and exits 130.
 # --resume submits only the node/preset/plugin triples whose results for
 # today are not home yet. The run's shared folder is RESULTS/.slurm/<id>/
 # (so RESULTS must be on a shared filesystem too); a run left there by an
@@ -162,9 +166,6 @@ for p in "${PRESETS[@]}"; do
 done
 command -v sbatch >/dev/null 2>&1 || die 2 "no sbatch/squeue here: run this on a Slurm login node (Debian: apt-get install slurm-client)"
 
-RESULTS_DIR=${CFG_RESULTS_DIR:-$SRC/results}
-mkdir -p -- "$RESULTS_DIR" || die 2 "cannot create results folder '$RESULTS_DIR'"
-RESULTS_DIR=$(cd -- "$RESULTS_DIR" && pwd -P)
 BUILD_DIR=${CFG_BUILD_DIR:-$SRC/build}
 TAG=''
 INTERRUPTED=0
@@ -188,16 +189,26 @@ else
   fi
 fi
 
+RESULTS_DIR=${CFG_RESULTS_DIR:-$SRC/results}
+mkdir -p -- "$RESULTS_DIR" || die 2 "cannot create results folder '$RESULTS_DIR'"
+RESULTS_DIR=$(cd -- "$RESULTS_DIR" && pwd -P)
+
 # --- gathering ------------------------------------------------------------------
 # task_state I: the task's state now, from squeue, or (when squeue has
 # forgotten it) from its exit file.
 task_state() {
-  local i=$1 d=$W/tasks/$1 rc
-  if [ -n "${SQ_STATE[$i]:-}" ]; then
-    echo "${SQ_STATE[$i]}"
+  local i=$1 d=$W/tasks/$1 rc sq=${SQ_STATE[$1]:-}
+  rc=$(task_rc "$d")
+  # A task stopped by its SIGTERM (the warning before its time limit, or
+  # our Ctrl-C) ends with bench's status, FAILED for Slurm: say why.
+  if [ -n "$rc" ] && task_signalled "$d" && ! active_state "$sq"; then
+    if [ "$CANCELLED" -eq 1 ]; then echo CANCELLED; else echo TIMEOUT; fi
     return
   fi
-  rc=$(task_rc "$d")
+  if [ -n "$sq" ]; then
+    echo "$sq"
+    return
+  fi
   if [ -z "$rc" ]; then
     if [ ! -s "$W/job" ]; then
       echo UNKNOWN
@@ -208,8 +219,6 @@ task_state() {
     else
       echo GONE
     fi
-  elif task_signalled "$d"; then
-    if [ "$CANCELLED" -eq 1 ]; then echo CANCELLED; else echo TIMEOUT; fi
   elif [ "$rc" -eq 0 ]; then
     echo COMPLETED
   else
@@ -242,8 +251,13 @@ gather_task() {
     esac
     ;;
   TIMEOUT)
-    code=1 note="the task exceeded its time limit"
+    code=1 note="the task reached its time limit"
     [ -z "$CFG_TIME" ] || note+=" (--time $CFG_TIME)"
+    if [ "${SQ_STATE[$i]:-}" != TIMEOUT ] && task_signalled "$d"; then
+      note+=": stopped by its SIGTERM before the limit, the running case kept as INTERRUPTED"
+    else
+      note+=" and was killed by Slurm"
+    fi
     ;;
   CANCELLED)
     if [ "$CANCELLED" -eq 1 ]; then
@@ -262,7 +276,11 @@ gather_task() {
     4) note="the build on $node failed" ;;
     *) note="the task failed (status $code)" ;;
     esac
-    [ -n "$rc" ] || note="the task ended without its exit file (killed?)"
+    if [ ! -f "$d/started" ]; then
+      note="the task left no trace in $W: is the results folder on a filesystem the nodes share? (see its slurm.out on $node)"
+    elif [ -z "$rc" ]; then
+      note="the task ended without its exit file (killed?)"
+    fi
     ;;
   *) code=1 note="the task ended as $state${SQ_REASON[$i]:+ (${SQ_REASON[$i]})}" ;;
   esac
@@ -272,7 +290,7 @@ gather_task() {
     info=$(scontrol show job "${job}_$i" 2>/dev/null || true)
     {
       echo "== task $i (job array $job): preset $preset on node $node, tag $TAG"
-      echo "Slurm state $state${SQ_REASON[$i]:+, reason ${SQ_REASON[$i]}}; exit status ${rc:-none (no exit file)}; $note"
+      echo "state $state (Slurm: ${SQ_STATE[$i]:-no longer in squeue}${SQ_REASON[$i]:+, reason ${SQ_REASON[$i]}}); exit status ${rc:-none (no exit file)}$(task_signalled "$d" && echo ", after SIGTERM"); $note"
       echo "at $(date '+%F %T %z'), partition $PARTITION${CFG_TIME:+, --time $CFG_TIME}"
       echo
       if [ -n "$info" ]; then
@@ -449,7 +467,8 @@ fi
 # each task pinned with scontrol update ReqNodeList, stalls here: Slurm's
 # scheduler stops at the first pinned task whose node is busy.)
 sb=(sbatch --parsable --job-name="bench-$RUN_ID" --partition="$PARTITION"
-  --nodes=1 --ntasks=1 --output="$W/tasks/%a/slurm.out" --chdir="$W" --export=ALL)
+  --nodes=1 --ntasks=1 --output="$W/tasks/%a/slurm.out" --chdir="$W" --export=ALL
+  --signal=B:TERM@30)
 [ "$CFG_EXCLUSIVE" -eq 0 ] || sb+=(--exclusive)
 [ -z "$CFG_TIME" ] || sb+=(--time="$CFG_TIME")
 [ -z "$CFG_ACCOUNT" ] || sb+=(--account="$CFG_ACCOUNT")
@@ -490,9 +509,14 @@ declare -A GOT=() ENDED_AT=()
 lost_since=''
 while :; do
   if [ "$INTERRUPTED" -eq 1 ] && [ "$CANCELLED" -eq 0 ]; then
+    # The waiting tasks are cancelled; the running ones get SIGTERM in
+    # their batch shell only, which stops bench cleanly (Slurm's own
+    # cancel signals every process, bench's case child too, and the case
+    # would read as a crash); what has not ended 30 s later is cancelled.
     say "interrupted: cancelling job array(s) ${JOBS[*]} (scancel); what finished is kept"
-    scancel "${JOBS[@]}" 2>/dev/null || warn "scancel ${JOBS[*]} failed"
-    CANCELLED=1
+    scancel --state=PENDING "${JOBS[@]}" 2>/dev/null
+    scancel --batch --signal=TERM "${JOBS[@]}" 2>/dev/null || warn "scancel --batch ${JOBS[*]} failed"
+    CANCELLED=1 CANCEL_AT=$SECONDS
     trap - INT # a second Ctrl-C stops this script; the arrays are cancelled already
   fi
   if ! squeue_array "$JOBLIST"; then
@@ -511,6 +535,11 @@ while :; do
     continue
   fi
   lost_since=''
+  if [ "$CANCELLED" -eq 1 ] && [ -n "${CANCEL_AT:-}" ] && [ $((SECONDS - CANCEL_AT)) -gt 30 ]; then
+    warn "tasks still running 30 s after Ctrl-C: scancel ${JOBS[*]}"
+    scancel "${JOBS[@]}" 2>/dev/null
+    CANCEL_AT=''
+  fi
   left=0
   for i in "${TASKS[@]}"; do
     [ -z "${GOT[$i]:-}" ] || continue

@@ -4,9 +4,10 @@
 # bench for task $SLURM_ARRAY_TASK_ID as planned in W/tasks/I/ (see
 # scripts/lib/slurm.sh for the folder's files), and leave the exit file
 # W/tasks/I/rc last, so that the submitting script knows the outcome without
-# sacct. On SIGTERM (the time limit, or scancel) bench is stopped the way
-# Ctrl-C stops it: the cases measured so far are written, the running one as
-# INTERRUPTED. Exits with bench's status.
+# sacct. On SIGTERM (sent to this shell 30 s before the time limit, or by
+# the script's Ctrl-C) bench is stopped the way Ctrl-C stops it: the cases
+# measured so far are written, the running one as INTERRUPTED, and the exit
+# file says "signal TERM". Exits with bench's status.
 set -u
 W=${1:?run folder}
 I=${SLURM_ARRAY_TASK_ID:?not a job array task}
@@ -51,6 +52,13 @@ done_with() {
   exit "$1"
 }
 
+# SIGTERM comes from sbatch --signal=B:TERM@30 shortly before the time
+# limit, or from scancel --batch (the script's Ctrl-C): to this shell only,
+# which passes it on to bench, so that bench stops as on Ctrl-C.
+SIG='' PID='' TRAPPED=0
+trap 'SIG=TERM TRAPPED=1; [ -z "$PID" ] || kill -TERM "$PID" 2>/dev/null' TERM
+trap 'SIG=INT TRAPPED=1; [ -z "$PID" ] || kill -INT "$PID" 2>/dev/null' INT
+
 [ -d "$D" ] || {
   echo "slurm-task: error: no task folder $D" >&2
   exit 2
@@ -90,9 +98,7 @@ fi
 
 args=()
 mapfile -d '' -t args <"$D/args"
-SIG='' PID='' TRAPPED=0
-trap 'SIG=TERM TRAPPED=1; [ -z "$PID" ] || kill -TERM "$PID" 2>/dev/null' TERM
-trap 'SIG=INT TRAPPED=1; [ -z "$PID" ] || kill -INT "$PID" 2>/dev/null' INT
+[ -z "$SIG" ] || done_with 130 "$SIG" # stopped before bench started
 "$BENCH" "${args[@]}" --results-dir "$D/results" --events - >>"$D/log" 2>&1 </dev/null &
 PID=$!
 # A trapped signal ends `wait` early: wait again until bench has ended.

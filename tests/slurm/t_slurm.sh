@@ -2,9 +2,10 @@
 # run_presets_slurm.sh end to end on a real Slurm cluster (tests/slurm/
 # cluster.sh: munged, slurmctld and three slurmd on 127.0.0.1, all in this
 # test's temporary folder): the smoke preset on CPU and Vulkan plugins over
-# two nodes, planted failures (a wrong answer, a crash), a task that exceeds
-# its time limit (--time 1: Slurm's limits are whole minutes, so this part
-# takes 60-90 s; it runs on its own node while the rest goes on), Ctrl-C
+# two nodes, planted failures (a wrong answer, a crash), a task that reaches
+# its time limit (--time 1: Slurm's limits are whole minutes and the task is
+# warned 30 s before, so this part takes about 30 s; it runs on its own node
+# while the rest goes on), Ctrl-C
 # (scancel, what finished is kept, exit 130), --resume (only what is not
 # home is submitted), results never overwritten, usage errors. Skipped (77)
 # only where slurmctld, slurmd or munged is not installed.
@@ -36,12 +37,13 @@ fi
 ) >/dev/null 2>&1 </dev/null &
 
 FXARGS=(-- --plugin-dir "$FX_GOOD")
+R=$T/r # every run writes here unless it names another --results-dir
 
 # run_slurm OUT ARGS...: the script with its output in OUT.
 run_slurm() {
   local out=$1
   shift
-  "$SCRIPT" --poll 0.5 "$@" >"$out" 2>&1 </dev/null
+  "$SCRIPT" --poll 0.5 --results-dir "$R" "$@" >"$out" 2>&1 </dev/null
   RC=$?
 }
 
@@ -52,7 +54,6 @@ RT=$T/rt
 timeout_pid=$!
 
 # --- usage and configuration errors (nothing is submitted).
-R=$T/r
 run_slurm "$T/out" --bogus
 expect_rc 2 "an unknown option"
 run_slurm "$T/out" --tag-by rack smoke
@@ -103,7 +104,7 @@ for node in n1 n2; do
   expect_eq "$(csv_field "$R/rollup.csv" fx_wrong "n=8" status)" WRONG_ANSWER "fx_wrong in the rollup"
   diag=$(ls "$R"/diag_*_smoke_"$node".txt 2>/dev/null | head -n 1)
   [ -n "$diag" ] && ok || fail "no diag file for $node"
-  [ -z "$diag" ] || expect_in "$diag" "Slurm state FAILED, reason NonZeroExitCode; exit status 1"
+  [ -z "$diag" ] || expect_in "$diag" "^state FAILED \(Slurm: FAILED, reason NonZeroExitCode\); exit status 1; a case failed"
   [ -z "$diag" ] || expect_in "$diag" '^== free -h'
   [ -z "$diag" ] || expect_in "$diag" 'WRONG_ANSWER'
 done
@@ -157,12 +158,12 @@ RC=$?
 cp "$T/out.timeout" "$T/out"
 expect_rc 1 "a task over its time limit"
 expect_in "$T/out" 'TIMEOUT' "the table shows TIMEOUT"
-expect_in "$T/out" 'exceeded its time limit \(--time 1\)' "the summary says why"
+expect_in "$T/out" 'long @ n3: 1 ok, 0 skipped, 1 failed - the task reached its time limit \(--time 1\): stopped by its SIGTERM' "the summary says why"
 [ -f "$RT/${TODAY}_cpu_noop_long_n3.json" ] && ok || fail "what finished before the time limit was not kept"
 diag=$(ls "$RT"/diag_*_long_n3.txt 2>/dev/null | head -n 1)
 [ -n "$diag" ] && ok || fail "no diag file for the time limit"
-[ -z "$diag" ] || expect_in "$diag" 'Slurm state TIMEOUT'
-[ -z "$diag" ] || expect_in "$diag" 'JobState=TIMEOUT'
+[ -z "$diag" ] || expect_in "$diag" '^state TIMEOUT \(Slurm: FAILED, reason NonZeroExitCode\); exit status 130, after SIGTERM'
+[ -z "$diag" ] || expect_in "$diag" 'TimeLimit=00:01:00'
 [ -z "$diag" ] || expect_in "$diag" '^== free -h' "the node's report (written on SIGTERM)"
 expect_eq "$(csv_field "$RT/rollup.csv" fx_hang "n=8" status)" INTERRUPTED "the case cut by the time limit"
 finish

@@ -1,0 +1,196 @@
+# shellcheck shell=bash disable=SC2034 # the CFG_* and SQ_* variables are the caller's
+# Sourced by scripts/run_presets_slurm.sh (after scripts/lib/presets.sh),
+# never run: its configuration file, the partition's nodes, the run folder
+# the array tasks share with this script, squeue's view of the array, the
+# live table and the gathering of a task's results.
+#
+# The run folder W (RESULTS/.slurm/<run id>/, on a filesystem the nodes
+# share) holds:
+#   job                  the array's job id (written once it is submitted)
+#   bench                the bench the tasks run, or "per-node" (--build-per-node)
+#   src                  the source tree (for --build-per-node)
+#   build-options, build-targets   NUL-separated words (--build-per-node)
+#   presets/             copies of preset files given by path
+#   tasks/I/             array task I (SLURM_ARRAY_TASK_ID):
+#     node, preset, tag    what the script planned (one line each)
+#     args                 bench's arguments, NUL-separated
+#     started              "JOBID NODE EPOCH", written by the task when it starts
+#     log                  bench's events (stdout) and per-case/PROGRESS lines
+#     results/             bench --results-dir
+#     node-diag.txt        free -h, rocm-smi, dmesg from the node (failed runs)
+#     rc                   "rc N" and maybe "signal TERM": the task's exit file,
+#                          written last
+#     slurm.out            the batch script's own output (sbatch --output)
+#     gathered             written here once the results are home
+
+# --- configuration ----------------------------------------------------------
+
+# yes_no KEY VALUE WHERE: 1 or 0 for yes/no/true/false/on/off/1/0.
+yes_no() {
+  case ${2,,} in
+  1 | yes | true | on) echo 1 ;;
+  0 | no | false | off) echo 0 ;;
+  *) die 2 "$3: $1 must be yes or no, got '$2'" ;;
+  esac
+}
+
+# split_words NAME VALUE: blank-separated words into the array NAME (no
+# quoting, no globbing).
+split_words() {
+  local -n _w=$1
+  read -r -a _w <<<"$2" || true
+}
+
+# load_slurm_config FILE: KEY=VALUE lines (a value may be quoted with '...'
+# or "..." as a whole; nothing is expanded or run); '#' starts a comment
+# line. Sets the CFG_* variables; unknown keys are refused with file:line.
+load_slurm_config() {
+  local file=$1 line key value n=0
+  if [ ! -f "$file" ] || [ ! -r "$file" ]; then die 2 "cannot read configuration '$file'"; fi
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line#"${line%%[![:space:]]*}"}
+    line=${line%"${line##*[![:space:]]}"}
+    [ -z "$line" ] || [[ $line == '#'* ]] && continue
+    line=${line#export }
+    [[ $line =~ ^([A-Z_]+)=(.*)$ ]] || die 2 "$file:$n: expected KEY=VALUE, got '$line'"
+    key=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]}
+    if [[ $value =~ ^\'(.*)\'$ || $value =~ ^\"(.*)\"$ ]]; then value=${BASH_REMATCH[1]}; fi
+    case $key in
+    SLURM_PARTITION) CFG_PARTITION=$value ;;
+    SLURM_NODES) CFG_NODES=$value ;;
+    SLURM_NODELIST) CFG_NODELIST=$value ;;
+    SLURM_TIME) CFG_TIME=$value ;;
+    SLURM_ACCOUNT) CFG_ACCOUNT=$value ;;
+    SLURM_GPUS_PER_NODE) CFG_GPUS_PER_NODE=$value ;;
+    SLURM_TAG_BY) CFG_TAG_BY=$value ;;
+    SLURM_EXCLUSIVE) CFG_EXCLUSIVE=$(yes_no "$key" "$value" "$file:$n") ;;
+    SLURM_SBATCH_OPTIONS) split_words CFG_SBATCH_OPTS "$value" ;;
+    SLURM_BUILD_PER_NODE) CFG_BUILD_PER_NODE=$(yes_no "$key" "$value" "$file:$n") ;;
+    SLURM_BUILD_DIR) CFG_BUILD_DIR=$value ;;
+    SLURM_BUILD_OPTIONS) split_words CFG_BUILD_OPTS "$value" ;;
+    SLURM_BUILD_TARGETS) split_words CFG_BUILD_TARGETS "$value" ;;
+    SLURM_BUILD_JOBS) CFG_BUILD_JOBS=$value ;;
+    SLURM_RESULTS_DIR) CFG_RESULTS_DIR=$value ;;
+    SLURM_POLL) CFG_POLL=$value ;;
+    *) die 2 "$file:$n: unknown key '$key' (see scripts/slurm.conf.example)" ;;
+    esac
+  done <"$file"
+}
+
+# --- nodes ------------------------------------------------------------------
+
+# default_partition: the partition sinfo marks as the default ("name*").
+default_partition() {
+  { sinfo -h -o '%P' 2>/dev/null || true; } | sed -n 's/\*$//p' | head -n 1
+}
+
+# usable_nodes PARTITION: the partition's nodes that can take a job (not
+# down, drained, failing or not responding), one per line, in sinfo's order.
+usable_nodes() {
+  { sinfo -h -N -p "$1" -o '%N %t' 2>/dev/null || true; } | awk '
+    $2 ~ /\*$/ { next }                         # not responding
+    $2 ~ /^(down|drain|drng|drained|fail|failg|maint|unk|boot|futr|npc|pow|inval|plnd|resv)/ { next }
+    !seen[$1]++ { print $1 }'
+}
+
+# --- squeue -----------------------------------------------------------------
+
+# squeue_array JOB: the array's tasks as squeue sees them, including the
+# ended ones it still remembers (MinJobAge), into the associative arrays
+# SQ_STATE, SQ_NODE and SQ_REASON keyed by task index. Returns 1 when
+# squeue could not be asked (slurmctld down or unreachable).
+squeue_array() {
+  local out err idx state node reason
+  SQ_STATE=() SQ_NODE=() SQ_REASON=()
+  err=$(mktemp)
+  if ! out=$(squeue -h -r -j "$1" -t all -o '%K|%T|%N|%r' 2>"$err"); then
+    # Job ids slurmctld has forgotten (MinJobAge) are an error for squeue
+    # -j: that is "nothing left". Anything else (slurmctld unreachable,
+    # squeue killed by Ctrl-C) is "cannot ask".
+    if grep -qi 'invalid job id' "$err"; then
+      rm -f -- "$err"
+      return 0
+    fi
+    rm -f -- "$err"
+    return 1
+  fi
+  rm -f -- "$err"
+  while IFS='|' read -r idx state node reason; do
+    [[ $idx =~ ^[0-9]+$ ]] || continue
+    SQ_STATE[idx]=$state
+    SQ_NODE[idx]=$node
+    SQ_REASON[idx]=$reason
+  done <<<"$out"
+  return 0
+}
+
+# active_state STATE: a Slurm job state of a task not ended yet.
+active_state() {
+  case $1 in
+  PENDING | RUNNING | CONFIGURING | COMPLETING | SUSPENDED | REQUEUED | REQUEUE_HOLD | REQUEUE_FED | RESIZING | SIGNALING | STAGE_OUT | STOPPED) return 0 ;;
+  *) return 1 ;;
+  esac
+}
+
+# --- a task's files -----------------------------------------------------------
+
+# task_field DIR NAME: one line file of a task folder (empty when missing).
+task_field() { head -n 1 -- "$1/$2" 2>/dev/null || true; }
+
+# task_rc DIR: the exit status the task wrote ("" while it has not).
+task_rc() { { sed -n 's/^rc //p' -- "$1/rc" 2>/dev/null || true; } | head -n 1; }
+
+# task_signalled DIR: did the task get SIGTERM (time limit or scancel)?
+task_signalled() { grep -q '^signal ' -- "$1/rc" 2>/dev/null; }
+
+# task_cases DIR: "done/total" cases from the task's events log.
+task_cases() {
+  local log=$1/log ndone total
+  [ -f "$log" ] || {
+    echo -
+    return
+  }
+  ndone=$(grep -ac '^{"event":"TEST_END"' -- "$log" || true)
+  total=$({ grep -a -m 1 '^{"event":"SUITE_START"' -- "$log" || true; } | { grep -ao '"total_cases":[0-9]*' || true; } | cut -d: -f2)
+  echo "${ndone:-0}/${total:-?}"
+}
+
+# task_eta DIR: the last ETA of the task's PROGRESS lines ("-" when none).
+task_eta() {
+  local e
+  e=$({ grep -ao 'ETA [^ ]*' -- "$1/log" 2>/dev/null || true; } | tail -n 1 | cut -d' ' -f2)
+  echo "${e:--}"
+}
+
+# claim_file SRC DST: move SRC to DST unless DST exists (then 1).
+claim_file() {
+  if ln -- "$1" "$2" 2>/dev/null; then
+    rm -f -- "$1"
+    return 0
+  fi
+  [ ! -e "$2" ] || return 1
+  mv -n -- "$1" "$2" && [ ! -e "$1" ]
+}
+
+# move_results FROM: FROM's result files (.json and its .txt) into
+# RESULTS_DIR, each under a name not taken yet (.2, .3 ... as bench does);
+# never overwrites. Sets MOVED to the count.
+move_results() {
+  local j base cand k
+  MOVED=0
+  for j in "$1"/*.json; do
+    [ -f "$j" ] || continue
+    base=${j##*/}
+    base=${base%.json}
+    for ((k = 1; k < 10000; k++)); do
+      cand=$base
+      [ "$k" -eq 1 ] || cand=$base.$k
+      [ ! -e "$RESULTS_DIR/$cand.txt" ] || continue
+      claim_file "$j" "$RESULTS_DIR/$cand.json" || continue
+      [ ! -f "$1/$base.txt" ] || claim_file "$1/$base.txt" "$RESULTS_DIR/$cand.txt" || true
+      MOVED=$((MOVED + 1))
+      break
+    done
+  done
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The installed Vulkan example builds out of tree against the installed
+# helpers (CMake, then make) and runs OK under smoke, and under verify with
+# the validation layer (--mode debug): a correct plugin stays silent.
+. "$(dirname "$0")/lib.sh"
+[ -f "$PREFIX/lib/libbench-vulkan.a" ] || { echo "SKIP: no Vulkan helpers in this build"; exit 77; }
+command -v glslc >/dev/null || { echo "SKIP: no glslc"; exit 77; }
+example vulkan
+build_cmake "$T/vulkan"
+build_make "$T/vulkan" CFLAGS="-O2 -Wall -Wextra -Werror $SAN_FLAGS" LDFLAGS="$SAN_FLAGS"
+for so in "$T/vulkan/build/ex_vk_rmsnorm.so" "$T/vulkan/ex_vk_rmsnorm.so"; do
+  [ -f "$so" ] && exports_only_entry "$so" || fail "no $so"
+done
+run_bench --preset smoke --plugin-dir "$T/vulkan/build" --plugin ex_vk_rmsnorm
+expect_rc 0 "ex_vk_rmsnorm smoke"
+every_case "$T/out" ex_vk_rmsnorm OK
+run_bench --preset verify --mode debug --plugin-dir "$T/vulkan/build" --plugin ex_vk_rmsnorm
+expect_rc 0 "ex_vk_rmsnorm verify --mode debug"
+every_case "$T/out" ex_vk_rmsnorm OK
+mkdir "$T/mk" && cp "$T/vulkan/ex_vk_rmsnorm.so" "$T/mk/"
+run_bench --preset smoke --plugin-dir "$T/mk" --plugin ex_vk_rmsnorm
+expect_rc 0 "ex_vk_rmsnorm (make) smoke"
+every_case "$T/out" ex_vk_rmsnorm OK
+finish

@@ -201,6 +201,10 @@ void check_tolerance(const struct bench_check *c, double *rtol, double *atol) {
   case BENCH_F32: base = 1.3e-6; break;
   case BENCH_F16: base = 1e-3; break;
   case BENCH_BF16: base = 1.6e-2; break;
+  case BENCH_F64: base = 1e-12; break;
+  case BENCH_I8:
+  case BENCH_U8:
+  case BENCH_I32: base = 0; break; /* integers: exact */
   }
   switch (ref_op_of(c->op)) {
   case REF_GEMM: reduction = (double)c->k; break;

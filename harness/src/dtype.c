@@ -1,31 +1,29 @@
 /* Element types: sizes and names, f16/bf16 <-> f32 conversions (round to
- * nearest even), loads as double, and the counter-based random fill that
+ * nearest even; the code is in the installed <bench/dtype.h>), loads as double, and the counter-based random fill that
  * gives every backend the same inputs for the same seed. */
 #include "dtype.h"
 
+#include <math.h>
 #include <string.h>
 
-size_t dtype_size(enum bench_dtype t) {
-  switch (t) {
-  case BENCH_F32: return 4;
-  case BENCH_F16: return 2;
-  case BENCH_BF16: return 2;
-  }
-  return 0;
-}
+size_t dtype_size(enum bench_dtype t) { return bench_dtype_size(t); }
 
 const char *dtype_name(enum bench_dtype t) {
   switch (t) {
   case BENCH_F32: return "f32";
   case BENCH_F16: return "f16";
   case BENCH_BF16: return "bf16";
+  case BENCH_I8: return "i8";
+  case BENCH_U8: return "u8";
+  case BENCH_I32: return "i32";
+  case BENCH_F64: return "f64";
   }
   return "?";
 }
 
-int dtype_valid(enum bench_dtype t) {
-  return t == BENCH_F32 || t == BENCH_F16 || t == BENCH_BF16;
-}
+int dtype_valid(enum bench_dtype t) { return bench_dtype_size(t) != 0; }
+
+int dtype_is_int(enum bench_dtype t) { return t == BENCH_I8 || t == BENCH_U8 || t == BENCH_I32; }
 
 static int same_lower(const char *s, const char *lower) {
   for (; *s && *lower; s++, lower++) {
@@ -43,6 +41,9 @@ int dtype_parse(const char *s, enum bench_dtype *out) {
       {"f32", BENCH_F32},  {"fp32", BENCH_F32}, {"float", BENCH_F32},
       {"f16", BENCH_F16},  {"fp16", BENCH_F16}, {"half", BENCH_F16},
       {"bf16", BENCH_BF16}, {"bfloat16", BENCH_BF16},
+      {"i8", BENCH_I8},    {"int8", BENCH_I8},  {"u8", BENCH_U8},
+      {"uint8", BENCH_U8}, {"i32", BENCH_I32},  {"int32", BENCH_I32},
+      {"f64", BENCH_F64},  {"fp64", BENCH_F64}, {"double", BENCH_F64},
   };
   if (!s) return -1;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -59,82 +60,28 @@ double dtype_eps(enum bench_dtype t) {
   case BENCH_F32: return 0x1p-24;
   case BENCH_F16: return 0x1p-11;
   case BENCH_BF16: return 0x1p-8;
+  case BENCH_F64: return 0x1p-53;
+  case BENCH_I8:
+  case BENCH_U8:
+  case BENCH_I32: return 0;
   }
   return 0;
 }
 
-static uint32_t float_bits(float f) {
-  uint32_t x;
-  memcpy(&x, &f, sizeof x);
-  return x;
-}
-
-static float bits_float(uint32_t x) {
-  float f;
-  memcpy(&f, &x, sizeof f);
-  return f;
-}
-
-/* Shift v right by `shift` bits (1..31), rounding to nearest, ties to even. */
-static uint32_t shift_round_even(uint32_t v, unsigned shift) {
-  uint32_t q = v >> shift;
-  uint32_t rem = v & ((1u << shift) - 1);
-  uint32_t half = 1u << (shift - 1);
-  if (rem > half || (rem == half && (q & 1))) q++;
-  return q;
-}
-
-float f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t mant = h & 0x3ff;
-  if (exp == 0x1f) /* inf, nan (payload kept) */
-    return bits_float(sign | 0x7f800000u | (mant << 13));
-  if (exp == 0) { /* zero or subnormal: mant * 2^-24, exact in float */
-    float v = (float)mant * 0x1p-24f;
-    return sign ? -v : v;
-  }
-  return bits_float(sign | ((exp + 112) << 23) | (mant << 13));
-}
-
-uint16_t f32_to_f16(float f) {
-  uint32_t x = float_bits(f);
-  uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-  uint32_t exp = (x >> 23) & 0xff;
-  uint32_t mant = x & 0x7fffff;
-  if (exp == 0xff) { /* inf, or nan kept quiet with the top of its payload */
-    if (!mant) return (uint16_t)(sign | 0x7c00);
-    return (uint16_t)(sign | 0x7e00 | (mant >> 13));
-  }
-  int e = (int)exp - 127 + 15; /* the f16 biased exponent */
-  if (e >= 0x1f) return (uint16_t)(sign | 0x7c00);
-  if (e <= 0) {
-    /* f16 subnormal (or zero): the value in units of 2^-24 is
-     * (mant | 1 << 23) >> (14 - e); a carry into bit 10 gives the
-     * smallest normal, which is the right encoding. */
-    unsigned shift = (unsigned)(14 - e);
-    if (exp == 0 || shift > 24) return sign; /* below half of 2^-24 */
-    return (uint16_t)(sign | shift_round_even(mant | 0x800000u, shift));
-  }
-  /* Normal: a carry out of the mantissa bumps the exponent, up to inf. */
-  uint32_t v = ((uint32_t)e << 23) | mant;
-  return (uint16_t)(sign | shift_round_even(v, 13));
-}
-
-float bf16_to_f32(uint16_t h) { return bits_float((uint32_t)h << 16); }
-
-uint16_t f32_to_bf16(float f) {
-  uint32_t x = float_bits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) /* nan: keep it a (quiet) nan */
-    return (uint16_t)((x >> 16) | 0x0040);
-  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
-}
+float f16_to_f32(uint16_t h) { return bench_f16_to_f32(h); }
+uint16_t f32_to_f16(float f) { return bench_f32_to_f16(f); }
+float bf16_to_f32(uint16_t h) { return bench_bf16_to_f32(h); }
+uint16_t f32_to_bf16(float f) { return bench_f32_to_bf16(f); }
 
 double dtype_load(const void *p, size_t i, enum bench_dtype t) {
   switch (t) {
   case BENCH_F32: return ((const float *)p)[i];
   case BENCH_F16: return f16_to_f32(((const uint16_t *)p)[i]);
   case BENCH_BF16: return bf16_to_f32(((const uint16_t *)p)[i]);
+  case BENCH_I8: return ((const int8_t *)p)[i];
+  case BENCH_U8: return ((const uint8_t *)p)[i];
+  case BENCH_I32: return ((const int32_t *)p)[i];
+  case BENCH_F64: return ((const double *)p)[i];
   }
   return 0;
 }
@@ -157,8 +104,21 @@ void dtype_load_n(const void *p, size_t start, size_t count, enum bench_dtype t,
     for (size_t i = 0; i < count; i++) dst[i] = bf16_to_f32(s[i]);
     return;
   }
+  case BENCH_I8:
+  case BENCH_U8:
+  case BENCH_I32:
+  case BENCH_F64:
+    for (size_t i = 0; i < count; i++) dst[i] = dtype_load(p, start + i, t);
+    return;
   }
   for (size_t i = 0; i < count; i++) dst[i] = 0;
+}
+
+/* v rounded to nearest (ties to even) and saturated to [lo, hi]; NaN -> 0. */
+static double round_int(double v, double lo, double hi) {
+  if (v != v) return 0;
+  v = nearbyint(v);
+  return v < lo ? lo : v > hi ? hi : v;
 }
 
 void dtype_store(void *p, size_t i, enum bench_dtype t, double v) {
@@ -167,7 +127,24 @@ void dtype_store(void *p, size_t i, enum bench_dtype t, double v) {
   case BENCH_F32: ((float *)p)[i] = f; return;
   case BENCH_F16: ((uint16_t *)p)[i] = f32_to_f16(f); return;
   case BENCH_BF16: ((uint16_t *)p)[i] = f32_to_bf16(f); return;
+  case BENCH_I8: ((int8_t *)p)[i] = (int8_t)round_int(v, INT8_MIN, INT8_MAX); return;
+  case BENCH_U8: ((uint8_t *)p)[i] = (uint8_t)round_int(v, 0, UINT8_MAX); return;
+  case BENCH_I32: ((int32_t *)p)[i] = (int32_t)round_int(v, INT32_MIN, INT32_MAX); return;
+  case BENCH_F64: ((double *)p)[i] = v; return;
   }
+}
+
+double dtype_round(enum bench_dtype t, double v) {
+  union {
+    double d;
+    float f;
+    uint16_t h;
+    int32_t i32;
+    int8_t i8;
+    uint8_t u8;
+  } u;
+  dtype_store(&u, 0, t, v);
+  return dtype_load(&u, 0, t);
 }
 
 uint64_t random_u64(uint64_t seed, uint64_t i) {
@@ -182,5 +159,21 @@ double random_uniform(uint64_t seed, uint64_t i) {
 }
 
 void fill_random(void *dst, size_t count, enum bench_dtype t, uint64_t seed) {
+  switch (t) {
+  case BENCH_I8: /* the top byte of the word: uniform in [-128, 127] */
+    for (size_t i = 0; i < count; i++) ((int8_t *)dst)[i] = (int8_t)(random_u64(seed, i) >> 56);
+    return;
+  case BENCH_U8:
+    for (size_t i = 0; i < count; i++) ((uint8_t *)dst)[i] = (uint8_t)(random_u64(seed, i) >> 56);
+    return;
+  case BENCH_I32: /* uniform in [-2^24, 2^24): exact in float, sums fit */
+    for (size_t i = 0; i < count; i++)
+      ((int32_t *)dst)[i] = (int32_t)(random_u64(seed, i) >> 39) - (1 << 24);
+    return;
+  case BENCH_F32:
+  case BENCH_F16:
+  case BENCH_BF16:
+  case BENCH_F64: break;
+  }
   for (size_t i = 0; i < count; i++) dtype_store(dst, i, t, random_uniform(seed, i));
 }

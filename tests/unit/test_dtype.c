@@ -34,20 +34,32 @@ static void test_names_sizes(void) {
   CHECK(dtype_eps(BENCH_F32) == ldexp(1, -24));
   CHECK(dtype_eps(BENCH_F16) == ldexp(1, -11));
   CHECK(dtype_eps(BENCH_BF16) == ldexp(1, -8));
-  CHECK(dtype_valid(BENCH_BF16) && !dtype_valid((enum bench_dtype)3));
+  CHECK(dtype_valid(BENCH_BF16) && !dtype_valid((enum bench_dtype)7));
+  CHECK(dtype_size(BENCH_I8) == 1 && dtype_size(BENCH_U8) == 1);
+  CHECK(dtype_size(BENCH_I32) == 4 && dtype_size(BENCH_F64) == 8);
+  CHECK_STR(dtype_name(BENCH_I8), "i8");
+  CHECK_STR(dtype_name(BENCH_U8), "u8");
+  CHECK_STR(dtype_name(BENCH_I32), "i32");
+  CHECK_STR(dtype_name(BENCH_F64), "f64");
+  CHECK(dtype_is_int(BENCH_I8) && dtype_is_int(BENCH_U8) && dtype_is_int(BENCH_I32));
+  CHECK(!dtype_is_int(BENCH_F32) && !dtype_is_int(BENCH_F64));
+  CHECK(dtype_eps(BENCH_I32) == 0 && dtype_eps(BENCH_F64) == ldexp(1, -53));
 
   static const struct {
     const char *s;
     enum bench_dtype t;
   } ok[] = {{"f32", BENCH_F32},  {"fp32", BENCH_F32}, {"float", BENCH_F32},
             {"F32", BENCH_F32},  {"f16", BENCH_F16},  {"fp16", BENCH_F16},
-            {"half", BENCH_F16}, {"bf16", BENCH_BF16}, {"bfloat16", BENCH_BF16}};
+            {"half", BENCH_F16}, {"bf16", BENCH_BF16}, {"bfloat16", BENCH_BF16},
+            {"i8", BENCH_I8},    {"int8", BENCH_I8},  {"u8", BENCH_U8},
+            {"uint8", BENCH_U8}, {"i32", BENCH_I32},  {"INT32", BENCH_I32},
+            {"f64", BENCH_F64},  {"double", BENCH_F64}};
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
     enum bench_dtype t = BENCH_F32;
     CHECK(dtype_parse(ok[i].s, &t) == 0 && t == ok[i].t);
   }
   enum bench_dtype t = BENCH_F16;
-  CHECK(dtype_parse("f64", &t) == -1);
+  CHECK(dtype_parse("i16", &t) == -1);
   CHECK(dtype_parse("", &t) == -1);
   CHECK(dtype_parse("f3", &t) == -1);
   CHECK(dtype_parse("f322", &t) == -1);
@@ -242,7 +254,54 @@ static void test_fill_random(void) {
   free(bf);
 }
 
-TEST_MAIN(TEST_ENTRY(test_names_sizes), TEST_ENTRY(test_f16_roundtrip_all),
+/* Integer types and f64: loads, rounding and saturating stores, random ranges. */
+static void test_int_types(void) {
+  int8_t i8[2] = {-128, 127};
+  uint8_t u8[2] = {0, 255};
+  int32_t i32[2] = {-2000000000, 7};
+  double f64[1] = {0.1};
+  CHECK(dtype_load(i8, 0, BENCH_I8) == -128 && dtype_load(i8, 1, BENCH_I8) == 127);
+  CHECK(dtype_load(u8, 1, BENCH_U8) == 255);
+  CHECK(dtype_load(i32, 0, BENCH_I32) == -2e9);
+  CHECK(dtype_load(f64, 0, BENCH_F64) == 0.1);
+  double d[2];
+  dtype_load_n(i32, 0, 2, BENCH_I32, d);
+  CHECK(d[0] == -2e9 && d[1] == 7);
+  dtype_store(i8, 0, BENCH_I8, 300.0); /* saturates */
+  dtype_store(i8, 1, BENCH_I8, -2.5);  /* ties to even */
+  CHECK(i8[0] == 127 && i8[1] == -2);
+  dtype_store(u8, 0, BENCH_U8, -4.0);
+  dtype_store(u8, 1, BENCH_U8, NAN);
+  CHECK(u8[0] == 0 && u8[1] == 0);
+  dtype_store(i32, 0, BENCH_I32, 1e12);
+  CHECK(i32[0] == INT32_MAX);
+  CHECK(dtype_round(BENCH_I32, 3.5) == 4 && dtype_round(BENCH_F16, 0.1) == f16_to_f32(0x2e66));
+  CHECK(dtype_round(BENCH_F64, 0.1) == 0.1 && dtype_round(BENCH_F32, 0.1) == (double)0.1f);
+
+  enum { N = 4096 };
+  int8_t a8[N];
+  uint8_t b8[N];
+  int32_t c32[N];
+  fill_random(a8, N, BENCH_I8, 7);
+  fill_random(b8, N, BENCH_U8, 7);
+  fill_random(c32, N, BENCH_I32, 7);
+  int lo8 = 0, hi8 = 0, hiu = 0, bad = 0;
+  int64_t lo32 = 0, hi32 = 0;
+  for (int i = 0; i < N; i++) {
+    if (a8[i] < lo8) lo8 = a8[i];
+    if (a8[i] > hi8) hi8 = a8[i];
+    if (b8[i] > hiu) hiu = b8[i];
+    if (c32[i] < lo32) lo32 = c32[i];
+    if (c32[i] > hi32) hi32 = c32[i];
+    if ((uint8_t)a8[i] != b8[i]) bad++; /* the same top byte */
+    if (a8[i] != (int8_t)(random_u64(7, (uint64_t)i) >> 56)) bad++;
+  }
+  CHECK(bad == 0);
+  CHECK(lo8 < -120 && hi8 > 120 && hiu > 250);
+  CHECK(lo32 >= -(1 << 24) && hi32 < (1 << 24) && lo32 < -(1 << 23) && hi32 > (1 << 23));
+}
+
+TEST_MAIN(TEST_ENTRY(test_names_sizes), TEST_ENTRY(test_int_types), TEST_ENTRY(test_f16_roundtrip_all),
           TEST_ENTRY(test_f16_known), TEST_ENTRY(test_f16_midpoints), TEST_ENTRY(test_bf16),
           TEST_ENTRY(test_load_store), TEST_ENTRY(test_random_u64),
           TEST_ENTRY(test_fill_random))

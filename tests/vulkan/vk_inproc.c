@@ -146,8 +146,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "vk_inproc: %s has no %s\n", argv[1], BENCH_PLUGIN_SYMBOL);
     return 2;
   }
-  h.api = (struct bench_host){BENCH_ABI_VERSION, &h, param_int, param_float, param_str, skip, fail,
-                              logf_, set_info, set_work, set_device_time, fill_random, check};
+  /* A 1.0 host (no extensions): the plugins must run on it too. */
+  h.api = (struct bench_host){BENCH_ABI_1_0, &h, param_int, param_float, param_str, skip, fail,
+                              logf_, set_info, set_work, set_device_time, fill_random, check,
+                              NULL};
   const struct bench_plugin *p = h.p;
   void *ctx = NULL, *state = NULL;
   int rc = p->init ? p->init(&h.api, &ctx) : BENCH_OK;

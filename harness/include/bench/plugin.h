@@ -23,6 +23,15 @@
  * Every callback returns BENCH_OK, or BENCH_SKIP / BENCH_ERROR through
  * host->skip() / host->fail(), which also record the one-line reason.
  *
+ * Growth (ABI 1.1 and later). Structs only grow at their end. A plugin
+ * states the version it was built against (abi_version) and, from 1.1 on,
+ * the oldest version it needs (abi_needed; 0 means BENCH_ABI_MAJOR.0). The
+ * harness loads a plugin of its own major whose needed minor it has, and
+ * reads a plugin field only when the plugin's abi_version says it exists.
+ * A plugin reads a host member added after 1.0 only when host->abi_version
+ * says it exists; new host capabilities are extensions found by a versioned
+ * id (bench_host_extension(host, BENCH_EXT_ITEMS)), NULL when absent.
+ *
  * The header is C11 and C++ clean; build a plugin outside this tree with
  *   cc -shared -fPIC $(pkg-config --cflags bench-plugin) my.c -o my.so
  */
@@ -37,10 +46,15 @@ extern "C" {
 #endif
 
 /* ABI version: major in the high 16 bits, minor in the low 16.
- * The harness refuses a plugin of another major, or of a newer minor. */
+ * The harness refuses a plugin of another major, or one whose abi_needed
+ * is a newer minor than its own (a 1.0 harness also refuses every plugin
+ * built with a newer minor: it predates abi_needed). */
+#define BENCH_ABI(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | (uint32_t)(minor)))
 #define BENCH_ABI_MAJOR 1
-#define BENCH_ABI_MINOR 0
-#define BENCH_ABI_VERSION ((uint32_t)((BENCH_ABI_MAJOR << 16) | BENCH_ABI_MINOR))
+#define BENCH_ABI_MINOR 1
+#define BENCH_ABI_VERSION BENCH_ABI(BENCH_ABI_MAJOR, BENCH_ABI_MINOR)
+#define BENCH_ABI_1_0 BENCH_ABI(1, 0)
+#define BENCH_ABI_1_1 BENCH_ABI(1, 1)
 
 /* The name of the one exported symbol, for dlsym. */
 #define BENCH_PLUGIN_SYMBOL "bench_plugin_entry"
@@ -70,11 +84,17 @@ enum bench_status {
   BENCH_ERROR = 2  /* the case failed; the reason was given to host->fail() */
 };
 
-/* Element types, shared by the data and check helpers. */
+/* Element types, shared by the data and check helpers. Conversions for
+ * f16/bf16 are in <bench/dtype.h>. The integer types and F64 are new in 1.1
+ * (a 1.0 harness refuses them in a check as an unknown dtype). */
 enum bench_dtype {
   BENCH_F32 = 0,
   BENCH_F16 = 1,  /* IEEE binary16 */
-  BENCH_BF16 = 2  /* bfloat16: the top 16 bits of a float */
+  BENCH_BF16 = 2, /* bfloat16: the top 16 bits of a float */
+  BENCH_I8 = 3,   /* int8_t  (1.1) */
+  BENCH_U8 = 4,   /* uint8_t (1.1) */
+  BENCH_I32 = 5,  /* int32_t (1.1) */
+  BENCH_F64 = 6   /* double  (1.1): e.g. a plugin's own reference */
 };
 
 /* Preset tiers; each parameter has a default for each. */
@@ -110,10 +130,17 @@ struct bench_param {
  * as the plugin used them, and the output of the timed iterations (all in
  * host memory, row-major, contiguous). The harness computes the reference
  * (in double), compares with a dtype-aware tolerance that grows with the
- * reduction length, and records max_abs_err, max_rel_err and the tolerance.
+ * reduction length (exact for an integer out_dtype), and records
+ * max_abs_err, max_rel_err and the tolerance.
  *
  *   op           shape fields          in[]                       out
  *   "gemm"       m, n, k               A[m*k], B[k*n]             C[m*n]
+ *                flags BENCH_GEMM_TRANS_A: A stored as [k][m]; BENCH_GEMM_TRANS_B: B as [n][k]
+ *   "copy"  1.1  n (elements)          x[n]                       y[n] = x
+ *   "fill"  1.1  n                     value[1] (one element)     y[n] = value
+ *   "add"   1.1  n                     x[n], y[n]                 z[n] = x + y
+ *   (copy/fill/add: the output is compared exactly after rounding the
+ *    reference to out_dtype; add allows one rounding of |x| + |y|.)
  *   "rmsnorm"    rows, cols, eps       x[rows*cols], w[cols]      y[rows*cols]
  *   "layernorm"  rows, cols, eps       x, w[cols], b[cols]        y
  *   "softmax"    rows, cols            x[rows*cols]               y
@@ -129,7 +156,9 @@ struct bench_param {
 enum {
   BENCH_ROPE_INTERLEAVED = 1 << 0, /* pairs (2i, 2i+1), Meta/LLaMA layout */
   BENCH_ROPE_HALVES = 1 << 1,      /* pairs (i, i+d/2), NeoX layout */
-  BENCH_ATTN_ROPE = 1 << 2         /* attention: apply RoPE to q and k */
+  BENCH_ATTN_ROPE = 1 << 2,        /* attention: apply RoPE to q and k */
+  BENCH_GEMM_TRANS_A = 1 << 3,     /* gemm (1.1): A is stored transposed, [k][m] */
+  BENCH_GEMM_TRANS_B = 1 << 4      /* gemm (1.1): B is stored transposed, [n][k] */
 };
 
 struct bench_check {
@@ -173,7 +202,10 @@ struct bench_host {
   void (*set_work)(const struct bench_host *host, double flops, double bytes);
 
   /* From run(): the device-side time of this iteration in nanoseconds
-   * (e.g. GPU timestamps). Optional; host time is always measured. */
+   * (e.g. GPU timestamps); from run_batch(): of the whole batch. Optional;
+   * host time is always measured. NaN, infinite, negative or absurd values
+   * (over 1e13 ns) are a plugin bug: the case ends as ERROR. set_work
+   * likewise refuses NaN, infinite or negative figures. */
   void (*set_device_time)(const struct bench_host *host, double ns);
 
   /* Deterministic pseudo-random inputs, uniform in [-1, 1), rounded to
@@ -187,6 +219,78 @@ struct bench_host {
    * a mismatch is recorded as WRONG_ANSWER by the harness, and verify should
    * still return BENCH_OK. May be called more than once for several outputs. */
   int (*check)(const struct bench_host *host, const struct bench_check *check);
+
+  /* ---- 1.1: present when abi_version >= BENCH_ABI_1_1 ------------------- */
+
+  /* The extension named by a versioned id (BENCH_EXT_...), a const struct
+   * owned by the harness and valid for the whole process, or NULL when this
+   * harness does not offer it. Any time. Call it through
+   * bench_host_extension(), which also works on a 1.0 harness. */
+  const void *(*get_extension)(const struct bench_host *host, const char *id);
+};
+
+/* host->get_extension(host, id) where the host has it, else NULL. */
+static inline const void *bench_host_extension(const struct bench_host *host, const char *id) {
+  if (!host || (host->abi_version >> 16) != BENCH_ABI_MAJOR ||
+      host->abi_version < BENCH_ABI_1_1 || !host->get_extension)
+    return NULL;
+  return host->get_extension(host, id);
+}
+
+/* ---- extension "bench.items/1": per-item units ---------------------------
+ * From setup(): one iteration processes `items` items named `unit`
+ * ("elements", "loads", "launches"; lower-case, at most 31 characters;
+ * NULL or "" means "items"). Results then show ns per item and items per
+ * second next to GFLOP/s and GB/s. items must be finite and > 0: anything
+ * else is a plugin bug (ERROR). */
+#define BENCH_EXT_ITEMS "bench.items/1"
+struct bench_ext_items {
+  void (*set_items)(const struct bench_host *host, double items, const char *unit);
+};
+
+/* ---- extension "bench.compare/1": the plugin's own reference -------------
+ * For an operation the harness has no reference for (a sum, an int8 dot,
+ * ...): from verify(), hand the output and your own CPU reference (an array
+ * or a callback); the harness compares, records max_abs_err/max_rel_err
+ * and the tolerance, and a mismatch makes the case WRONG_ANSWER (no
+ * throughput). Counts as a check: verify() need not call host->check(). */
+enum bench_tolerance {
+  /* Dtype-aware: |out - ref| <= atol + rtol * |ref| with PyTorch's base
+   * rtol of `dtype` (f32 1.3e-6, f16 1e-3, bf16 1.6e-2; f64 1e-12)
+   * + 2 sqrt(reduction) 2^-24, atol 1e-5. Exact for integer dtypes. */
+  BENCH_TOL_DEFAULT = 0,
+  BENCH_TOL_EXACT = 1,   /* every element equal (NaN matches NaN) */
+  BENCH_TOL_EXPLICIT = 2 /* |out - ref| <= atol + rtol * |ref| with the given rtol/atol */
+};
+
+struct bench_compare {
+  const char *name;            /* what is compared, for messages: "sum", "dot" */
+  enum bench_dtype dtype;      /* element type of out */
+  enum bench_dtype ref_dtype;  /* element type of ref (BENCH_F64 for a double reference) */
+  int64_t count;               /* elements in out (and ref); > 0 */
+  int64_t cols;                /* optional row length: messages say [row,col]; 0: flat [i] */
+  const void *out;             /* the output of the timed iterations, host memory */
+  const void *ref;             /* the reference, count elements of ref_dtype; or NULL and: */
+  /* Reference elements [start, start + n) as doubles into dst (n <= 2^20
+   * per call). Return BENCH_OK, or host->fail(...) to end the case as ERROR. */
+  int (*ref_fn)(const struct bench_host *host, void *user, int64_t start, int64_t n,
+                double *dst);
+  void *user;                  /* handed to ref_fn */
+  enum bench_tolerance tol;
+  double rtol, atol;           /* BENCH_TOL_EXPLICIT: both finite, >= 0 */
+  int64_t reduction;           /* BENCH_TOL_DEFAULT: terms summed into each element; 0 = 1 */
+};
+
+#define BENCH_EXT_COMPARE "bench.compare/1"
+struct bench_ext_compare {
+  /* From verify(). BENCH_OK when well formed (match or mismatch: a mismatch
+   * is recorded as WRONG_ANSWER and verify should still return BENCH_OK);
+   * BENCH_ERROR with the field at fault for a malformed comparison. */
+  int (*compare)(const struct bench_host *host, const struct bench_compare *cmp);
+  /* From verify(): the plugin checked its output itself and found it wrong.
+   * Records WRONG_ANSWER with this one-line reason; returns BENCH_OK, so
+   *   if (bad) return cmp->mismatch(host, "sum %g, expected %g", got, want); */
+  int (*mismatch)(const struct bench_host *host, const char *fmt, ...) BENCH_PRINTF(2, 3);
 };
 
 struct bench_plugin {
@@ -211,6 +315,20 @@ struct bench_plugin {
   int (*run)(const struct bench_host *host, void *state);
   int (*verify)(const struct bench_host *host, void *state);
   void (*teardown)(const struct bench_host *host, void *state);
+
+  /* ---- 1.1: read by the harness only when abi_version >= BENCH_ABI_1_1 ---- */
+
+  /* The oldest harness ABI this plugin runs on: BENCH_ABI_1_0 when it uses
+   * nothing newer (or checks host->abi_version before it does), BENCH_ABI_1_1
+   * when it needs 1.1. 0 means BENCH_ABI_MAJOR.0. */
+  uint32_t abi_needed;
+
+  /* Optional: n (>= 1) iterations launched back to back and waited for once
+   * (one command buffer of n dispatches, n kernel launches then one sync).
+   * set_device_time, if used, gets the device time of the whole batch. The
+   * harness calls it for warm batched samples and divides by n; it still
+   * calls run() for warm-up, cold samples and the determinism rerun. */
+  int (*run_batch)(const struct bench_host *host, void *state, int64_t n);
 };
 
 #ifdef __cplusplus

@@ -56,15 +56,19 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   return BENCH_OK;
 }
 
-/* One iteration between two events; their interval is the device time. */
-static int run(const struct bench_host *h, void *state) {
+/* n iterations between two events, one wait; their interval is the device
+ * time of the batch. run is a batch of one. */
+static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct state *s = (struct state *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
-  HIPB_LAUNCH(h, rmsnorm, dim3((unsigned)s->rows), dim3(BLOCK), 0, s->ctx->stream,
-              (const float *)s->x.dev, (const float *)s->w.dev, (float *)s->y.dev, (int)s->cols,
-              s->eps);
+  for (int64_t i = 0; i < n; i++)
+    HIPB_LAUNCH(h, rmsnorm, dim3((unsigned)s->rows), dim3(BLOCK), 0, s->ctx->stream,
+                (const float *)s->x.dev, (const float *)s->w.dev, (float *)s->y.dev,
+                (int)s->cols, s->eps);
   return hipb_end(h, s->ctx);
 }
+
+static int run(const struct bench_host *h, void *state) { return run_batch(h, state, 1); }
 
 static int verify(const struct bench_host *h, void *state) {
   struct state *s = (struct state *)state;
@@ -103,4 +107,5 @@ HIPB_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The installed Vulkan example builds out of tree against the installed
 # helpers (CMake, then make) and runs OK under smoke, and under verify with
-# the validation layer (--mode debug): a correct plugin stays silent.
+# the validation layer (--mode debug): a correct plugin stays silent, its
+# run_batch included.
 . "$(dirname "$0")/lib.sh"
 [ -f "$PREFIX/lib/libbench-vulkan.a" ] || { echo "SKIP: no Vulkan helpers in this build"; exit 77; }
 command -v glslc >/dev/null || { echo "SKIP: no glslc"; exit 77; }
@@ -17,6 +18,15 @@ every_case "$T/out" ex_vk_rmsnorm OK
 run_bench --preset verify --mode debug --plugin-dir "$T/vulkan/build" --plugin ex_vk_rmsnorm
 expect_rc 0 "ex_vk_rmsnorm verify --mode debug"
 every_case "$T/out" ex_vk_rmsnorm OK
+# run_batch too, under the validation layer, in one process (vk_inproc:
+# runs, batches of 3 and 2, verify)
+inproc="$BUILD/tests/vulkan/vk_inproc"
+if [ -x "$inproc" ]; then
+  VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$inproc" "$T/vulkan/build/ex_vk_rmsnorm.so" smoke \
+    >"$T/inproc.out" 2>"$T/inproc.err" && ok || { fail "vk_inproc ex_vk_rmsnorm"; cat "$T/inproc.out" "$T/inproc.err"; }
+  expect_in "$T/inproc.out" "^ex_vk_rmsnorm: OK" "vk_inproc"
+  expect_not_in "$T/inproc.err" "vulkan (validation|performance)" "vk_inproc stderr"
+fi
 mkdir "$T/mk" && cp "$T/vulkan/ex_vk_rmsnorm.so" "$T/mk/"
 run_bench --preset smoke --plugin-dir "$T/mk" --plugin ex_vk_rmsnorm
 expect_rc 0 "ex_vk_rmsnorm (make) smoke"

@@ -150,6 +150,13 @@ static int parse_values(const struct bench_param *bp, const char *text, struct p
   return 0;
 }
 
+int param_value_check(const struct bench_param *bp, const char *text, char *err, size_t errlen) {
+  struct param_values pv;
+  if (parse_values(bp, text, &pv, err, errlen) != 0) return -1;
+  param_values_release(&pv);
+  return 0;
+}
+
 static size_t count_params(const struct bench_plugin *p) {
   size_t n = 0;
   if (p->params)

@@ -102,15 +102,17 @@ static int64_t count_mul(int64_t a, int64_t b) {
 /* The operation, its dims, dtypes and buffer sizes. */
 static int validate_shape(const struct bench_check *c, char *msg, size_t len) {
   if (!c) return reason(msg, len, "no check given");
-  if (!c->op) return reason(msg, len, "check without an operation");
+  if (!c->op) return reason(msg, len, "field op is NULL (known: %s)", ref_op_names());
   const enum ref_op op = ref_op_of(c->op);
   if (op == REF_UNKNOWN)
-    return reason(msg, len, "unknown operation \"%.64s\" (gemm, rmsnorm, layernorm, "
-                  "softmax, rope, attention)", c->op);
+    return reason(msg, len, "field op: unknown operation \"%.64s\" (known: %s; for any other "
+                  "operation hand your own reference to the bench.compare/1 extension)", c->op,
+                  ref_op_names());
   if (!dtype_valid(c->dtype))
-    return reason(msg, len, "%s: unknown input dtype %d", c->op, (int)c->dtype);
+    return reason(msg, len, "%s: field dtype: unknown input dtype %d", c->op, (int)c->dtype);
   if (!dtype_valid(c->out_dtype))
-    return reason(msg, len, "%s: unknown output dtype %d", c->op, (int)c->out_dtype);
+    return reason(msg, len, "%s: field out_dtype: unknown output dtype %d", c->op,
+                  (int)c->out_dtype);
 
   const char *names[4];
   int64_t dims[4];
@@ -123,12 +125,15 @@ static int validate_shape(const struct bench_check *c, char *msg, size_t len) {
   case REF_SOFTMAX: DIM(rows), DIM(cols); break;
   case REF_ROPE: DIM(rows), DIM(cols), DIM(heads); break;
   case REF_ATTENTION: DIM(batch), DIM(heads), DIM(seq), DIM(head_dim); break;
+  case REF_COPY:
+  case REF_FILL:
+  case REF_ADD: DIM(n); break;
   case REF_UNKNOWN: break;
   }
 #undef DIM
   for (int i = 0; i < nd; i++)
     if (dims[i] <= 0)
-      return reason(msg, len, "%s: %s must be positive (got %" PRId64 ")", c->op, names[i],
+      return reason(msg, len, "%s: field %s must be positive (got %" PRId64 ")", c->op, names[i],
                     dims[i]);
   int64_t biggest; /* element count of the largest buffer, -1 on overflow */
   if (op == REF_GEMM)
@@ -136,6 +141,8 @@ static int validate_shape(const struct bench_check *c, char *msg, size_t len) {
                                                                       : count_mul(c->m, c->n);
   else if (op == REF_ATTENTION)
     biggest = count_mul(count_mul(count_mul(c->batch, c->heads), c->seq), c->head_dim);
+  else if (op == REF_COPY || op == REF_FILL || op == REF_ADD)
+    biggest = count_mul(c->n, 1);
   else
     biggest = count_mul(c->rows, c->cols);
   if (biggest < 0) return reason(msg, len, "%s: shape too large", c->op);
@@ -153,6 +160,10 @@ static int validate_shape(const struct bench_check *c, char *msg, size_t len) {
       return reason(msg, len, "rope: head_dim (%" PRId64 ") != cols (%" PRId64 ")",
                     c->head_dim, c->cols);
   }
+  const uint32_t gemm_flags = BENCH_GEMM_TRANS_A | BENCH_GEMM_TRANS_B;
+  if (op == REF_GEMM && (c->flags & ~gemm_flags))
+    return reason(msg, len, "gemm: field flags has bits 0x%x that gemm does not know (only "
+                  "BENCH_GEMM_TRANS_A and BENCH_GEMM_TRANS_B)", (unsigned)(c->flags & ~gemm_flags));
   if (op == REF_ATTENTION && (c->flags & BENCH_ATTN_ROPE) && c->head_dim % 2)
     return reason(msg, len, "attention: head_dim must be even for RoPE (got %" PRId64 ")",
                   c->head_dim);
@@ -175,14 +186,16 @@ int check_validate(const struct bench_check *c, char *msg, size_t len) {
       [REF_GEMM] = {"A", "B", NULL},       [REF_RMSNORM] = {"x", "w", NULL},
       [REF_LAYERNORM] = {"x", "w", "b"},   [REF_SOFTMAX] = {"x", NULL, NULL},
       [REF_ROPE] = {"x", NULL, NULL},      [REF_ATTENTION] = {"q", "k", "v"},
+      [REF_COPY] = {"x", NULL, NULL},      [REF_FILL] = {"value", NULL, NULL},
+      [REF_ADD] = {"x", "y", NULL},
   };
   const enum ref_op op = ref_op_of(c->op);
   for (int i = 0; i < 3 && inputs[op][i]; i++)
     if (!c->in[i])
-      return reason(msg, len, "%s: input %s (in[%d]) is NULL", c->op, inputs[op][i], i);
-  if (!c->out) return reason(msg, len, "%s: output (out) is NULL", c->op);
+      return reason(msg, len, "%s: field in[%d] (input %s) is NULL", c->op, i, inputs[op][i]);
+  if (!c->out) return reason(msg, len, "%s: field out is NULL", c->op);
   if ((op == REF_RMSNORM || op == REF_LAYERNORM) && !(c->eps > 0 && isfinite(c->eps)))
-    return reason(msg, len, "%s: eps must be > 0 (got %g)", c->op, c->eps);
+    return reason(msg, len, "%s: field eps must be > 0 (got %g)", c->op, c->eps);
   if (op == REF_ROPE || (op == REF_ATTENTION && (c->flags & BENCH_ATTN_ROPE)))
     return validate_rope_params(c, msg, len);
   return 0;
@@ -213,6 +226,9 @@ void check_tolerance(const struct bench_check *c, double *rtol, double *atol) {
   case REF_SOFTMAX: reduction = (double)c->cols; break;
   case REF_ROPE: reduction = (double)(c->cols / 2); break;
   case REF_ATTENTION: reduction = (double)(c->seq + c->head_dim); break;
+  case REF_ADD: reduction = 1; break;
+  case REF_COPY:
+  case REF_FILL: /* exact after rounding the reference to out_dtype */
   case REF_UNKNOWN: base = 0; break;
   }
   if (reduction < 1) reduction = 1;
@@ -315,7 +331,7 @@ static void freivalds(const struct cmp *k, uint64_t seed, struct freivalds *f) {
     x[n + j] = random_uniform(s_unif, (uint64_t)j);
   }
   for (int64_t kk = 0; kk < kd; kk++) {
-    dtype_load_n(c->in[1], (size_t)(kk * n), (size_t)n, c->dtype, row);
+    ref_gemm_b_row(c, kk, 0, n, row);
     for (int v = 0; v < NVEC; v++) {
       double acc = 0, mag = 0;
       for (int64_t j = 0; j < n; j++) {
@@ -331,7 +347,7 @@ static void freivalds(const struct cmp *k, uint64_t seed, struct freivalds *f) {
   f->first_row = -1;
   for (int64_t i = 0; i < m; i++) {
     double abx[NVEC], bound[NVEC], cx[NVEC], cax[NVEC];
-    dtype_load_n(c->in[0], (size_t)(i * kd), (size_t)kd, c->dtype, row);
+    ref_gemm_a_row(c, i, row);
     for (int v = 0; v < NVEC; v++) {
       abx[v] = bound[v] = 0;
       for (int64_t kk = 0; kk < kd; kk++) {
@@ -452,7 +468,10 @@ static void attention_fast(struct cmp *k, uint64_t seed) {
 
 static void format_index(const struct bench_check *c, int64_t flat, char *buf, size_t len) {
   const int64_t cols = ref_cols(c), row = flat / cols, col = flat % cols;
-  if (ref_op_of(c->op) == REF_ATTENTION)
+  const enum ref_op op = ref_op_of(c->op);
+  if (op == REF_COPY || op == REF_FILL || op == REF_ADD)
+    snprintf(buf, len, "[%" PRId64 "]", flat);
+  else if (op == REF_ATTENTION)
     snprintf(buf, len, "[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]",
              row / (c->heads * c->seq), row / c->seq % c->heads, row % c->seq, col);
   else

@@ -6,11 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "case_filter.h"
 #include "cases.h"
 #include "child.h"
 #include "commands.h"
 #include "env.h"
 #include "events.h"
+#include "param_cli.h"
 #include "plugin_loader.h"
 #include "plugin_select.h"
 #include "preset.h"
@@ -101,6 +103,9 @@ static void print_case(struct suite *s, const struct case_result *r, const char 
     fprintf(s->out, "  median %s (%s)  cv %.2f%%  n=%zu", med, case_timer_name(r), t->cv * 100, r->nsamples);
     if (r->flops > 0) fprintf(s->out, "  %.3g GFLOP/s", case_gflops(r));
     if (r->bytes > 0) fprintf(s->out, "  %.3g GB/s", case_gbps(r));
+    if (r->items > 0)
+      fprintf(s->out, "  %.3g %s/s (%.3g ns each)", case_items_per_s(r), r->item_unit,
+              case_ns_per_item(r));
     if (r->check.checked) fprintf(s->out, "  max_abs_err %.2g (%s)", r->check.max_abs_err, r->check.method);
     if (r->determinism != DET_NOT_CHECKED) fprintf(s->out, "  %s", determinism_name(r->determinism));
     if (!r->settled) fprintf(s->out, "\n      %s", r->settle_note ? r->settle_note : "did not settle");
@@ -212,7 +217,9 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   const char **known = xcalloc(set->n ? set->n : 1, sizeof *known);
   for (size_t i = 0; i < s->nplugins; i++) descs[i] = s->plugins[i]->desc;
   for (size_t i = 0; i < set->n; i++) known[i] = set->items[i].desc->name;
-  rc = cases_expand(descs, s->nplugins, known, set->n, &s->preset, &s->cases);
+  rc = param_cli_apply(&s->preset, descs, s->nplugins, o->params, o->nparams);
+  if (rc == 0) rc = cases_expand(descs, s->nplugins, known, set->n, &s->preset, &s->cases);
+  if (rc == 0) rc = case_filter_apply(o->filters, o->nfilters, descs, s->nplugins, &s->cases);
   free(descs);
   free(known);
   if (rc != 0) return -1;

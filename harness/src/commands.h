@@ -22,6 +22,10 @@ struct options {
   int debug;                 /* --mode debug */
   int list;                  /* --list */
   int verbose;               /* --verbose: --list shows parameters */
+  const char **params;       /* --param NAME=VALUE (repeatable) */
+  size_t nparams;
+  const char **filters;      /* --filter EXPR (repeatable; all must hold) */
+  size_t nfilters;
 };
 
 /* Parse argv[1..] into o; prints the problem and returns -1 on bad usage,

@@ -12,6 +12,9 @@
 #include "result.h"
 #include "util.h"
 
+/* The largest device time set_device_time accepts (about 2.8 hours). */
+#define HOST_MAX_DEVICE_NS 1e13
+
 struct host_state {
   struct bench_host api;          /* handed to the plugin; api.host_data = this */
   const struct case_def *cdef;    /* NULL while only init/deinit run (--list) */

@@ -29,6 +29,12 @@ void usage(FILE *f) {
           "  --events FILE        write JSON-lines progress events to FILE ('-' for stdout)\n"
           "  --tag TAG            added to result file names and rows (e.g. the machine)\n"
           "  --mode perf|debug    debug: serialised GPU launches and the Vulkan validation layer\n"
+          "  --param NAME=VALUE   set a parameter of the selected plugins (overrides the preset);\n"
+          "                       repeatable; a comma list sweeps it: --param m=256,512\n"
+          "  --filter EXPR        run only the cases whose parameters match EXPR: conditions\n"
+          "                       NAME OP VALUE joined by ',' (all must hold), OP one of\n"
+          "                       = != < <= > >=, '|' between alternatives:\n"
+          "                       --filter 'm>=512,dtype=f16|bf16'; repeatable\n"
           "  --help, --version\n"
           "\n"
           "Exit status: 0 every case OK or SKIPPED; 1 a case failed; 2 usage or configuration error.\n");
@@ -41,7 +47,7 @@ static void push(const char ***list, size_t *n, const char *v) {
 
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
-         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION };
+         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -54,6 +60,8 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"verbose", no_argument, NULL, OPT_VERBOSE},
       {"help", no_argument, NULL, OPT_HELP},
       {"version", no_argument, NULL, OPT_VERSION},
+      {"param", required_argument, NULL, OPT_PARAM},
+      {"filter", required_argument, NULL, OPT_FILTER},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->preset = "standard";
@@ -77,6 +85,8 @@ int options_parse(int argc, char **argv, struct options *o) {
       else if (strcmp(optarg, "perf") == 0) o->debug = 0;
       else return error("--mode must be perf or debug, not '%s'", optarg);
       break;
+    case OPT_PARAM: push(&o->params, &o->nparams, optarg); break;
+    case OPT_FILTER: push(&o->filters, &o->nfilters, optarg); break;
     case OPT_LIST: o->list = 1; break;
     case 'v':
     case OPT_VERBOSE: o->verbose = 1; break;
@@ -97,5 +107,7 @@ int options_parse(int argc, char **argv, struct options *o) {
 void options_release(struct options *o) {
   free(o->plugins);
   free(o->plugin_dirs);
+  free(o->params);
+  free(o->filters);
   memset(o, 0, sizeof *o);
 }

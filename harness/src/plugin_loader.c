@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "cases.h"
 #include "hash.h"
 #include "util.h"
@@ -165,13 +166,7 @@ static int load_in_child(const char *path, char *msg, size_t msglen) {
 
 /* Check an entry's fields; msg gets the first problem. */
 static int validate_entry(const struct bench_plugin *p, char *msg, size_t msglen) {
-  uint32_t major = p->abi_version >> 16, minor = p->abi_version & 0xffff;
-  if (major != BENCH_ABI_MAJOR || minor > BENCH_ABI_MINOR) {
-    snprintf(msg, msglen,
-             "built for plugin ABI %u.%u, this bench speaks %d.%d (rebuild it against this bench's plugin.h)",
-             major, minor, BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
-    return -1;
-  }
+  if (abi_accept(p, msg, msglen) != 0) return -1;
   const char *missing = NULL;
   if (!p->name) missing = "name";
   else if (!p->backend) missing = "backend";

@@ -188,12 +188,12 @@ static int diag_cmp(const void *a, const void *b) {
 
 /* ---- the [run] keys --------------------------------------------------- */
 
-enum run_kind { RK_TIER, RK_COUNT, RK_DURATION, RK_FRACTION, RK_VERIFY, RK_BOOL };
+enum run_kind { RK_TIER, RK_COUNT, RK_DURATION, RK_FRACTION, RK_VERIFY, RK_BOOL, RK_BATCH };
 
 enum run_key_id {
   RUN_TIER, RUN_WARMUP_ITERS, RUN_WARMUP_TIME, RUN_MIN_SAMPLES, RUN_MAX_SAMPLES,
   RUN_MIN_TIME, RUN_MAX_TIME, RUN_TARGET_NOISE, RUN_BATCH_MIN_TIME, RUN_VERIFY,
-  RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_NKEYS
+  RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_BATCH, RUN_NKEYS
 };
 
 struct run_key {
@@ -217,6 +217,7 @@ static const struct run_key run_keys[RUN_NKEYS] = {
   [RUN_DETERMINISM] = {"determinism", RK_BOOL, 0, 0},
   [RUN_TIMEOUT] = {"timeout", RK_DURATION, 0, 1},
   [RUN_HEARTBEAT] = {"heartbeat", RK_DURATION, 0, 1},
+  [RUN_BATCH] = {"batch", RK_BATCH, 0, 0},
 };
 
 /* ---- the loader ------------------------------------------------------- */
@@ -443,6 +444,13 @@ static int set_run_value(struct loader *ld, enum run_key_id id, const char *valu
     pol->verify = v;
     return 0;
   }
+  case RK_BATCH: /* warm: batched samples (run_batch when the plugin has it); cold: one run() each */
+    if (strcmp(value, "warm") != 0 && strcmp(value, "cold") != 0) {
+      add_diag(ld, line, "bad value '%s' for batch: expected warm or cold", value);
+      return -1;
+    }
+    pol->batch_cold = strcmp(value, "cold") == 0;
+    return 0;
   case RK_BOOL: {
     int b;
     if (preset_parse_bool(value, &b) != 0) {

@@ -17,6 +17,7 @@ struct run_policy {
   double min_time_s, max_time_s; /* sampling time (warm-up excluded) */
   double target_cv;         /* stop when relative noise <= this (0.02 = 2%) */
   double batch_min_s;       /* batch iterations until a sample lasts this long (0: never) */
+  int batch_cold;           /* batch = cold: one run() per sample, never run_batch (warm: 0) */
   enum verify_level verify;
   int determinism;          /* run twice, compare outputs bitwise */
   double timeout_s;         /* per case, whole child */

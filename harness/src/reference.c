@@ -6,6 +6,8 @@
  * Scales (why each is what a correct fp32 computation's error follows is
  * argued in check.c, next to the tolerance rule):
  *   gemm       sum_k |a_ik| |b_kj|
+ *   copy, fill 0 (compared exactly, after rounding to out_dtype)
+ *   add        |x_i| + |y_i|
  *   rmsnorm    |y_j|
  *   layernorm  (|x_j| + mean_k |x_k|) * rstd * |w_j| + |b_j|
  *   softmax    y_j * (1 + |x_j| + |max_k x_k|)
@@ -24,8 +26,8 @@
 #include "util.h"
 
 enum ref_op ref_op_of(const char *name) {
-  static const char *const names[] = {"gemm", "rmsnorm", "layernorm",
-                                      "softmax", "rope", "attention"};
+  static const char *const names[] = {"gemm", "rmsnorm", "layernorm", "softmax", "rope",
+                                      "attention", "copy", "fill", "add"};
   if (!name) return REF_UNKNOWN;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return (enum ref_op)i;
@@ -40,9 +42,16 @@ int64_t ref_rows(const struct bench_check *c) {
   case REF_SOFTMAX:
   case REF_ROPE: return c->rows;
   case REF_ATTENTION: return c->batch * c->heads * c->seq;
+  case REF_COPY:
+  case REF_FILL:
+  case REF_ADD: return c->n;
   case REF_UNKNOWN: break;
   }
   return 0;
+}
+
+const char *ref_op_names(void) {
+  return "gemm, rmsnorm, layernorm, softmax, rope, attention, copy, fill, add";
 }
 
 int64_t ref_cols(const struct bench_check *c) {
@@ -53,6 +62,9 @@ int64_t ref_cols(const struct bench_check *c) {
   case REF_SOFTMAX:
   case REF_ROPE: return c->cols;
   case REF_ATTENTION: return c->head_dim;
+  case REF_COPY:
+  case REF_FILL:
+  case REF_ADD: return 1;
   case REF_UNKNOWN: break;
   }
   return 0;
@@ -64,7 +76,31 @@ static double *load_all(const void *p, int64_t start, int64_t count, enum bench_
   return d;
 }
 
-/* ---- gemm: C = A[m,k] B[k,n] ---------------------------------------- */
+/* ---- gemm: C = A[m,k] B[k,n], either stored transposed ------------- */
+
+static int64_t a_index(const struct bench_check *c, int64_t i, int64_t kk) {
+  return c->flags & BENCH_GEMM_TRANS_A ? kk * c->m + i : i * c->k + kk;
+}
+
+static int64_t b_index(const struct bench_check *c, int64_t kk, int64_t j) {
+  return c->flags & BENCH_GEMM_TRANS_B ? j * c->k + kk : kk * c->n + j;
+}
+
+void ref_gemm_a_row(const struct bench_check *c, int64_t i, double *dst) {
+  if (!(c->flags & BENCH_GEMM_TRANS_A)) {
+    dtype_load_n(c->in[0], (size_t)(i * c->k), (size_t)c->k, c->dtype, dst);
+    return;
+  }
+  for (int64_t kk = 0; kk < c->k; kk++) dst[kk] = dtype_load(c->in[0], (size_t)a_index(c, i, kk), c->dtype);
+}
+
+void ref_gemm_b_row(const struct bench_check *c, int64_t kk, int64_t j0, int64_t w, double *dst) {
+  if (!(c->flags & BENCH_GEMM_TRANS_B)) {
+    dtype_load_n(c->in[1], (size_t)(kk * c->n + j0), (size_t)w, c->dtype, dst);
+    return;
+  }
+  for (int64_t j = 0; j < w; j++) dst[j] = dtype_load(c->in[1], (size_t)b_index(c, kk, j0 + j), c->dtype);
+}
 
 static void gemm_rows(const struct bench_check *c, int64_t row0, int64_t nrows,
                       double *ref, double *scale) {
@@ -77,10 +113,9 @@ static void gemm_rows(const struct bench_check *c, int64_t row0, int64_t nrows,
   double *arow = xmalloc((size_t)k * sizeof *arow);
   for (int64_t j0 = 0; j0 < n; j0 += jb) {
     int64_t w = n - j0 < jb ? n - j0 : jb;
-    for (int64_t kk = 0; kk < k; kk++)
-      dtype_load_n(c->in[1], (size_t)(kk * n + j0), (size_t)w, c->dtype, bblk + kk * w);
+    for (int64_t kk = 0; kk < k; kk++) ref_gemm_b_row(c, kk, j0, w, bblk + kk * w);
     for (int64_t r = 0; r < nrows; r++) {
-      dtype_load_n(c->in[0], (size_t)((row0 + r) * k), (size_t)k, c->dtype, arow);
+      ref_gemm_a_row(c, row0 + r, arow);
       double *out = ref + r * n + j0;
       double *sc = scale ? scale + r * n + j0 : NULL;
       for (int64_t j = 0; j < w; j++) out[j] = 0;
@@ -105,14 +140,39 @@ void ref_gemm_elements(const struct bench_check *c, const int64_t *idx, size_t c
     const int64_t i = idx[t] / n, j = idx[t] % n;
     double acc = 0, mag = 0;
     for (int64_t kk = 0; kk < k; kk++) {
-      double a = dtype_load(c->in[0], (size_t)(i * k + kk), c->dtype);
-      double b = dtype_load(c->in[1], (size_t)(kk * n + j), c->dtype);
+      double a = dtype_load(c->in[0], (size_t)a_index(c, i, kk), c->dtype);
+      double b = dtype_load(c->in[1], (size_t)b_index(c, kk, j), c->dtype);
       acc += a * b;
       mag += fabs(a) * fabs(b);
     }
     ref[t] = acc;
     if (scale) scale[t] = mag;
   }
+}
+
+/* ---- elementwise: copy, fill, add (output seen as n rows of 1) ------- */
+
+static void elementwise_rows(const struct bench_check *c, enum ref_op op, int64_t i0,
+                             int64_t count, double *ref, double *scale) {
+  if (op == REF_FILL) {
+    const double v = dtype_round(c->out_dtype, dtype_load(c->in[0], 0, c->dtype));
+    for (int64_t i = 0; i < count; i++) ref[i] = v;
+  } else {
+    dtype_load_n(c->in[0], (size_t)i0, (size_t)count, c->dtype, ref);
+  }
+  if (op == REF_ADD) {
+    double *y = load_all(c->in[1], i0, count, c->dtype);
+    for (int64_t i = 0; i < count; i++) {
+      if (scale) scale[i] = fabs(ref[i]) + fabs(y[i]);
+      ref[i] += y[i];
+    }
+    free(y);
+    return;
+  }
+  if (op == REF_COPY)
+    for (int64_t i = 0; i < count; i++) ref[i] = dtype_round(c->out_dtype, ref[i]);
+  if (scale)
+    for (int64_t i = 0; i < count; i++) scale[i] = 0;
 }
 
 /* ---- row-wise normalisations ---------------------------------------- */
@@ -303,6 +363,9 @@ void ref_compute_rows(const struct bench_check *c, int64_t row0, int64_t nrows,
   case REF_SOFTMAX: norm_rows(c, ref_op_of(c->op), row0, nrows, ref, scale); return;
   case REF_ROPE: rope_rows(c, row0, nrows, ref, scale); return;
   case REF_ATTENTION: attention_rows(c, row0, nrows, ref, scale); return;
+  case REF_COPY:
+  case REF_FILL:
+  case REF_ADD: elementwise_rows(c, ref_op_of(c->op), row0, nrows, ref, scale); return;
   case REF_UNKNOWN: return;
   }
 }

@@ -3,7 +3,8 @@
  *
  * Every output is seen as a matrix of ref_rows(c) x ref_cols(c) elements,
  * row-major, matching the output buffer:
- *   gemm       m x n
+ *   gemm       m x n (A and B in either layout, see BENCH_GEMM_TRANS_A/B)
+ *   copy, fill, add   n x 1 (element i is row i)
  *   rmsnorm, layernorm, softmax, rope   rows x cols
  *   attention  (batch*heads*seq) x head_dim; row r is (b, h, s) with
  *              r = (b*heads + h)*seq + s
@@ -30,11 +31,16 @@ enum ref_op {
   REF_LAYERNORM,
   REF_SOFTMAX,
   REF_ROPE,
-  REF_ATTENTION
+  REF_ATTENTION,
+  REF_COPY,
+  REF_FILL,
+  REF_ADD
 };
 
 /* The op named by c->op, or REF_UNKNOWN. */
 enum ref_op ref_op_of(const char *name);
+/* "gemm, rmsnorm, ..., add": every known op, for messages. */
+const char *ref_op_names(void);
 
 /* The output seen as rows x cols (see above); 0 for an unknown op. */
 int64_t ref_rows(const struct bench_check *c);
@@ -54,6 +60,11 @@ void ref_compute(const struct bench_check *c, double *ref, double *scale);
  * idx[t] = i*n + j; O(k) each. scale may be NULL. */
 void ref_gemm_elements(const struct bench_check *c, const int64_t *idx, size_t count,
                        double *ref, double *scale);
+
+/* gemm only: row i of A (k values) and elements [j0, j0 + w) of row kk of
+ * B, as doubles, whatever the layout flags say. */
+void ref_gemm_a_row(const struct bench_check *c, int64_t i, double *dst);
+void ref_gemm_b_row(const struct bench_check *c, int64_t kk, int64_t j0, int64_t w, double *dst);
 
 /* RoPE of one head vector x[0..d) at position pos (theta: 0 means 10000;
  * flags: BENCH_ROPE_INTERLEAVED or BENCH_ROPE_HALVES). y may not alias x.

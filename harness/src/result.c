@@ -76,6 +76,11 @@ static double throughput(const struct case_result *r, double work) {
 
 double case_gflops(const struct case_result *r) { return throughput(r, r->flops); }
 double case_gbps(const struct case_result *r) { return throughput(r, r->bytes); }
+double case_items_per_s(const struct case_result *r) { return 1e9 * throughput(r, r->items); }
+double case_ns_per_item(const struct case_result *r) {
+  double per_ns = throughput(r, r->items);
+  return per_ns > 0 ? 1.0 / per_ns : 0.0;
+}
 
 void case_result_init(struct case_result *r) {
   memset(r, 0, sizeof *r);

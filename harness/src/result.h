@@ -70,6 +70,10 @@ struct case_result {
   /* facts the plugin reported with set_info (device, driver, ...) */
   size_t ninfo;
   struct kv *info;
+
+  /* per-item unit (ABI 1.1 "bench.items/1"): items per iteration, 0 = none */
+  double items;
+  char item_unit[32];   /* "elements", "loads", ...; "" when items == 0 */
 };
 
 /* Primary timing: device when reported, else host. */
@@ -78,6 +82,10 @@ const char *case_timer_name(const struct case_result *r); /* "device" or "host" 
 /* Throughput from the primary median; 0 when not OK or no work stated. */
 double case_gflops(const struct case_result *r);
 double case_gbps(const struct case_result *r);
+/* Per item (items > 0, OK, timed): primary median ns / items, and items per
+ * second; 0 otherwise. */
+double case_ns_per_item(const struct case_result *r);
+double case_items_per_s(const struct case_result *r);
 
 /* init: everything zero/NULL except exit_code = -1 and check.first_bad = -1.
  * release frees what r owns and leaves it as init does. */

@@ -167,6 +167,13 @@ static json_t *case_to_json(const struct case_result *r) {
   double gf = case_gflops(r), gb = case_gbps(r);
   put(o, "gflops", gf > 0 ? jnum(gf) : json_null());
   put(o, "gbps", gb > 0 ? jnum(gb) : json_null());
+  if (r->items > 0) { /* ABI 1.1 per-item unit: only when the plugin declared one */
+    put(o, "items", jnum(r->items));
+    put(o, "item_unit", jstr(r->item_unit));
+    double ipers = case_items_per_s(r);
+    put(o, "ns_per_item", ipers > 0 ? jnum(case_ns_per_item(r)) : json_null());
+    put(o, "items_per_s", ipers > 0 ? jnum(ipers) : json_null());
+  }
   put(o, "host", stats_to_json(&r->host));
   put(o, "device", stats_to_json(&r->device));
   put(o, "settled", json_boolean(r->settled));
@@ -480,6 +487,10 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, struc
 
   if (read_str_buf(rd, o, "output_hash", r->output_hash, sizeof r->output_hash) ||
       read_kv(rd, o, "info", &r->ninfo, &r->info))
+    return -1;
+  if (json_object_get(o, "items") && /* optional: only cases that declared items */
+      (read_double(rd, o, "items", &r->items) ||
+       read_str_buf(rd, o, "item_unit", r->item_unit, sizeof r->item_unit)))
     return -1;
 
   json_t *samples;

@@ -358,6 +358,10 @@ static void case_notes(struct strbuf *sb, const struct case_result *r) {
     else notef(&n, "did not settle", "cv %.2f%% above the target %.2f%%",
                case_time(r)->cv * 100.0, r->target_cv * 100.0);
   }
+  if (r->items > 0 && case_items_per_s(r) > 0)
+    notef(&n, "per item", "%.4g %s/s, %.4g ns per %s (%.6g %s per iteration)",
+          case_items_per_s(r), r->item_unit, case_ns_per_item(r), r->item_unit, r->items,
+          r->item_unit);
   if (r->determinism == DET_DIFFERS)
     note(&n, "determinism", "outputs differ between two runs");
   else if (r->determinism == DET_BITWISE_EQUAL)

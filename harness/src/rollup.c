@@ -13,6 +13,7 @@ const char *const rollup_columns[] = {
     "preset",    "params",    "status",    "samples",     "timer",       "median_ms",
     "mean_ms",   "min_ms",    "stddev_ms", "cv",          "gflops",      "gbps",
     "max_abs_err", "max_rel_err", "rtol",  "atol",        "settled",     "source",
+    "items_per_s", "ns_per_item", "item_unit",
     NULL,
 };
 
@@ -89,6 +90,10 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   add_sep_number(sb, c->checked, c->atol);
   add_sep_field(sb, !timed ? NULL : r->settled ? "yes" : "no");
   add_sep_field(sb, source);
+  double ips = case_items_per_s(r);
+  add_sep_number(sb, ips > 0, ips);
+  add_sep_number(sb, ips > 0, case_ns_per_item(r));
+  add_sep_field(sb, r->items > 0 ? r->item_unit : NULL);
   strbuf_adds(sb, "\n");
 }
 

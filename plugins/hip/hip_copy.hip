@@ -1,7 +1,7 @@
 /* hip_copy: y[i] = x[i] over n = size/4 fp32 elements, device memory bandwidth
  * (GB/s = 8n bytes per iteration: one read, one write). 16-byte loads and
  * stores in a grid-stride loop sized to fill every compute unit. Verified
- * against the harness's reference (see hipb_check_linear). */
+ * against the harness's "copy" reference (exact). */
 #include <stdlib.h>
 
 #include "hipb.h"
@@ -57,9 +57,13 @@ static int run(const struct bench_host *h, void *state) {
 static int verify(const struct bench_host *h, void *state) {
   struct copy *s = (struct copy *)state;
   HIPB_TRY(hipb_download(h, s->ctx, &s->y));
-  const float *const in[1] = {(const float *)s->x.host};
-  const float w[1] = {1.0f};
-  return hipb_check_linear(h, s->n, 1, in, w, (const float *)s->y.host);
+  struct bench_check c = {};
+  c.op = "copy";
+  c.dtype = c.out_dtype = BENCH_F32;
+  c.n = (int64_t)s->n;
+  c.in[0] = s->x.host;
+  c.out = s->y.host;
+  return h->check(h, &c);
 }
 
 static void teardown(const struct bench_host *h, void *state) {

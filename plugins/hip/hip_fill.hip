@@ -1,7 +1,7 @@
 /* hip_fill: y[i] = value over n = size/4 fp32 elements, device memory write
  * bandwidth (GB/s = 4n bytes per iteration). 16-byte stores in a
  * grid-stride loop sized to fill every compute unit. Verified against the
- * harness's reference (see hipb_check_linear). */
+ * harness's "fill" reference (exact). */
 #include <stdlib.h>
 
 #include "hipb.h"
@@ -55,9 +55,14 @@ static int run(const struct bench_host *h, void *state) {
 static int verify(const struct bench_host *h, void *state) {
   struct fill *s = (struct fill *)state;
   HIPB_TRY(hipb_download(h, s->ctx, &s->y));
-  const float *const ones[1] = {NULL};
-  const float w[1] = {FILL_VALUE};
-  return hipb_check_linear(h, s->n, 1, ones, w, (const float *)s->y.host);
+  const float value = FILL_VALUE;
+  struct bench_check c = {};
+  c.op = "fill";
+  c.dtype = c.out_dtype = BENCH_F32;
+  c.n = (int64_t)s->n;
+  c.in[0] = &value;
+  c.out = s->y.host;
+  return h->check(h, &c);
 }
 
 static void teardown(const struct bench_host *h, void *state) {

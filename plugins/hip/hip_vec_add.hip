@@ -1,8 +1,7 @@
 /* hip_vec_add: c[i] = a[i] + b[i] over n = size/4 fp32 elements, device memory
  * bandwidth (GB/s = 12n bytes per iteration: two reads, one write; STREAM's
  * "add"). 16-byte accesses in a grid-stride loop sized to fill every
- * compute unit. Verified against the harness's reference (see
- * hipb_check_linear). */
+ * compute unit. Verified against the harness's "add" reference. */
 #include <stdlib.h>
 
 #include "hipb.h"
@@ -62,9 +61,14 @@ static int run(const struct bench_host *h, void *state) {
 static int verify(const struct bench_host *h, void *state) {
   struct vec_add *s = (struct vec_add *)state;
   HIPB_TRY(hipb_download(h, s->ctx, &s->c));
-  const float *const in[2] = {(const float *)s->a.host, (const float *)s->b.host};
-  const float w[2] = {1.0f, 1.0f};
-  return hipb_check_linear(h, s->n, 2, in, w, (const float *)s->c.host);
+  struct bench_check c = {};
+  c.op = "add";
+  c.dtype = c.out_dtype = BENCH_F32;
+  c.n = (int64_t)s->n;
+  c.in[0] = s->a.host;
+  c.in[1] = s->b.host;
+  c.out = s->c.host;
+  return h->check(h, &c);
 }
 
 static void teardown(const struct bench_host *h, void *state) {
@@ -80,7 +84,7 @@ HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
     .name = "hip_vec_add",
     .backend = "hip",
-    .operation = "vec_add",
+    .operation = "add",
     .description = "fp32 c = a + b, device memory bandwidth (STREAM add, 16-byte accesses)",
     .params = params,
     .init = hipb_init,

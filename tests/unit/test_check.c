@@ -628,14 +628,26 @@ static void test_malformed(void) {
 
   c.op = "conv2d";
   expect_malformed(&c, "unknown operation \"conv2d\"");
+  c.op = "sum"; /* names the field, the known ops and the way out */
+  expect_malformed(&c, "field op: unknown operation \"sum\" (known: gemm, rmsnorm, layernorm, "
+                       "softmax, rope, attention, copy, fill, add; for any other operation hand "
+                       "your own reference to the bench.compare/1 extension)");
+  c = gemm, c.flags = BENCH_ROPE_HALVES;
+  expect_malformed(&c, "gemm: field flags has bits 0x2");
+  c = (struct bench_check){.op = "copy", .n = 0, .in = {buf}, .out = buf};
+  expect_malformed(&c, "copy: field n must be positive (got 0)");
+  c = (struct bench_check){.op = "fill", .n = 4, .out = buf};
+  expect_malformed(&c, "fill: field in[0] (input value) is NULL");
+  c = (struct bench_check){.op = "add", .n = 4, .in = {buf}, .out = buf};
+  expect_malformed(&c, "add: field in[1] (input y) is NULL");
   c.op = NULL;
-  expect_malformed(&c, "without an operation");
+  expect_malformed(&c, "field op is NULL (known: gemm, rmsnorm");
   c = gemm, c.in[1] = NULL;
-  expect_malformed(&c, "gemm: input B (in[1]) is NULL");
+  expect_malformed(&c, "gemm: field in[1] (input B) is NULL");
   c = gemm, c.out = NULL;
-  expect_malformed(&c, "output (out) is NULL");
+  expect_malformed(&c, "field out is NULL");
   c = gemm, c.k = 0;
-  expect_malformed(&c, "gemm: k must be positive (got 0)");
+  expect_malformed(&c, "gemm: field k must be positive (got 0)");
   c = gemm, c.m = -3;
   expect_malformed(&c, "m must be positive");
   c = gemm, c.n = (int64_t)1 << 40, c.m = (int64_t)1 << 40;
@@ -667,10 +679,10 @@ static void test_malformed(void) {
   c = (struct bench_check){.op = "rmsnorm", .rows = 2, .cols = 4, .in = {buf, buf}, .out = buf};
   expect_malformed(&c, "eps must be > 0");
   c.eps = 1e-5, c.in[1] = NULL;
-  expect_malformed(&c, "input w (in[1])");
+  expect_malformed(&c, "field in[1] (input w)");
   c = (struct bench_check){.op = "layernorm", .rows = 2, .cols = 4, .eps = 1e-5,
                            .in = {buf, buf}, .out = buf};
-  expect_malformed(&c, "input b (in[2])");
+  expect_malformed(&c, "field in[2] (input b)");
   c = (struct bench_check){.op = "softmax", .rows = 0, .cols = 4, .in = {buf}, .out = buf};
   expect_malformed(&c, "rows must be positive");
 
@@ -683,7 +695,7 @@ static void test_malformed(void) {
   c.flags = BENCH_ATTN_ROPE | BENCH_ROPE_INTERLEAVED, c.head_dim = 3;
   expect_malformed(&c, "even");
   c = attn, c.in[2] = NULL;
-  expect_malformed(&c, "input v (in[2])");
+  expect_malformed(&c, "field in[2] (input v)");
   c = attn, c.seq = 0;
   expect_malformed(&c, "seq must be positive");
 
@@ -728,7 +740,105 @@ static void test_verify_none(void) {
   CHECK(r.checked && !r.pass && r.mismatches == 4 && r.first_bad == 0);
 }
 
-TEST_MAIN(TEST_ENTRY(test_gemm_f32_passes), TEST_ENTRY(test_gemm_low_precision_passes),
+/* ---- 1.1 ops: copy, fill, add, transposed gemm, integer types ------------ */
+
+static void test_elementwise_ops(void) {
+  enum { N = 5000 };
+  float *x = rand_buf(N, BENCH_F32, 1), *y = rand_buf(N, BENCH_F32, 2);
+  float *z = malloc(N * sizeof *z);
+  uint16_t *h = malloc(N * sizeof *h);
+  struct check_result r;
+  /* copy f32 -> f16: exact after rounding; one ulp off is a mismatch */
+  for (int i = 0; i < N; i++) h[i] = f32_to_f16(x[i]);
+  struct bench_check c = {.op = "copy", .out_dtype = BENCH_F16, .n = N, .in = {x}, .out = h};
+  REQUIRE(check_output(&c, VERIFY_FAST, SEED, &r) == 0);
+  CHECK(r.pass && r.checked && r.rtol == 0 && r.atol == 0 && r.compared == N);
+  h[4321] ^= 1;
+  REQUIRE(check_output(&c, VERIFY_FULL, SEED, &r) == 0);
+  CHECK(!r.pass && r.first_bad == 4321 && r.mismatches == 1 && strstr(r.message, "[4321]"));
+  /* fill */
+  const float v = 0.375f;
+  for (int i = 0; i < N; i++) z[i] = v;
+  c = (struct bench_check){.op = "fill", .n = N, .in = {&v}, .out = z};
+  REQUIRE(check_output(&c, VERIFY_FULL, SEED, &r) == 0);
+  CHECK(r.pass);
+  z[N - 1] = 0;
+  REQUIRE(check_output(&c, VERIFY_FULL, SEED, &r) == 0);
+  CHECK(!r.pass && r.first_bad == N - 1);
+  /* add in fp32 passes; a wrong element fails */
+  for (int i = 0; i < N; i++) z[i] = x[i] + y[i];
+  c = (struct bench_check){.op = "add", .n = N, .in = {x, y}, .out = z};
+  REQUIRE(check_output(&c, VERIFY_FULL, SEED, &r) == 0);
+  CHECK(r.pass && r.max_abs_err <= ldexp(1, -23));
+  z[7] += 1e-3f;
+  REQUIRE(check_output(&c, VERIFY_FULL, SEED, &r) == 0);
+  CHECK(!r.pass && r.first_bad == 7);
+  /* int32 add is exact: one off fails */
+  int32_t ia[4] = {1, -5, 1 << 24, 7}, ib[4] = {2, 5, 1, -7}, ic[4] = {3, 0, (1 << 24) + 1, 0};
+  c = (struct bench_check){.op = "add", .dtype = BENCH_I32, .out_dtype = BENCH_I32, .n = 4,
+                           .in = {ia, ib}, .out = ic};
+  REQUIRE(check_output(&c, VERIFY_FULL, SEED, &r) == 0);
+  CHECK(r.pass && r.rtol == 0 && r.atol == 0);
+  ic[2]++;
+  REQUIRE(check_output(&c, VERIFY_FULL, SEED, &r) == 0);
+  CHECK(!r.pass && r.first_bad == 2 && r.max_abs_err == 1);
+  free(x), free(y), free(z), free(h);
+}
+
+/* int8 inputs, int32 output: compared exactly (a 1.0 harness passed an
+ * int8 dot with an error of 1e4 because it had no integer types). */
+static void test_int8_gemm_exact(void) {
+  enum { M = 70, N = 70, K = 300 };
+  int8_t *a = rand_buf(M * K, BENCH_I8, 3), *b = rand_buf(K * N, BENCH_I8, 4);
+  int32_t *c32 = malloc(M * N * sizeof *c32);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      int32_t acc = 0;
+      for (int k = 0; k < K; k++) acc += a[i * K + k] * b[k * N + j];
+      c32[i * N + j] = acc;
+    }
+  struct bench_check c = {.op = "gemm", .dtype = BENCH_I8, .out_dtype = BENCH_I32, .m = M,
+                          .n = N, .k = K, .in = {a, b}, .out = c32};
+  struct check_result r;
+  for (int level = VERIFY_FAST; level <= VERIFY_FULL; level++) {
+    REQUIRE(check_output(&c, (enum verify_level)level, SEED, &r) == 0);
+    CHECK(r.pass && r.max_abs_err == 0 && r.rtol == 0 && r.atol == 0);
+  }
+  c32[M * N / 2 + 3] += 1;
+  for (int level = VERIFY_FAST; level <= VERIFY_FULL; level++) {
+    REQUIRE(check_output(&c, (enum verify_level)level, SEED, &r) == 0);
+    CHECK(!r.pass);
+  }
+  free(a), free(b), free(c32);
+}
+
+/* A kernel computing A^T B^T-style layouts passes with the matching flags,
+ * and fails when the flags do not say what the kernel did. */
+static void test_gemm_transposed_layouts(void) {
+  enum { M = 80, N = 72, K = 40 };
+  float *at = rand_buf(K * M, BENCH_F32, 5), *bt = rand_buf(N * K, BENCH_F32, 6);
+  float *c = malloc(M * N * sizeof *c);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float acc = 0;
+      for (int k = 0; k < K; k++) acc += at[k * M + i] * bt[j * K + k];
+      c[i * N + j] = acc;
+    }
+  struct bench_check chk = {.op = "gemm", .m = M, .n = N, .k = K, .in = {at, bt}, .out = c,
+                            .flags = BENCH_GEMM_TRANS_A | BENCH_GEMM_TRANS_B};
+  struct check_result r;
+  REQUIRE(check_output(&chk, VERIFY_FAST, SEED, &r) == 0);
+  CHECK(r.pass && strcmp(r.method, "sampled+freivalds") == 0);
+  REQUIRE(check_output(&chk, VERIFY_FULL, SEED, &r) == 0);
+  CHECK(r.pass);
+  chk.flags = BENCH_GEMM_TRANS_A; /* B read in the wrong layout */
+  REQUIRE(check_output(&chk, VERIFY_FAST, SEED, &r) == 0);
+  CHECK(!r.pass);
+  free(at), free(bt), free(c);
+}
+
+TEST_MAIN(TEST_ENTRY(test_elementwise_ops), TEST_ENTRY(test_int8_gemm_exact),
+          TEST_ENTRY(test_gemm_transposed_layouts), TEST_ENTRY(test_gemm_f32_passes), TEST_ENTRY(test_gemm_low_precision_passes),
           TEST_ENTRY(test_gemm_positive_inputs_pass), TEST_ENTRY(test_norms_softmax_pass),
           TEST_ENTRY(test_norms_softmax_large_values_pass), TEST_ENTRY(test_rope_pass),
           TEST_ENTRY(test_attention_pass), TEST_ENTRY(test_rounded_reference_passes),

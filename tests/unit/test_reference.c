@@ -19,6 +19,60 @@ static void test_op_names(void) {
   CHECK(ref_op_of("GEMM") == REF_UNKNOWN);
   CHECK(ref_op_of("") == REF_UNKNOWN);
   CHECK(ref_op_of(NULL) == REF_UNKNOWN);
+  CHECK(ref_op_of("copy") == REF_COPY && ref_op_of("fill") == REF_FILL);
+  CHECK(ref_op_of("add") == REF_ADD);
+  CHECK(strstr(ref_op_names(), "attention") && strstr(ref_op_names(), "add"));
+}
+
+/* copy rounds to out_dtype, fill repeats one value, add sums; n x 1. */
+static void test_elementwise(void) {
+  const float x[3] = {1.0f, 0.1f, -3.5f}, y[3] = {2.0f, 0.2f, 0.5f};
+  const uint16_t v16 = f32_to_f16(0.1f);
+  struct bench_check c = {.op = "copy", .out_dtype = BENCH_F16, .n = 3, .in = {x}};
+  double ref[3], scale[3];
+  CHECK(ref_rows(&c) == 3 && ref_cols(&c) == 1);
+  ref_compute(&c, ref, scale);
+  CHECK(ref[0] == 1.0 && ref[1] == f16_to_f32(v16) && ref[2] == -3.5 && scale[1] == 0);
+  c = (struct bench_check){.op = "fill", .dtype = BENCH_F16, .out_dtype = BENCH_F32, .n = 3,
+                           .in = {&v16}};
+  ref_compute(&c, ref, NULL);
+  CHECK(ref[0] == f16_to_f32(v16) && ref[2] == ref[0]);
+  c = (struct bench_check){.op = "add", .n = 3, .in = {x, y}};
+  ref_compute_rows(&c, 1, 2, ref, scale);
+  CHECK(ref[0] == (double)0.1f + (double)0.2f && ref[1] == -3.0);
+  CHECK(scale[0] == (double)0.1f + (double)0.2f && scale[1] == 4.0);
+  const int8_t a8[2] = {100, -128}, b8[2] = {100, -1};
+  c = (struct bench_check){.op = "add", .dtype = BENCH_I8, .out_dtype = BENCH_I32, .n = 2,
+                           .in = {a8, b8}};
+  ref_compute(&c, ref, NULL);
+  CHECK(ref[0] == 200 && ref[1] == -129);
+}
+
+/* Transposed layouts give the same product as the plain one. */
+static void test_gemm_transposed(void) {
+  enum { M = 3, N = 4, K = 5 };
+  float a[M * K], b[K * N], at[K * M], bt[N * K];
+  fill_random(a, M * K, BENCH_F32, 11);
+  fill_random(b, K * N, BENCH_F32, 12);
+  for (int i = 0; i < M; i++)
+    for (int k = 0; k < K; k++) at[k * M + i] = a[i * K + k];
+  for (int k = 0; k < K; k++)
+    for (int j = 0; j < N; j++) bt[j * K + k] = b[k * N + j];
+  struct bench_check c = {.op = "gemm", .m = M, .n = N, .k = K, .in = {a, b}};
+  double want[M * N], got[M * N], ws[M * N], gs[M * N];
+  ref_compute(&c, want, ws);
+  const void *as[2] = {a, at}, *bs[2] = {b, bt};
+  for (int ta = 0; ta < 2; ta++)
+    for (int tb = 0; tb < 2; tb++) {
+      c.in[0] = as[ta], c.in[1] = bs[tb];
+      c.flags = (ta ? BENCH_GEMM_TRANS_A : 0) | (tb ? BENCH_GEMM_TRANS_B : 0);
+      ref_compute(&c, got, gs);
+      CHECK(memcmp(got, want, sizeof got) == 0 && memcmp(gs, ws, sizeof gs) == 0);
+      const int64_t idx[2] = {0, M * N - 1};
+      double e[2];
+      ref_gemm_elements(&c, idx, 2, e, NULL);
+      CHECK(e[0] == want[0] && e[1] == want[M * N - 1]);
+    }
 }
 
 static void test_gemm_2x2(void) {
@@ -289,7 +343,7 @@ static void test_rows_match_full(void) {
   free(d);
 }
 
-TEST_MAIN(TEST_ENTRY(test_op_names), TEST_ENTRY(test_gemm_2x2), TEST_ENTRY(test_gemm_rect_f16),
+TEST_MAIN(TEST_ENTRY(test_op_names), TEST_ENTRY(test_elementwise), TEST_ENTRY(test_gemm_transposed), TEST_ENTRY(test_gemm_2x2), TEST_ENTRY(test_gemm_rect_f16),
           TEST_ENTRY(test_rmsnorm), TEST_ENTRY(test_layernorm), TEST_ENTRY(test_softmax),
           TEST_ENTRY(test_rope_identity_and_rotation), TEST_ENTRY(test_rope_layouts),
           TEST_ENTRY(test_attention_seq1), TEST_ENTRY(test_attention_seq2),

@@ -291,6 +291,10 @@ struct bench_ext_compare {
    * Records WRONG_ANSWER with this one-line reason; returns BENCH_OK, so
    *   if (bad) return cmp->mismatch(host, "sum %g, expected %g", got, want); */
   int (*mismatch)(const struct bench_host *host, const char *fmt, ...) BENCH_PRINTF(2, 3);
+  /* From verify(): the plugin checked its output itself and found it right
+   * (`what` says how, e.g. "sum of squares"; may be NULL). Counts as a
+   * check; returns BENCH_OK. */
+  int (*matched)(const struct bench_host *host, const char *what);
 };
 
 struct bench_plugin {

@@ -34,6 +34,13 @@
  *   kernels  element types (f32, f16, bf16 as raw bits) with fp32
  *            conversions, wave64 reductions with __shfl_xor.
  *
+ * Installed with bench as <bench/hipb.h> and libbench-hip.a (hipcc-built
+ * for the targets in `pkg-config --variable=offload_arch_flags bench-hip`):
+ * a plugin outside this tree builds with
+ *   hipcc $(pkg-config --variable=offload_arch_flags bench-hip) -O3 -fPIC -shared \
+ *     $(pkg-config --cflags bench-hip) my.hip -o my.so $(pkg-config --libs bench-hip)
+ * (share/bench/examples/hip is a complete one).
+ *
  * Written for CDNA GPUs (gfx90a MI200, gfx940/941/942 MI300; gfx908 MI100
  * without the MFMA GEMM): 64-lane waves. RDNA (wave32 only under HIP) is
  * refused at configure time.

@@ -16,6 +16,12 @@
  *
  *   if ((rc = vkh_buffer_create(vk, &s->x, bytes, "x")) != BENCH_OK) return rc;
  *
+ * Installed with bench as <bench/vkh.h> and libbench-vulkan.a (static,
+ * every symbol hidden): a plugin outside this tree builds with
+ *   cc -shared -fPIC $(pkg-config --cflags bench-vulkan) my.c -o my.so \
+ *      $(pkg-config --libs bench-vulkan)
+ * (share/bench/examples/vulkan is a complete one).
+ *
  * Nothing here prints or exits. Environment:
  *   BENCH_VK_DEVICE   index (0, 1, ...) or part of the name of the device
  *                     to use; default the first suitable GPU, else the

@@ -18,6 +18,13 @@ every_case "$T/out" ex_vk_rmsnorm OK
 run_bench --preset verify --mode debug --plugin-dir "$T/vulkan/build" --plugin ex_vk_rmsnorm
 expect_rc 0 "ex_vk_rmsnorm verify --mode debug"
 every_case "$T/out" ex_vk_rmsnorm OK
+# warm batched samples (the example's run_batch) under the validation layer
+printf '[run]\ntier = smoke\nwarmup_iters = 1\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nbatch_min_time = 20ms\nbatch = warm\nverify = full\n' >"$T/batched.ini"
+run_bench --preset "$T/batched.ini" --mode debug --plugin-dir "$T/vulkan/build" --plugin ex_vk_rmsnorm --param rows=7 --param cols=100 --results-dir "$T/rb"
+expect_rc 0 "ex_vk_rmsnorm batched, --mode debug"
+every_case "$T/out" ex_vk_rmsnorm OK
+python3 -c 'import glob, json, sys; sys.exit(0 if all(c["batch"] > 1 for f in glob.glob(sys.argv[1] + "/*.json") for c in json.load(open(f))["cases"]) else 1)' "$T/rb" \
+  && ok || fail "ex_vk_rmsnorm: samples not batched"
 # run_batch too, under the validation layer, in one process (vk_inproc:
 # runs, batches of 3 and 2, verify)
 inproc="$BUILD/tests/vulkan/vk_inproc"

@@ -16,7 +16,7 @@ min_samples = 3
 max_samples = 3
 min_time = 0
 max_time = 1s
-batch_min_time = 2ms
+batch_min_time = 20ms
 batch = $mode
 verify = full
 INI

@@ -19,7 +19,7 @@ run_bench --preset verify --mode debug --plugin-dir "$T/vulkan/build" --plugin e
 expect_rc 0 "ex_vk_rmsnorm verify --mode debug"
 every_case "$T/out" ex_vk_rmsnorm OK
 # warm batched samples (the example's run_batch) under the validation layer
-printf '[run]\ntier = smoke\nwarmup_iters = 1\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nbatch_min_time = 20ms\nbatch = warm\nverify = full\n' >"$T/batched.ini"
+printf '[run]\ntier = smoke\nwarmup_iters = 5\nmin_samples = 3\nmax_samples = 3\nmin_time = 0\nbatch_min_time = 20ms\nbatch = warm\nverify = full\n' >"$T/batched.ini"
 run_bench --preset "$T/batched.ini" --mode debug --plugin-dir "$T/vulkan/build" --plugin ex_vk_rmsnorm --param rows=7 --param cols=100 --results-dir "$T/rb"
 expect_rc 0 "ex_vk_rmsnorm batched, --mode debug"
 every_case "$T/out" ex_vk_rmsnorm OK

@@ -9,6 +9,7 @@ cmake --install "$BUILD" --prefix "$T/prefix" >"$T/install.log" 2>&1 && ok || { 
 B="$T/prefix/bin/bench"
 [ -x "$B" ] && ok || fail "no bin/bench"
 [ -f "$T/prefix/include/bench/plugin.h" ] && ok || fail "no include/bench/plugin.h"
+[ -f "$T/prefix/include/bench/dtype.h" ] && ok || fail "no include/bench/dtype.h"
 ls "$T"/prefix/share/bench/presets/{smoke,standard,perf,verify}.ini >/dev/null && ok || fail "presets not installed"
 pc=$(find "$T/prefix" -name bench-plugin.pc | head -1)
 [ -n "$pc" ] && ok || fail "no bench-plugin.pc"

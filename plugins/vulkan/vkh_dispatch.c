@@ -1,5 +1,6 @@
 /* Command buffers: one recorded once per case and submitted for every run,
- * timed with two timestamps; and one-time buffers for copies. */
+ * timed with two timestamps; one holding n copies of the same steps for a
+ * batch (run_batch); and one-time buffers for copies. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -16,8 +16,15 @@
 
 #include "bench/plugin.h"
 
-#define ITERS 2000
+#ifndef ITERS
+#define ITERS 2000 /* iterations per repetition */
+#endif
+#ifndef REPS
 #define REPS 15
+#endif
+#ifndef WARMUP
+#define WARMUP 200
+#endif
 
 static const struct bench_plugin *P;
 static char **Over;
@@ -111,7 +118,7 @@ int main(int argc, char **argv) {
   void *ctx = NULL, *state = NULL;
   if ((P->init && P->init(&h, &ctx)) || P->setup(&h, ctx, &state)) return 1;
   double host[2][REPS], dev[2][REPS];
-  for (int i = 0; i < 200; i++) /* warm-up, the JIT included */
+  for (int i = 0; i < WARMUP; i++) /* warm-up, the JIT included */
     if (P->run(&h, state) || P->run_batch(&h, state, n)) return 1;
   for (int r = 0; r < REPS; r++)
     for (int mode = 0; mode < 2; mode++) {

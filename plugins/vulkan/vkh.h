@@ -198,10 +198,12 @@ struct vkh_dispatch {
   uint32_t nsteps;
   VkCommandBuffer batch_cmd; /* batch_reps copies of the steps */
   int64_t batch_reps;
+  VkCommandBuffer rest_cmd;  /* past VKH_BATCH_MAX: the remainder's copies */
+  int64_t rest_reps;
 };
 
 /* The most iterations recorded in one command buffer by run_batch; a
- * larger batch is several submits of at most this many. */
+ * larger batch is several submits (and waits) of at most this many. */
 #define VKH_BATCH_MAX 16384
 
 /* Records once: reset the queries, timestamp, the steps with a barrier

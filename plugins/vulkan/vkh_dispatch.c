@@ -141,30 +141,36 @@ int vkh_dispatch_run(struct vkh *vk, struct vkh_dispatch *d) {
   return rc;
 }
 
-/* The batch command buffer holding `reps` copies, recorded again only when
- * the count changes (the harness keeps it steady once calibrated). */
-static int batch_cmd(struct vkh *vk, struct vkh_dispatch *d, int64_t reps) {
-  if (d->batch_cmd && d->batch_reps == reps) return BENCH_OK;
+/* *cmd holding `reps` copies of the steps, recorded again only when the
+ * count changes (the harness keeps n steady once calibrated). */
+static int cached_cmd(struct vkh *vk, struct vkh_dispatch *d, VkCommandBuffer *cmd,
+                      int64_t *have, int64_t reps) {
+  if (*cmd && *have == reps) return BENCH_OK;
   int rc;
-  if (!d->batch_cmd && (rc = alloc_cmd(vk, &d->batch_cmd))) return rc;
-  d->batch_reps = 0;
-  VKH_CALL(vk, vkResetCommandBuffer, (d->batch_cmd, 0));
-  if ((rc = record(vk, d, d->batch_cmd, reps))) return rc;
-  d->batch_reps = reps;
+  if (!*cmd && (rc = alloc_cmd(vk, cmd))) return rc;
+  *have = 0;
+  VKH_CALL(vk, vkResetCommandBuffer, (*cmd, 0));
+  if ((rc = record(vk, d, *cmd, reps))) return rc;
+  *have = reps;
   return BENCH_OK;
 }
 
 int vkh_dispatch_run_batch(struct vkh *vk, struct vkh_dispatch *d, int64_t n) {
   if (n < 1) return vk->host->fail(vk->host, "run_batch: n = %lld, expected >= 1", (long long)n);
   if (n == 1) return vkh_dispatch_run(vk, d);
+  /* Up to VKH_BATCH_MAX: one command buffer. Beyond: full chunks of
+   * VKH_BATCH_MAX, then the rest from a second buffer, so that neither is
+   * recorded again from one call to the next. */
+  const int64_t chunk = n < VKH_BATCH_MAX ? n : VKH_BATCH_MAX, rest = n % chunk;
   double ns = 0;
   for (int64_t done = 0; done < n;) {
-    const int64_t reps = n - done < VKH_BATCH_MAX ? n - done : VKH_BATCH_MAX;
-    int rc = batch_cmd(vk, d, reps);
-    if (rc == BENCH_OK) rc = submit(vk, d, d->batch_cmd);
+    const int full = n - done >= chunk;
+    int rc = full ? cached_cmd(vk, d, &d->batch_cmd, &d->batch_reps, chunk)
+                  : cached_cmd(vk, d, &d->rest_cmd, &d->rest_reps, rest);
+    if (rc == BENCH_OK) rc = submit(vk, d, full ? d->batch_cmd : d->rest_cmd);
     if (rc) return rc;
     ns += d->last_ns;
-    done += reps;
+    done += full ? chunk : rest;
   }
   if (d->queries) vk->host->set_device_time(vk->host, ns);
   return BENCH_OK;
@@ -172,11 +178,12 @@ int vkh_dispatch_run_batch(struct vkh *vk, struct vkh_dispatch *d, int64_t n) {
 
 void vkh_dispatch_destroy(struct vkh *vk, struct vkh_dispatch *d) {
   if (vk && vk->device) {
-    if (d->cmd || d->batch_cmd) vkQueueWaitIdle(vk->queue); /* a failed run may have left it pending */
+    if (d->cmd || d->batch_cmd || d->rest_cmd) vkQueueWaitIdle(vk->queue); /* a failed run may have left it pending */
     if (d->fence) vkDestroyFence(vk->device, d->fence, NULL);
     if (d->queries) vkDestroyQueryPool(vk->device, d->queries, NULL);
     if (d->cmd) vkFreeCommandBuffers(vk->device, vk->pool, 1, &d->cmd);
     if (d->batch_cmd) vkFreeCommandBuffers(vk->device, vk->pool, 1, &d->batch_cmd);
+    if (d->rest_cmd) vkFreeCommandBuffers(vk->device, vk->pool, 1, &d->rest_cmd);
   }
   free(d->steps);
   free(d->kept);

@@ -366,17 +366,22 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   return BENCH_OK;
 }
 
-static int run(const struct bench_host *h, void *state) {
+/* n iterations between two events, one wait (run: n = 1). */
+static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct gemm *s = (struct gemm *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
-  if (s->mfma)
-    HIPB_TRY(s->dtype == BENCH_BF16 ? launch_mfma<true>(h, s) : launch_mfma<false>(h, s));
-  else
-    HIPB_TRY(s->dtype == BENCH_F16    ? launch_tiled<hipb_f16>(h, s)
-             : s->dtype == BENCH_BF16 ? launch_tiled<hipb_bf16>(h, s)
-                                      : launch_tiled<float>(h, s));
+  for (int64_t i = 0; i < n; i++) {
+    if (s->mfma)
+      HIPB_TRY(s->dtype == BENCH_BF16 ? launch_mfma<true>(h, s) : launch_mfma<false>(h, s));
+    else
+      HIPB_TRY(s->dtype == BENCH_F16    ? launch_tiled<hipb_f16>(h, s)
+               : s->dtype == BENCH_BF16 ? launch_tiled<hipb_bf16>(h, s)
+                                        : launch_tiled<float>(h, s));
+  }
   return hipb_end(h, s->ctx);
 }
+
+static int run(const struct bench_host *h, void *state) { return run_batch(h, state, 1); }
 
 static int verify(const struct bench_host *h, void *state) {
   struct gemm *s = (struct gemm *)state;
@@ -416,4 +421,5 @@ HIPB_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

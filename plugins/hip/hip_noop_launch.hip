@@ -43,15 +43,18 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   return BENCH_OK;
 }
 
-static int run(const struct bench_host *h, void *state) {
+/* n iterations between two events, one wait (run: n = 1). */
+static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct noop *s = (struct noop *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
-  for (int64_t i = 0; i < s->launches; i++) {
+  for (int64_t i = 0; i < n * s->launches; i++) {
     HIPB_LAUNCH(h, hip_noop_kernel, dim3(1), dim3(64), 0, s->ctx->stream, );
     if (s->sync) HIPB_CHECK(h, hipStreamSynchronize(s->ctx->stream));
   }
   return hipb_end(h, s->ctx);
 }
+
+static int run(const struct bench_host *h, void *state) { return run_batch(h, state, 1); }
 
 static void teardown(const struct bench_host *h, void *state) {
   (void)h;
@@ -71,4 +74,5 @@ HIPB_PLUGIN_DEFINE = {
     .run = run,
     .verify = NULL,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

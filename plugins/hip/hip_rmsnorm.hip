@@ -105,12 +105,15 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   return BENCH_OK;
 }
 
-static int run(const struct bench_host *h, void *state) {
+/* n iterations between two events, one wait (run: n = 1). */
+static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct rmsnorm *s = (struct rmsnorm *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
-  HIPB_TRY(ROWS_DISPATCH(s->dtype, launch, h, s));
+  for (int64_t i = 0; i < n; i++) HIPB_TRY(ROWS_DISPATCH(s->dtype, launch, h, s));
   return hipb_end(h, s->ctx);
 }
+
+static int run(const struct bench_host *h, void *state) { return run_batch(h, state, 1); }
 
 static int verify(const struct bench_host *h, void *state) {
   struct rmsnorm *s = (struct rmsnorm *)state;
@@ -149,4 +152,5 @@ HIPB_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

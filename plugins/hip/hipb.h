@@ -14,7 +14,15 @@
  *            the plugin's stream and report the interval with
  *            host->set_device_time; with the flush_l2 parameter set,
  *            hipb_begin first writes a buffer larger than the caches
- *            (outside the timed interval).
+ *            (outside the timed interval). A plugin's run_batch(n) brackets
+ *            n iterations' launches the same way: one wait, the device time
+ *            of the whole batch (the harness divides by n):
+ *              static int run_batch(h, state, n) {
+ *                HIPB_TRY(hipb_begin(h, s->ctx));
+ *                for (int64_t i = 0; i < n; i++) HIPB_LAUNCH(h, kernel, ...);
+ *                return hipb_end(h, s->ctx);
+ *              }
+ *              static int run(h, state) { return run_batch(h, state, 1); }
  *   staging  struct hipb_buf: a host copy and a device copy; inputs come
  *            from host->fill_random (the same on every backend), outputs are
  *            poisoned with NaN so an element a kernel forgot to write fails
@@ -25,6 +33,13 @@
  *            device link cannot resolve host functions).
  *   kernels  element types (f32, f16, bf16 as raw bits) with fp32
  *            conversions, wave64 reductions with __shfl_xor.
+ *
+ * Installed with bench as <bench/hipb.h> and libbench-hip.a (hipcc-built
+ * for the targets in `pkg-config --variable=offload_arch_flags bench-hip`):
+ * a plugin outside this tree builds with
+ *   hipcc $(pkg-config --variable=offload_arch_flags bench-hip) -O3 -fPIC -shared \
+ *     $(pkg-config --cflags bench-hip) my.hip -o my.so $(pkg-config --libs bench-hip)
+ * (share/bench/examples/hip is a complete one).
  *
  * Written for CDNA GPUs (gfx90a MI200, gfx940/941/942 MI300; gfx908 MI100
  * without the MFMA GEMM): 64-lane waves. RDNA (wave32 only under HIP) is
@@ -125,8 +140,10 @@ void hipb_deinit(const struct bench_host *h, void *ctx);
  * flush_l2 parameter is 1 (every plugin declares HIPB_PARAM_FLUSH_L2). */
 int hipb_setup(const struct bench_host *h, struct hipb_ctx *c);
 
-/* From run: around the kernel launches of one iteration. hipb_end waits for
- * the stop event and reports the interval as the device time. */
+/* From run: around the kernel launches of one iteration; from run_batch:
+ * around those of n iterations (with flush_l2, the caches are flushed once,
+ * before the batch: the harness times cold iterations with run()). hipb_end
+ * waits for the stop event and reports the interval as the device time. */
 int hipb_begin(const struct bench_host *h, struct hipb_ctx *c);
 int hipb_end(const struct bench_host *h, struct hipb_ctx *c);
 

@@ -67,4 +67,5 @@ BENCH_PLUGIN_DEFINE = {
     .run = vk_gemm_run,
     .verify = vk_gemm_verify,
     .teardown = vk_gemm_teardown,
+    .run_batch = vk_gemm_run_batch,
 };

@@ -106,6 +106,12 @@ static int run(const struct bench_host *host, void *state) {
   return vkh_kernel_run(s->vk, &s->kern);
 }
 
+static int run_batch(const struct bench_host *host, void *state, int64_t n) {
+  (void)host;
+  struct gemm *s = state;
+  return vkh_kernel_run_batch(s->vk, &s->kern, n);
+}
+
 static int verify(const struct bench_host *host, void *state) {
   struct gemm *s = state;
   int rc = vkh_array_read(s->vk, &s->c);
@@ -142,4 +148,5 @@ BENCH_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

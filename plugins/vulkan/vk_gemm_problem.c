@@ -32,6 +32,12 @@ int vk_gemm_run(const struct bench_host *host, void *state) {
   return vkh_kernel_run(s->vk, &s->kern);
 }
 
+int vk_gemm_run_batch(const struct bench_host *host, void *state, int64_t n) {
+  (void)host;
+  struct vk_gemm *s = state;
+  return vkh_kernel_run_batch(s->vk, &s->kern, n);
+}
+
 int vk_gemm_verify(const struct bench_host *host, void *state) {
   struct vk_gemm *s = state;
   int rc = vkh_array_read(s->vk, &s->c);

@@ -23,6 +23,7 @@ void vk_gemm_set_work(const struct bench_host *host, const struct vk_gemm *s);
 
 /* Plugin callbacks for a struct vk_gemm state. */
 int vk_gemm_run(const struct bench_host *host, void *state);
+int vk_gemm_run_batch(const struct bench_host *host, void *state, int64_t n);
 int vk_gemm_verify(const struct bench_host *host, void *state);
 void vk_gemm_teardown(const struct bench_host *host, void *state);
 

@@ -110,6 +110,12 @@ static int run(const struct bench_host *host, void *state) {
   return vkh_kernel_run(s->vk, &s->k);
 }
 
+static int run_batch(const struct bench_host *host, void *state, int64_t n) {
+  (void)host;
+  struct fused *s = state;
+  return vkh_kernel_run_batch(s->vk, &s->k, n);
+}
+
 static int verify(const struct bench_host *host, void *state) {
   struct fused *s = state;
   int rc;
@@ -156,4 +162,5 @@ BENCH_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

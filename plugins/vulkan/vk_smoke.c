@@ -48,6 +48,12 @@ static int run(const struct bench_host *host, void *state) {
   return vkh_kernel_run(s->vk, &s->k);
 }
 
+static int run_batch(const struct bench_host *host, void *state, int64_t n) {
+  (void)host;
+  struct smoke *s = state;
+  return vkh_kernel_run_batch(s->vk, &s->k, n);
+}
+
 static void teardown(const struct bench_host *host, void *state) {
   (void)host;
   struct smoke *s = state;
@@ -68,4 +74,5 @@ BENCH_PLUGIN_DEFINE = {
     .setup = setup,
     .run = run,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

@@ -94,6 +94,12 @@ static int run(const struct bench_host *host, void *state) {
   return vkh_kernel_run(s->vk, &s->k);
 }
 
+static int run_batch(const struct bench_host *host, void *state, int64_t n) {
+  (void)host;
+  struct softmax *s = state;
+  return vkh_kernel_run_batch(s->vk, &s->k, n);
+}
+
 static int verify(const struct bench_host *host, void *state) {
   struct softmax *s = state;
   int rc = vkh_array_read(s->vk, &s->y);
@@ -130,4 +136,5 @@ BENCH_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

@@ -5,7 +5,7 @@
  *   vkh_device.c    logical device, queue, features, facts for the result
  *   vkh_buffer.c    storage buffers, staging uploads and readbacks
  *   vkh_pipeline.c  compute pipeline from embedded SPIR-V, descriptors
- *   vkh_dispatch.c  recorded command buffer, fence, timestamps
+ *   vkh_dispatch.c  recorded command buffer, fence, timestamps, batches
  *   vkh_kernel.c    the usual pair: one pipeline and its recorded dispatch
  *   vkh_array.c     a host array and its device buffer (inputs, outputs)
  *   vkh_util.c      VkResult names, limits, dtype helpers
@@ -15,6 +15,12 @@
  * Vulkan call or the limit; a caller just passes the status on:
  *
  *   if ((rc = vkh_buffer_create(vk, &s->x, bytes, "x")) != BENCH_OK) return rc;
+ *
+ * Installed with bench as <bench/vkh.h> and libbench-vulkan.a (static,
+ * every symbol hidden): a plugin outside this tree builds with
+ *   cc -shared -fPIC $(pkg-config --cflags bench-vulkan) my.c -o my.so \
+ *      $(pkg-config --libs bench-vulkan)
+ * (share/bench/examples/vulkan is a complete one).
  *
  * Nothing here prints or exits. Environment:
  *   BENCH_VK_DEVICE   index (0, 1, ...) or part of the name of the device
@@ -186,12 +192,24 @@ struct vkh_dispatch {
   VkCommandBuffer cmd;
   VkFence fence;
   VkQueryPool queries; /* VK_NULL_HANDLE: the device has no timestamps */
-  double last_ns;      /* device time of the last run, 0 when untimed */
+  double last_ns;      /* device time of the last submit, 0 when untimed */
+  struct vkh_step *steps; /* copies, for batches: they point into `kept` */
+  void *kept;             /* copies of the steps' pipelines and push constants */
+  uint32_t nsteps;
+  VkCommandBuffer batch_cmd; /* batch_reps copies of the steps */
+  int64_t batch_reps;
+  VkCommandBuffer rest_cmd;  /* past VKH_BATCH_MAX: the remainder's copies */
+  int64_t rest_reps;
 };
+
+/* The most iterations recorded in one command buffer by run_batch; a
+ * larger batch is several submits (and waits) of at most this many. */
+#define VKH_BATCH_MAX 16384
 
 /* Records once: reset the queries, timestamp, the steps with a barrier
  * between them, timestamp at BOTTOM_OF_PIPE, a barrier that makes the
- * results visible to the host and to transfers. */
+ * results visible to the host and to transfers. Keeps a copy of the steps
+ * and their push constants for vkh_dispatch_run_batch. */
 int vkh_dispatch_create(struct vkh *vk, struct vkh_dispatch *d, const struct vkh_step *steps,
                         uint32_t nsteps);
 /* Submit, wait on the fence, keep the timestamp interval in d->last_ns
@@ -200,6 +218,11 @@ int vkh_dispatch_submit(struct vkh *vk, struct vkh_dispatch *d);
 /* vkh_dispatch_submit, then report d->last_ns through host->set_device_time
  * (when the queue has timestamps): what a plugin's run() calls. */
 int vkh_dispatch_run(struct vkh *vk, struct vkh_dispatch *d);
+/* A plugin's run_batch: n iterations in one command buffer (the steps n
+ * times, a barrier between every two dispatches), one submit, one wait,
+ * timestamps around the whole batch reported through host->set_device_time.
+ * Recorded again only when n changes; n = 1 is vkh_dispatch_run. */
+int vkh_dispatch_run_batch(struct vkh *vk, struct vkh_dispatch *d, int64_t n);
 void vkh_dispatch_destroy(struct vkh *vk, struct vkh_dispatch *d);
 
 /* A one-time command buffer: begin, record, then submit and wait. */
@@ -221,6 +244,8 @@ int vkh_kernel_create(struct vkh *vk, struct vkh_kernel *k, const struct vkh_pip
                       struct vkh_buffer *const *bufs, const void *push, const uint32_t groups[3]);
 /* One run: submit, wait, device time to the host. */
 int vkh_kernel_run(struct vkh *vk, struct vkh_kernel *k);
+/* n runs, one submit and one wait (vkh_dispatch_run_batch). */
+int vkh_kernel_run_batch(struct vkh *vk, struct vkh_kernel *k, int64_t n);
 void vkh_kernel_destroy(struct vkh *vk, struct vkh_kernel *k);
 
 /* ---- arrays (vkh_array.c) ------------------------------------------------------ */

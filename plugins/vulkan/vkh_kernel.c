@@ -15,6 +15,10 @@ int vkh_kernel_run(struct vkh *vk, struct vkh_kernel *k) {
   return vkh_dispatch_run(vk, &k->dispatch);
 }
 
+int vkh_kernel_run_batch(struct vkh *vk, struct vkh_kernel *k, int64_t n) {
+  return vkh_dispatch_run_batch(vk, &k->dispatch, n);
+}
+
 void vkh_kernel_destroy(struct vkh *vk, struct vkh_kernel *k) {
   vkh_dispatch_destroy(vk, &k->dispatch);
   vkh_pipeline_destroy(vk, &k->pipeline);

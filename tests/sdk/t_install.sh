@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# cmake --install into $PREFIX (the fixture of the other sdk tests): bench,
+# the SDK's headers, static helper libraries and relocatable pkg-config
+# files, the linker script, and the example sources.
+. "$(dirname "$0")/lib.sh"
+rm -rf "$PREFIX"
+cmake --install "$BUILD" --prefix "$PREFIX" >"$T/install.log" 2>&1 && ok || { fail "cmake --install"; cat "$T/install.log"; }
+[ -x "$B" ] && ok || fail "no bin/bench"
+[ -f "$PREFIX/share/bench/plugin.map" ] && ok || fail "no share/bench/plugin.map"
+for b in cpu vulkan hip; do
+  for f in CMakeLists.txt Makefile README.md; do
+    [ -f "$PREFIX/share/bench/examples/$b/$f" ] && ok || fail "no examples/$b/$f"
+  done
+done
+pkg-config --exists bench-plugin && ok || fail "pkg-config bench-plugin"
+
+# The .pc files name the prefix relative to themselves: a moved tree works.
+mv "$PREFIX" "$T/moved"
+inc=$(PKG_CONFIG_PATH="$T/moved/lib/pkgconfig" pkg-config --variable=includedir bench-plugin)
+[ -f "$inc/bench/plugin.h" ] && ok || fail "moved prefix: includedir $inc"
+mv "$T/moved" "$PREFIX"
+
+# Each backend's helpers, when built: header, library, a .pc that resolves,
+# and the library's own symbols all hidden.
+if [ -f "$BUILD/plugins/vulkan/bench-vulkan.pc" ]; then
+  [ -f "$PREFIX/include/bench/vkh.h" ] && ok || fail "no include/bench/vkh.h"
+  pkg-config --exists bench-vulkan && ok || fail "pkg-config bench-vulkan: $(pkg-config --print-errors bench-vulkan 2>&1)"
+  libs=$(pkg-config --libs bench-vulkan)
+  case "$libs" in *-lbench-vulkan*-lvulkan*) ok ;; *) fail "bench-vulkan libs: $libs" ;; esac
+  lib="$PREFIX/lib/libbench-vulkan.a"
+  [ -f "$lib" ] && ok || fail "no lib/libbench-vulkan.a"
+  # a global symbol of the archive that is not hidden would be exported by
+  # every plugin linking it
+  visible=$(readelf -sW "$lib" | awk '$5 == "GLOBAL" && $7 != "UND" && $6 != "HIDDEN" {print $8}')
+  [ -z "$visible" ] && ok || fail "libbench-vulkan.a has visible symbols: $visible"
+  echo '#include <bench/vkh.h>
+int main(void) { struct vkh vk = {0}; return vk.messages; }' >"$T/vkh.c"
+  cc -std=c11 -Wall -Wextra -Wpedantic -Werror $(pkg-config --cflags bench-vulkan) -c "$T/vkh.c" -o "$T/vkh.o" \
+    && ok || fail "<bench/vkh.h> does not compile on its own"
+fi
+if [ -f "$BUILD/plugins/hip/bench-hip.pc" ]; then
+  [ -f "$PREFIX/include/bench/hipb.h" ] && ok || fail "no include/bench/hipb.h"
+  [ -f "$PREFIX/lib/libbench-hip.a" ] && ok || fail "no lib/libbench-hip.a"
+  pkg-config --exists bench-hip && ok || fail "pkg-config bench-hip"
+  flags=$(pkg-config --variable=offload_arch_flags bench-hip)
+  case "$flags" in --offload-arch=gfx*) ok ;; *) fail "bench-hip offload_arch_flags: '$flags'" ;; esac
+  map=$(pkg-config --variable=plugin_map bench-hip)
+  [ -f "$map" ] && ok || fail "bench-hip plugin_map: $map"
+fi
+finish

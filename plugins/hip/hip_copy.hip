@@ -45,14 +45,18 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   return BENCH_OK;
 }
 
-static int run(const struct bench_host *h, void *state) {
+/* n iterations between two events, one wait (run: n = 1). */
+static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct copy *s = (struct copy *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
-  HIPB_LAUNCH(h, hip_copy_kernel, dim3(s->blocks), dim3(256), 0, s->ctx->stream,
-              (const float4 *)s->x.dev, (float4 *)s->y.dev, s->n / 4, (const float *)s->x.dev,
-              (float *)s->y.dev, s->n);
+  for (int64_t i = 0; i < n; i++)
+    HIPB_LAUNCH(h, hip_copy_kernel, dim3(s->blocks), dim3(256), 0, s->ctx->stream,
+                (const float4 *)s->x.dev, (float4 *)s->y.dev, s->n / 4, (const float *)s->x.dev,
+                (float *)s->y.dev, s->n);
   return hipb_end(h, s->ctx);
 }
+
+static int run(const struct bench_host *h, void *state) { return run_batch(h, state, 1); }
 
 static int verify(const struct bench_host *h, void *state) {
   struct copy *s = (struct copy *)state;
@@ -87,4 +91,5 @@ HIPB_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

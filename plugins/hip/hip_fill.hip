@@ -44,13 +44,17 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   return BENCH_OK;
 }
 
-static int run(const struct bench_host *h, void *state) {
+/* n iterations between two events, one wait (run: n = 1). */
+static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct fill *s = (struct fill *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
-  HIPB_LAUNCH(h, hip_fill_kernel, dim3(s->blocks), dim3(256), 0, s->ctx->stream,
-              (float4 *)s->y.dev, s->n / 4, (float *)s->y.dev, s->n, FILL_VALUE);
+  for (int64_t i = 0; i < n; i++)
+    HIPB_LAUNCH(h, hip_fill_kernel, dim3(s->blocks), dim3(256), 0, s->ctx->stream,
+                (float4 *)s->y.dev, s->n / 4, (float *)s->y.dev, s->n, FILL_VALUE);
   return hipb_end(h, s->ctx);
 }
+
+static int run(const struct bench_host *h, void *state) { return run_batch(h, state, 1); }
 
 static int verify(const struct bench_host *h, void *state) {
   struct fill *s = (struct fill *)state;
@@ -85,4 +89,5 @@ HIPB_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

@@ -49,14 +49,18 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   return BENCH_OK;
 }
 
-static int run(const struct bench_host *h, void *state) {
+/* n iterations between two events, one wait (run: n = 1). */
+static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct vec_add *s = (struct vec_add *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
-  HIPB_LAUNCH(h, hip_vec_add_kernel, dim3(s->blocks), dim3(256), 0, s->ctx->stream,
-              (const float4 *)s->a.dev, (const float4 *)s->b.dev, (float4 *)s->c.dev, s->n / 4,
-              (const float *)s->a.dev, (const float *)s->b.dev, (float *)s->c.dev, s->n);
+  for (int64_t i = 0; i < n; i++)
+    HIPB_LAUNCH(h, hip_vec_add_kernel, dim3(s->blocks), dim3(256), 0, s->ctx->stream,
+                (const float4 *)s->a.dev, (const float4 *)s->b.dev, (float4 *)s->c.dev, s->n / 4,
+                (const float *)s->a.dev, (const float *)s->b.dev, (float *)s->c.dev, s->n);
   return hipb_end(h, s->ctx);
 }
+
+static int run(const struct bench_host *h, void *state) { return run_batch(h, state, 1); }
 
 static int verify(const struct bench_host *h, void *state) {
   struct vec_add *s = (struct vec_add *)state;
@@ -93,4 +97,5 @@ HIPB_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

@@ -88,6 +88,12 @@ static int run(const struct bench_host *host, void *state) {
   return vkh_kernel_run(s->vk, &s->k);
 }
 
+static int run_batch(const struct bench_host *host, void *state, int64_t n) {
+  (void)host;
+  struct membw *s = state;
+  return vkh_kernel_run_batch(s->vk, &s->k, n);
+}
+
 /* The destination after the timed runs, against the harness's reference. */
 static int verify(const struct bench_host *host, void *state) {
   struct membw *s = state;
@@ -135,4 +141,5 @@ BENCH_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .run_batch = run_batch,
 };

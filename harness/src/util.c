@@ -1,18 +1,27 @@
 /* Errors, allocation, strings, clocks and number parsing. */
 #include "util.h"
 
+#include "term.h"
+
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+/* Messages quote plugin names, preset values and file names: escaped, so
+ * that none of them can drive the terminal. */
 static void vreport(const char *prefix, const char *fmt, va_list ap) {
   char buf[4096];
   vsnprintf(buf, sizeof buf, fmt, ap);
-  fprintf(stderr, "bench: %s%s\n", prefix, buf);
+  char *safe = term_escape(buf);
+  fprintf(stderr, "bench: %s%s\n", prefix, safe);
+  free(safe);
 }
 
 int error(const char *fmt, ...) {
@@ -132,6 +141,52 @@ int read_file(const char *path, struct strbuf *sb) {
   fclose(f);
   if (e) {
     errno = e;
+    return -1;
+  }
+  if (!sb->buf) strbuf_add(sb, "", 0);
+  return 0;
+}
+
+int read_regular_file(const char *path, size_t cap, struct strbuf *sb, char *why, size_t whylen) {
+  /* O_NONBLOCK: opening a FIFO with no writer must not wait for one. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    snprintf(why, whylen, "%s", strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  int rc = 0;
+  if (fstat(fd, &st) != 0) {
+    snprintf(why, whylen, "%s", strerror(errno));
+    rc = -1;
+  } else if (!S_ISREG(st.st_mode)) {
+    snprintf(why, whylen, S_ISDIR(st.st_mode) ? "is a folder" : "not a regular file");
+    rc = -1;
+  } else if ((uintmax_t)st.st_size > cap) {
+    snprintf(why, whylen, "larger than %zu bytes", cap);
+    rc = -1;
+  }
+  size_t start = sb->len;
+  char buf[65536];
+  while (rc == 0) {
+    ssize_t got = read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      snprintf(why, whylen, "%s", strerror(errno));
+      rc = -1;
+    } else if (got == 0) {
+      break;
+    } else if ((size_t)got > cap - (sb->len - start)) {
+      snprintf(why, whylen, "larger than %zu bytes", cap);
+      rc = -1;
+    } else {
+      strbuf_add(sb, buf, (size_t)got);
+    }
+  }
+  close(fd);
+  if (rc != 0) {
+    sb->len = start;
+    if (sb->buf) sb->buf[start] = '\0';
     return -1;
   }
   if (!sb->buf) strbuf_add(sb, "", 0);

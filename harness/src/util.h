@@ -54,6 +54,15 @@ void iso_time_utc(char out[32]);
  * errno set; prints nothing, so the caller words the message. */
 int read_file(const char *path, struct strbuf *sb);
 
+/* Read a whole regular file of at most cap bytes into sb (NUL-terminated;
+ * may hold NULs). Anything else is refused without blocking and without
+ * reading it: a FIFO, a device such as /dev/zero (also through a symlink),
+ * a folder, a socket; so is a file larger than cap (also one that grows
+ * past cap while it is read). Returns 0, or -1 with a short lower-case
+ * reason in why ("not a regular file", "larger than 1048576 bytes", or
+ * strerror's text); prints nothing, so the caller names the file. */
+int read_regular_file(const char *path, size_t cap, struct strbuf *sb, char *why, size_t whylen);
+
 /* Trim ASCII whitespace in place; returns s. */
 char *trim(char *s);
 /* Parse a whole string as an integer / double; 0 on success, -1 if not. */

@@ -144,7 +144,7 @@ static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
           total, failed, elapsed, etas);
 }
 
-static void print_all(FILE *f, struct ev_log *l, int max_rows) {
+void ev_log_print(FILE *f, struct ev_log *l, int max_rows) {
   if (!l->n) {
     fprintf(f, "no events yet\n");
     return;
@@ -202,12 +202,12 @@ static int follow(int fd, const char *path, int regular, struct ev_log *l) {
       struct winsize ws;
       int rows = ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 8 ? ws.ws_row - 6 : 0;
       printf("\033[H\033[J");
-      print_all(stdout, l, end ? 0 : rows);
+      ev_log_print(stdout, l, end ? 0 : rows);
       fflush(stdout);
     } else if (l->changed || !drawn) {
       /* Not a terminal: the table again each time a case starts or ends. */
       if (drawn) printf("\n");
-      print_all(stdout, l, 0);
+      ev_log_print(stdout, l, 0);
       fflush(stdout);
     }
     drawn = 1;
@@ -268,7 +268,7 @@ int cmd_events(int argc, char **argv) {
     if (rc < 0) error("cannot read '%s': %s", path, strerror(errno));
     else rc = 0;
     ev_log_feed_end(&l);
-    print_all(stdout, &l, 0);
+    ev_log_print(stdout, &l, 0);
   }
   if (!from_stdin) close(fd);
   ev_log_release(&l);

@@ -8,6 +8,7 @@
 #define BENCH_EVENTS_READ_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "strmap.h"
 #include "util.h"
@@ -55,5 +56,9 @@ void ev_log_feed_end(struct ev_log *l);
 /* Sort a suite's cases by index (its lookup map follows). */
 void ev_suite_sort(struct ev_suite *s);
 void ev_log_release(struct ev_log *l);
+
+/* The tables of every suite, as `bench events` prints them (cmd_events.c);
+ * max_rows > 0 shows only the last max_rows cases of the last suite. */
+void ev_log_print(FILE *f, struct ev_log *l, int max_rows);
 
 #endif

@@ -251,7 +251,10 @@ int cmd_events(int argc, char **argv) {
     return EXIT_USAGE;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+  /* A file, a pipe or a FIFO (a run still writing), a terminal; never a
+   * folder or a device such as /dev/zero, which would be read forever. */
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) ||
+      ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !isatty(fd))) {
     if (!from_stdin) close(fd);
     error("'%s' is not an events file", path);
     return EXIT_USAGE;

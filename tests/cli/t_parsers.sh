@@ -65,6 +65,10 @@ run_bench events "$T/big.jsonl"
 expect_rc 0 "events with huge numbers"
 expect_in "$T/out" 'ETA >99999h'
 expect_not_in "$T/out" '-2147483648' "no overflowed row numbers"
+timeout 20 "$BENCH" events /dev/zero >"$T/out" 2>"$T/err"
+RC=$?
+expect_rc 2 "bench events /dev/zero"
+expect_in "$T/err" "'/dev/zero' is not an events file"
 # 200 MB without a newline: memory stays bounded (it grew with the input)
 head -c 200000000 /dev/zero | /usr/bin/time -f '%M' -o "$T/rss" "$BENCH" events - >"$T/out" 2>"$T/err"
 RC=$?

@@ -6,6 +6,8 @@
 #include "cases.h"
 
 #include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,8 @@
 
 /* More cases than this from one plugin is surely a typo in a sweep. */
 #define CASES_MAX_PER_PLUGIN 1000000u
+/* Problems printed at most; then how many more there were. */
+#define CASES_MAX_PROBLEMS 20
 
 /* ---- lists and items -------------------------------------------------- */
 
@@ -77,7 +81,36 @@ static char *choices_text(const char *choices) {
   return strbuf_detach(&sb);
 }
 
-/* Check one item against its declaration and fill v (text not set). */
+/* The shortest text that reads back as v exactly: without an exponent from
+ * 1e-4 to 1e17 ("0.1", "1000", "2.5"), else with a short one ("1e-5", "1e20"). */
+static char *float_text(double v) {
+  char buf[64];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  char *e = strchr(buf, 'e');
+  if (e && fabs(v) >= 1e-4 && fabs(v) < 1e17) {
+    for (int dec = 0; dec <= 21; dec++) {
+      snprintf(buf, sizeof buf, "%.*f", dec, v);
+      if (strtod(buf, NULL) == v) break;
+    }
+  } else if (e) {
+    /* "1e-05" -> "1e-5", "1e+20" -> "1e20" */
+    char *d = e + 1, *q = e + 1;
+    if (*q == '+') q++;
+    else if (*q == '-') *d++ = *q++;
+    while (*q == '0' && q[1]) q++;
+    memmove(d, q, strlen(q) + 1);
+  }
+  return xstrdup(buf);
+}
+
+/* Check one item against its declaration and fill v. INT and FLOAT values
+ * get their text normalised ("+064" is "64", "1.50" is "1.5", "1e3" is
+ * "1000"), so one value is one case label and one rollup row however it
+ * was written; other text is left for the caller to set. FLOAT takes
+ * decimal numbers only: hex floats ("0x1p4"), inf and nan are refused. */
 static int check_item(const struct bench_param *bp, const char *item, struct case_value *v,
                       char *err, size_t errlen) {
   memset(v, 0, sizeof *v);
@@ -92,8 +125,8 @@ static int check_item(const struct bench_param *bp, const char *item, struct cas
     v->f = (double)v->i;
     break;
   case BENCH_PARAM_FLOAT:
-    if (parse_double(item, &v->f) != 0) {
-      snprintf(err, errlen, "'%s' is not a number", item);
+    if (strspn(item, "0123456789+-.eE") != strlen(item) || parse_double(item, &v->f) != 0) {
+      snprintf(err, errlen, "'%s' is not a decimal number", item);
       return -1;
     }
     break;
@@ -113,6 +146,7 @@ static int check_item(const struct bench_param *bp, const char *item, struct cas
     snprintf(err, errlen, "'%s' is out of range [%.17g, %.17g]", item, bp->min, bp->max);
     return -1;
   }
+  v->text = bp->type == BENCH_PARAM_INT ? xasprintf("%" PRId64, v->i) : float_text(v->f);
   return 0;
 }
 
@@ -142,8 +176,10 @@ static int parse_values(const struct bench_param *bp, const char *text, struct p
       param_values_release(out);
       return -1;
     }
-    out->v[i].text = l.items[i];
-    l.items[i] = NULL;
+    if (!out->v[i].text) {
+      out->v[i].text = l.items[i];
+      l.items[i] = NULL;
+    }
     out->n = i + 1;
   }
   item_list_release(&l);
@@ -205,12 +241,19 @@ struct diags {
 };
 
 static void diag_add(struct diags *d, int line, const char *fmt, ...) UTIL_PRINTF(3, 4);
+/* Room for one more item in an array of n that grows by doubling: the
+ * capacity is the next power of two, so none is stored. */
+static void *grow_for_one(void *v, size_t n, size_t size) {
+  if (n && (n & (n - 1))) return v;
+  return xrealloc(v, (n ? 2 * n : 1) * size);
+}
+
 static void diag_add(struct diags *d, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *msg = xvasprintf(fmt, ap);
   va_end(ap);
-  d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+  d->v = grow_for_one(d->v, d->n, sizeof *d->v);
   d->v[d->n].line = line;
   d->v[d->n].seq = d->n;
   d->v[d->n].msg = msg;
@@ -226,9 +269,11 @@ static int diag_cmp(const void *a, const void *b) {
 static void diags_flush(struct diags *d, const char *path) {
   if (d->n) qsort(d->v, d->n, sizeof *d->v, diag_cmp);
   for (size_t i = 0; i < d->n; i++) {
-    preset_diag(path, d->v[i].line, "%s", d->v[i].msg);
+    if (i < CASES_MAX_PROBLEMS) preset_diag(path, d->v[i].line, "%s", d->v[i].msg);
     free(d->v[i].msg);
   }
+  if (d->n > CASES_MAX_PROBLEMS)
+    error("%s: %zu more problems not shown", path, d->n - CASES_MAX_PROBLEMS);
   free(d->v);
   d->v = NULL;
   d->n = 0;
@@ -238,7 +283,7 @@ static void diags_flush(struct diags *d, const char *path) {
 
 static void add_case(struct case_list *out, const struct bench_plugin *pl, size_t index,
                      const struct param_values *pv, const size_t *pick, size_t nparams) {
-  out->cases = xrealloc(out->cases, (out->n + 1) * sizeof *out->cases);
+  out->cases = grow_for_one(out->cases, out->n, sizeof *out->cases);
   struct case_def *c = &out->cases[out->n++];
   c->plugin = pl;
   c->plugin_index = index;
@@ -251,9 +296,11 @@ static void add_case(struct case_list *out, const struct bench_plugin *pl, size_
 }
 
 /* The cases of one plugin whose values all parsed: an odometer over the
- * axes, the last axis fastest. Returns 0, or -1 when there are too many. */
+ * axes, the last axis fastest. Returns 0, or -1 when there are too many
+ * (reported at the preset line of the sweep that went over, when the
+ * preset made it). */
 static int expand_plugin(const struct bench_plugin *pl, size_t index, const struct param_values *pv,
-                         size_t nparams, struct case_list *out) {
+                         size_t nparams, struct case_list *out, struct diags *d) {
   const struct bench_param *params = pl->params;
   /* axis_of[j]: the axis parameter j moves with; an axis is a zip-0
    * parameter or a whole zip group, placed where its first member is. */
@@ -278,8 +325,18 @@ static int expand_plugin(const struct bench_plugin *pl, size_t index, const stru
   }
   for (size_t a = 0; a < naxes; a++) {
     if (axis_len[a] > CASES_MAX_PER_PLUGIN / total) {
-      rc = error("plugin %s: the parameter lists make more than %u cases", pl->name,
+      /* The preset's line for this axis, else the last sweep line before it. */
+      int line = 0;
+      for (size_t j = 0; j < nparams; j++)
+        if (axis_of[j] <= a && pv[j].n > 1 && pv[j].line && (axis_of[j] == a || !line))
+          line = pv[j].line;
+      if (line)
+        diag_add(d, line, "plugin '%s': the parameter lists make more than %u cases", pl->name,
                  CASES_MAX_PER_PLUGIN);
+      else
+        error("plugin %s: the parameter lists make more than %u cases", pl->name,
+              CASES_MAX_PER_PLUGIN);
+      rc = -1;
       goto done;
     }
     total *= axis_len[a];
@@ -415,21 +472,22 @@ int cases_expand(const struct bench_plugin *const *plugins, size_t nplugins,
   struct diags d = {0, NULL};
   memset(out, 0, sizeof *out);
 
+  char *names = NULL;
   for (size_t s = 0; p && s < p->nsections; s++) {
     const struct preset_section *sec = &p->sections[s];
     if (plugin_named(plugins, nplugins, sec->name) || name_in(sec->name, known, nknown)) continue;
-    char *names = known_names(plugins, nplugins, known, nknown);
+    if (!names) names = known_names(plugins, nplugins, known, nknown);
     diag_add(&d, sec->line, "unknown section [%s] (no plugin of that name; known: %s)",
                 sec->name, names);
-    free(names);
     errors++;
   }
+  free(names);
 
   for (size_t i = 0; i < nplugins; i++) {
     const struct bench_plugin *pl = plugins[i];
     size_t nparams = count_params(pl);
     struct param_values *pv = xcalloc(nparams ? nparams : 1, sizeof *pv);
-    if (plugin_values(pl, p, pv, nparams, &d) != 0 || expand_plugin(pl, i, pv, nparams, out) != 0)
+    if (plugin_values(pl, p, pv, nparams, &d) != 0 || expand_plugin(pl, i, pv, nparams, out, &d) != 0)
       errors++;
     for (size_t j = 0; j < nparams; j++) param_values_release(&pv[j]);
     free(pv);
@@ -441,6 +499,23 @@ int cases_expand(const struct bench_plugin *const *plugins, size_t nplugins,
     return -1;
   }
   return 0;
+}
+
+int cases_check_preset(const struct bench_plugin *const *plugins, size_t nplugins,
+                       const struct preset *p) {
+  int errors = 0;
+  struct diags d = {0, NULL};
+  for (size_t i = 0; p && i < nplugins; i++) {
+    const struct bench_plugin *pl = plugins[i];
+    if (!pl->name || !preset_find_section(p, pl->name)) continue;
+    size_t nparams = count_params(pl);
+    struct param_values *pv = xcalloc(nparams ? nparams : 1, sizeof *pv);
+    if (plugin_values(pl, p, pv, nparams, &d) != 0) errors++;
+    for (size_t j = 0; j < nparams; j++) param_values_release(&pv[j]);
+    free(pv);
+  }
+  diags_flush(&d, p ? p->path : "(no preset)");
+  return errors ? -1 : 0;
 }
 
 void case_list_release(struct case_list *l) {

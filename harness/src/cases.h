@@ -12,7 +12,7 @@
 /* One parameter value of a case, already checked against its declaration. */
 struct case_value {
   const struct bench_param *param;
-  char *text;    /* as written, trimmed */
+  char *text;    /* STRING: as written, trimmed; INT, FLOAT: normalised ("+064" is "64") */
   int64_t i;     /* INT */
   double f;      /* FLOAT (also set for INT) */
 };
@@ -44,6 +44,14 @@ int cases_expand(const struct bench_plugin *const *plugins, size_t nplugins,
                  const char *const *known, size_t nknown,
                  const struct preset *p, struct case_list *out);
 void case_list_release(struct case_list *l);
+
+/* Check the sections of p that name one of plugins[0..nplugins) against
+ * that plugin (unknown keys, bad values, zipped lists of different
+ * lengths), as cases_expand does, without making cases: for plugins that
+ * were found but not selected, so that a wrong section never waits for the
+ * day its plugin is run. Problems printed as "file:line: message"; 0, or -1. */
+int cases_check_preset(const struct bench_plugin *const *plugins, size_t nplugins,
+                       const struct preset *p);
 
 /* "m=64 n=64 k=64 variant=naive": the case's parameters, space-separated. */
 char *case_label(const struct case_def *c);

@@ -20,6 +20,7 @@
 #include "progress.h"
 #include "results_io.h"
 #include "runner.h"
+#include "term.h"
 #include "util.h"
 
 #ifndef BENCH_REL_PRESET_DIR
@@ -67,6 +68,12 @@ static int mkdir_p(const char *path) {
   return rc;
 }
 
+static int plugin_name_in(const char *name, const struct bench_plugin **descs, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(descs[i]->name, name) == 0) return 1;
+  return 0;
+}
+
 static double expected_case_s(const struct suite *s) {
   if (s->done > 0) return s->done_wall / s->done;
   const struct run_policy *p = &s->preset.policy;
@@ -97,8 +104,8 @@ static void format_time(double ns, char *out, size_t len) {
 /* One line per finished case, like a test runner's. */
 static void print_case(struct suite *s, const struct case_result *r, const char *label) {
   progress_clear(&s->progress);
-  fprintf(s->out, "[%*d/%d] %s%s%s: %s", s->total >= 100 ? 3 : 2, r->index + 1, s->total, r->plugin,
-          *label ? " " : "", label, case_status_name(r->status));
+  fprintf(s->out, "[%*d/%d] %s%s%s: %s", s->total >= 100 ? 3 : 2, r->index + 1, s->total, term_str(r->plugin),
+          *label ? " " : "", term_str(label), case_status_name(r->status));
   if (r->status == CASE_OK) {
     const struct stats *t = case_time(r);
     char med[32];
@@ -107,15 +114,15 @@ static void print_case(struct suite *s, const struct case_result *r, const char 
     if (r->flops > 0) fprintf(s->out, "  %.3g GFLOP/s", case_gflops(r));
     if (r->bytes > 0) fprintf(s->out, "  %.3g GB/s", case_gbps(r));
     if (r->items > 0)
-      fprintf(s->out, "  %.3g %s/s (%.3g ns each)", case_items_per_s(r), r->item_unit,
+      fprintf(s->out, "  %.3g %s/s (%.3g ns each)", case_items_per_s(r), term_str(r->item_unit),
               case_ns_per_item(r));
-    if (r->check.checked) fprintf(s->out, "  max_abs_err %.2g (%s)", r->check.max_abs_err, r->check.method);
+    if (r->check.checked) fprintf(s->out, "  max_abs_err %.2g (%s)", r->check.max_abs_err, term_str(r->check.method));
     if (r->determinism != DET_NOT_CHECKED) fprintf(s->out, "  %s", determinism_name(r->determinism));
     const char *bl = kv_list_get(r->ninfo, r->info, "baseline");
     if (bl) fprintf(s->out, "  baseline: %s", bl);
-    if (!r->settled) fprintf(s->out, "\n      %s", r->settle_note ? r->settle_note : "did not settle");
+    if (!r->settled) fprintf(s->out, "\n      %s", r->settle_note ? term_str(r->settle_note) : "did not settle");
   } else if (r->message) {
-    fprintf(s->out, "  %s", r->message);
+    fprintf(s->out, "  %s", term_str(r->message));
   }
   if (r->status != CASE_OK && kv_list_get(r->ninfo, r->info, "baseline"))
     fprintf(s->out, "  (baseline: %s)", kv_list_get(r->ninfo, r->info, "baseline"));
@@ -123,7 +130,7 @@ static void print_case(struct suite *s, const struct case_result *r, const char 
   if (case_status_failed(r->status) && r->stderr_tail) {
     char *copy = xstrdup(r->stderr_tail), *save = NULL;
     for (char *ln = strtok_r(copy, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
-      fprintf(s->out, "      | %s\n", ln);
+      fprintf(s->out, "      | %s\n", term_str(ln));
     free(copy);
   }
   fflush(s->out);
@@ -228,12 +235,19 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   const char **known = xcalloc(set->n ? set->n : 1, sizeof *known);
   for (size_t i = 0; i < s->nplugins; i++) descs[i] = s->plugins[i]->desc;
   for (size_t i = 0; i < set->n; i++) known[i] = set->items[i].desc->name;
+  /* Sections of plugins found but not selected are checked too. */
+  const struct bench_plugin **others = xcalloc(set->n ? set->n : 1, sizeof *others);
+  size_t nothers = 0;
+  for (size_t i = 0; i < set->n; i++)
+    if (!plugin_name_in(set->items[i].desc->name, descs, s->nplugins)) others[nothers++] = set->items[i].desc;
+  int checked = cases_check_preset(others, nothers, &s->preset);
+  free(others);
   rc = param_cli_apply(&s->preset, descs, s->nplugins, o->params, o->nparams);
   if (rc == 0) rc = cases_expand(descs, s->nplugins, known, set->n, &s->preset, &s->cases);
   if (rc == 0) rc = case_filter_apply(o->filters, o->nfilters, descs, s->nplugins, &s->cases);
   free(descs);
   free(known);
-  if (rc != 0) return -1;
+  if (rc != 0 || checked != 0) return -1;
   s->total = (int)s->cases.n;
   if (o->baseline) {
     s->baseline = xcalloc(1, sizeof *s->baseline);
@@ -269,7 +283,7 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   events_suite_start(&s.events, s.total, names, s.nplugins, s.preset.name, o->tag);
   free(names);
   fprintf(s.out, "bench %s: preset %s (%s), %d cases in %zu plugins, results in %s\n", bench_version(),
-          s.preset.name, tier_name(s.preset.policy.tier), s.total, s.nplugins, o->results_dir);
+          term_str(s.preset.name), tier_name(s.preset.policy.tier), s.total, s.nplugins, term_str(o->results_dir));
   fflush(s.out);
 
   int save_failed = 0;

@@ -23,11 +23,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <float.h>
 #include <ini.h>
 #include <openssl/evp.h>
 
+#include "strmap.h"
+#include "term.h"
+
 /* inih's own limit for a section name (MAX_SECTION - 1): it cuts longer ones. */
 #define INI_SECTION_MAX 49
+/* A preset is a few dozen lines; a bigger file is surely not one. */
+#define PRESET_MAX_BYTES (1u << 20)
+/* After this many problems the rest of the file is not read. */
+#define PRESET_MAX_PROBLEMS 20
 
 void run_policy_defaults(struct run_policy *p) {
   memset(p, 0, sizeof *p);
@@ -122,14 +130,23 @@ static size_t scan_number(const char *s) {
   return i;
 }
 
-/* The number at the start of s and what follows it (blanks skipped). */
+/* The number at the start of s and what follows it (blanks skipped). A
+ * number too small for a double ("1e-310", "1e-400") reads as the smallest
+ * one of its sign, never as 0, so that range checks refuse it like any
+ * other value that is too small; one too large is no number. */
 static int number_and_suffix(const char *s, double *v, const char **suffix) {
   size_t n = scan_number(s);
   if (!n || n > 63) return -1;
-  char buf[64];
+  char buf[64], *end;
   memcpy(buf, s, n);
   buf[n] = '\0';
-  if (parse_double(buf, v) != 0) return -1;
+  errno = 0;
+  *v = strtod(buf, &end);
+  if (*end || !isfinite(*v)) return -1;
+  if (errno == ERANGE) {
+    if (fabs(*v) >= DBL_MIN) return -1; /* overflow */
+    *v = buf[0] == '-' ? -DBL_TRUE_MIN : DBL_TRUE_MIN;
+  }
   s += n;
   while (isspace((unsigned char)*s)) s++;
   *suffix = s;
@@ -170,7 +187,8 @@ void preset_diag(const char *path, int line, const char *fmt, ...) {
   va_start(ap, fmt);
   char *msg = xvasprintf(fmt, ap);
   va_end(ap);
-  fprintf(stderr, "%s:%d: %s\n", path, line, msg);
+  /* Values quoted from the file are escaped: they never reach the terminal raw. */
+  fprintf(stderr, "%s:%d: %s\n", term_str(path), line, term_str(msg));
   free(msg);
 }
 
@@ -196,31 +214,57 @@ enum run_key_id {
   RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_BATCH, RUN_NKEYS
 };
 
+/* One [run] key. A new key is one enum id above, one line here, and its
+ * storing in set_run_value (a new kind also its parsing there). */
 struct run_key {
   const char *name;
   enum run_kind kind;
-  double min;   /* RK_COUNT, RK_DURATION, RK_FRACTION: smallest allowed */
-  int above;    /* 1: must be greater than min (not equal) */
+  double min, max; /* RK_COUNT, RK_DURATION, RK_FRACTION: allowed range */
+  int zero_ok;     /* RK_DURATION: 0 (off) is allowed below min */
 };
 
+#define HOUR 3600.0
+#define WEEK (7 * 24 * HOUR)
+#define MAX_COUNT 1000000
+
+/* The ranges (documented in the README's preset section): a nonzero time
+ * is at least 1 ns (what our clocks resolve); nothing lasts longer than a
+ * week per case, so suite ETAs stay meaningful. */
 static const struct run_key run_keys[RUN_NKEYS] = {
-  [RUN_TIER] = {"tier", RK_TIER, 0, 0},
-  [RUN_WARMUP_ITERS] = {"warmup_iters", RK_COUNT, 0, 0},
-  [RUN_WARMUP_TIME] = {"warmup_time", RK_DURATION, 0, 0},
-  [RUN_MIN_SAMPLES] = {"min_samples", RK_COUNT, 1, 0},
-  [RUN_MAX_SAMPLES] = {"max_samples", RK_COUNT, 1, 0},
-  [RUN_MIN_TIME] = {"min_time", RK_DURATION, 0, 0},
-  [RUN_MAX_TIME] = {"max_time", RK_DURATION, 0, 0},
-  [RUN_TARGET_NOISE] = {"target_noise", RK_FRACTION, 0, 1},
-  [RUN_BATCH_MIN_TIME] = {"batch_min_time", RK_DURATION, 0, 0},
-  [RUN_VERIFY] = {"verify", RK_VERIFY, 0, 0},
-  [RUN_DETERMINISM] = {"determinism", RK_BOOL, 0, 0},
-  [RUN_TIMEOUT] = {"timeout", RK_DURATION, 0, 1},
-  [RUN_HEARTBEAT] = {"heartbeat", RK_DURATION, 0, 1},
-  [RUN_BATCH] = {"batch", RK_BATCH, 0, 0},
+  [RUN_TIER] = {"tier", RK_TIER, 0, 0, 0},
+  [RUN_WARMUP_ITERS] = {"warmup_iters", RK_COUNT, 0, MAX_COUNT, 0},
+  [RUN_WARMUP_TIME] = {"warmup_time", RK_DURATION, 1e-9, HOUR, 1},
+  [RUN_MIN_SAMPLES] = {"min_samples", RK_COUNT, 1, MAX_COUNT, 0},
+  [RUN_MAX_SAMPLES] = {"max_samples", RK_COUNT, 1, MAX_COUNT, 0},
+  [RUN_MIN_TIME] = {"min_time", RK_DURATION, 1e-9, HOUR, 1},
+  [RUN_MAX_TIME] = {"max_time", RK_DURATION, 1e-9, HOUR, 1},
+  [RUN_TARGET_NOISE] = {"target_noise", RK_FRACTION, 1e-5, 1, 0},
+  [RUN_BATCH_MIN_TIME] = {"batch_min_time", RK_DURATION, 1e-9, 10, 1},
+  [RUN_VERIFY] = {"verify", RK_VERIFY, 0, 0, 0},
+  [RUN_DETERMINISM] = {"determinism", RK_BOOL, 0, 0, 0},
+  [RUN_TIMEOUT] = {"timeout", RK_DURATION, 0.1, WEEK, 0},
+  [RUN_HEARTBEAT] = {"heartbeat", RK_DURATION, 0.1, HOUR, 0},
+  [RUN_BATCH] = {"batch", RK_BATCH, 0, 0, 0},
 };
+
+/* "1ns", "100ms", "3600s": a duration as a preset may write it. */
+static void fmt_duration(double s, char *out, size_t len) {
+  if (s == 0) snprintf(out, len, "0");
+  else if (s < 1e-6) snprintf(out, len, "%gns", s * 1e9);
+  else if (s < 1e-3) snprintf(out, len, "%gus", s * 1e6);
+  else if (s < 1) snprintf(out, len, "%gms", s * 1e3);
+  else snprintf(out, len, "%gs", s);
+}
 
 /* ---- the loader ------------------------------------------------------- */
+
+/* Room for one more item in an array of n that grows by doubling: the
+ * capacity is the next power of two, so none is stored. */
+static void *grow_for_one(void *v, size_t n, size_t size) {
+  if (n && (n & (n - 1))) return v;
+  return xrealloc(v, (n ? 2 * n : 1) * size);
+}
+
 
 enum section_kind { SEC_NONE, SEC_RUN, SEC_PLUGIN, SEC_SKIP };
 
@@ -241,6 +285,10 @@ struct loader {
   struct diag *diags;
   size_t ndiags, adiags;
   int last_diag_line;
+  int stopped;          /* too many problems: the rest is not read */
+
+  struct strmap sections; /* plugin section name -> index in out->sections */
+  struct strmap keys;     /* "<section index> <key>" -> index in its entries */
 
   struct preset *out;
 };
@@ -259,6 +307,7 @@ static void add_diag(struct loader *ld, int line, const char *fmt, ...) {
   ld->diags[ld->ndiags].seq = ld->ndiags;
   ld->ndiags++;
   ld->last_diag_line = line;
+  if (ld->ndiags >= PRESET_MAX_PROBLEMS) ld->stopped = 1;
 }
 
 static int has_diag_on(const struct loader *ld, int line) {
@@ -327,17 +376,16 @@ static int section_line(struct loader *ld, char *s) {
     return 1;
   }
   struct preset *p = ld->out;
-  for (size_t i = 0; i < p->nsections; i++) {
-    if (strcmp(p->sections[i].name, name) == 0) {
-      add_diag(ld, line, "section [%s] appears twice (first on line %d)", name,
-               p->sections[i].line);
-      ld->sec = SEC_PLUGIN;
-      ld->cur = i;
-      free(name);
-      return 1;
-    }
+  size_t i;
+  if (strmap_get(&ld->sections, name, &i)) {
+    add_diag(ld, line, "section [%s] appears twice (first on line %d)", name, p->sections[i].line);
+    ld->sec = SEC_PLUGIN;
+    ld->cur = i;
+    free(name);
+    return 1;
   }
-  p->sections = xrealloc(p->sections, (p->nsections + 1) * sizeof *p->sections);
+  strmap_put(&ld->sections, name, p->nsections);
+  p->sections = grow_for_one(p->sections, p->nsections, sizeof *p->sections);
   struct preset_section *sec = &p->sections[p->nsections];
   memset(sec, 0, sizeof *sec);
   sec->name = name;
@@ -370,7 +418,7 @@ static char *read_line(char *str, int num, void *stream) {
     return NULL;
   }
   ld->unterminated = 0;
-  if (ld->pos >= ld->len || num < 3) return NULL;
+  if (ld->pos >= ld->len || num < 3 || ld->stopped) return NULL;
   ld->last_num = num;
 
   const char *start = ld->data + ld->pos;
@@ -464,13 +512,9 @@ static int set_run_value(struct loader *ld, enum run_key_id id, const char *valu
   }
   case RK_COUNT: {
     int64_t v;
-    if (parse_int64(value, &v) != 0 || v < (int64_t)k->min) {
-      add_diag(ld, line, "bad value '%s' for %s: expected an integer >= %d", value, name,
-               (int)k->min);
-      return -1;
-    }
-    if (v > INT_MAX) {
-      add_diag(ld, line, "bad value '%s' for %s: too large (at most %d)", value, name, INT_MAX);
+    if (parse_int64(value, &v) != 0 || v < (int64_t)k->min || v > (int64_t)k->max) {
+      add_diag(ld, line, "bad value '%s' for %s: expected an integer from %d to %d", value, name,
+               (int)k->min, (int)k->max);
       return -1;
     }
     if (id == RUN_WARMUP_ITERS) pol->warmup_iters = (int)v;
@@ -486,9 +530,12 @@ static int set_run_value(struct loader *ld, enum run_key_id id, const char *valu
                "s, ms, us, ns or min, e.g. 15s, 500ms, 0.5)", value, name);
       return -1;
     }
-    if (v < 0 || (k->above && v <= 0)) {
-      add_diag(ld, line, "bad value '%s' for %s: must be %s", value, name,
-               k->above ? "greater than 0" : "0 or more");
+    if (!(v >= k->min && v <= k->max) && !(k->zero_ok && v == 0)) {
+      char lo[32], hi[32];
+      fmt_duration(k->min, lo, sizeof lo);
+      fmt_duration(k->max, hi, sizeof hi);
+      add_diag(ld, line, "bad value '%s' for %s: must be %sfrom %s to %s", value, name,
+               k->zero_ok ? "0 or " : "", lo, hi);
       return -1;
     }
     if (id == RUN_WARMUP_TIME) pol->warmup_s = v;
@@ -507,12 +554,12 @@ static int set_run_value(struct loader *ld, enum run_key_id id, const char *valu
                value, name);
       return -1;
     }
-    if (v <= 0 || v > 1) {
+    if (!(v >= k->min && v <= k->max)) {
       char hint[64] = "";
       if (v > 1 && v <= 100 && !strchr(value, '%'))
         snprintf(hint, sizeof hint, "; for %g percent write %g%%", v, v);
-      add_diag(ld, line, "bad value '%s' for %s: must be greater than 0 and at most 100%% "
-               "(e.g. 2%% or 0.02)%s", value, name, hint);
+      add_diag(ld, line, "bad value '%s' for %s: must be from %g%% to %g%% "
+               "(e.g. 2%% or 0.02)%s", value, name, k->min * 100, k->max * 100, hint);
       return -1;
     }
     pol->target_cv = v;
@@ -553,12 +600,15 @@ static void run_key(struct loader *ld, const char *name, const char *value, int 
 
 static void plugin_key(struct loader *ld, const char *name, const char *value, int line) {
   struct preset_section *sec = &ld->out->sections[ld->cur];
-  for (size_t i = 0; i < sec->nentries; i++) {
-    if (strcmp(sec->entries[i].key, name) == 0) {
-      add_diag(ld, line, "duplicate key '%s' in [%s] (first set on line %d)", name, sec->name,
-               sec->entries[i].line);
-      return;
-    }
+  char *id = xasprintf("%zu %s", ld->cur, name);
+  size_t first;
+  int dup = strmap_get(&ld->keys, id, &first);
+  if (!dup) strmap_put(&ld->keys, id, sec->nentries);
+  free(id);
+  if (dup) {
+    add_diag(ld, line, "duplicate key '%s' in [%s] (first set on line %d)", name, sec->name,
+             sec->entries[first].line);
+    return;
   }
   /* The list's form is checked here; its items against the plugin later. */
   if (hash_comment(ld, name, value, line)) {
@@ -580,7 +630,7 @@ static void plugin_key(struct loader *ld, const char *name, const char *value, i
       item = comma + 1;
     }
   }
-  sec->entries = xrealloc(sec->entries, (sec->nentries + 1) * sizeof *sec->entries);
+  sec->entries = grow_for_one(sec->entries, sec->nentries, sizeof *sec->entries);
   sec->entries[sec->nentries].key = xstrdup(name);
   sec->entries[sec->nentries].value = xstrdup(value);
   sec->entries[sec->nentries].line = line;
@@ -681,14 +731,19 @@ int preset_parse(const char *path, const char *data, size_t len, struct preset *
   } else if (rc > 0 && !has_diag_on(&ld, rc)) {
     add_diag(&ld, rc, "syntax error");
   }
-  check_ranges(&ld);
+  if (!ld.stopped) check_ranges(&ld);
 
   if (ld.ndiags) qsort(ld.diags, ld.ndiags, sizeof *ld.diags, diag_cmp);
   for (size_t i = 0; i < ld.ndiags; i++) {
     preset_diag(path, ld.diags[i].line, "%s", ld.diags[i].msg);
     free(ld.diags[i].msg);
   }
+  if (ld.stopped && ld.pos < ld.len)
+    preset_diag(path, ld.lineno, "too many problems (%d); the rest of the file was not read",
+                PRESET_MAX_PROBLEMS);
   free(ld.diags);
+  strmap_release(&ld.sections);
+  strmap_release(&ld.keys);
   if (ld.ndiags) {
     preset_release(out);
     return -1;
@@ -698,8 +753,10 @@ int preset_parse(const char *path, const char *data, size_t len, struct preset *
 
 int preset_load(const char *path, struct preset *out) {
   struct strbuf sb = STRBUF_INIT;
+  char why[128];
   memset(out, 0, sizeof *out);
-  if (read_file(path, &sb) != 0) return error("cannot read preset '%s': %s", path, strerror(errno));
+  if (read_regular_file(path, PRESET_MAX_BYTES, &sb, why, sizeof why) != 0)
+    return error("cannot read preset '%s': %s", path, why);
   int rc = preset_parse(path, sb.buf, sb.len, out);
   strbuf_release(&sb);
   return rc;

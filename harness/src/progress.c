@@ -1,9 +1,11 @@
 #include "progress.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "term.h"
 #include "util.h"
 
 #define BAR_WIDTH 20
@@ -14,16 +16,21 @@ void progress_init(struct progress *p) {
   p->tty = isatty(2);
 }
 
+/* Beyond this many hours (about 11 years) an ETA says only that it is long. */
+#define ETA_MAX_H 99999
+
 void format_eta(double s, char *out, unsigned len) {
-  if (s < 0) {
+  if (!(s >= 0)) { /* negative or NaN: unknown */
     snprintf(out, len, "-");
-  } else if (s < 60) {
+  } else if (s < 59.5) {
     snprintf(out, len, "%.0fs", s);
-  } else if (s < 3600) {
+  } else if (s < 3570) {
     snprintf(out, len, "%.0fm", s / 60);
+  } else if (s < (ETA_MAX_H + 1) * 3600.0) {
+    long long m = llround(s / 60); /* whole minutes, then hours and minutes */
+    snprintf(out, len, "%lldh%02lldm", m / 60, m % 60);
   } else {
-    int h = (int)(s / 3600);
-    snprintf(out, len, "%dh%02dm", h, (int)((s - h * 3600) / 60));
+    snprintf(out, len, ">%dh", ETA_MAX_H);
   }
 }
 
@@ -43,7 +50,7 @@ void progress_show(struct progress *p, double percent, int done, int total, cons
   format_eta(eta_s, eta, sizeof eta);
   char line[512];
   snprintf(line, sizeof line, "PROGRESS: [%s] %3.0f%% (%d/%d) %s %s ETA %s", bar, percent, done,
-           total, plugin, label, eta);
+           total, term_str(plugin), term_str(label), eta);
   if (p->tty) {
     /* Fit the terminal line: never wrap, or \r cannot redraw it. */
     line[sizeof line - 1] = '\0';

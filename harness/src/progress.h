@@ -18,7 +18,8 @@ void progress_show(struct progress *p, double percent, int done, int total, cons
 /* Clear the line (tty) so that other output can be printed. */
 void progress_clear(struct progress *p);
 
-/* "2m", "1h05m", "12s", "-" for unknown (eta < 0). */
+/* "12s", "2m", "1h05m", "-" for unknown (negative or NaN), ">99999h" for
+ * anything longer (infinity included). */
 void format_eta(double s, char *out, unsigned len);
 
 #endif

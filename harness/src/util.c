@@ -1,6 +1,8 @@
 /* Errors, allocation, strings, clocks and number parsing. */
 #include "util.h"
 
+#include "term.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Messages quote plugin names, preset values and file names: escaped, so
+ * that none of them can drive the terminal. */
 static void vreport(const char *prefix, const char *fmt, va_list ap) {
   char buf[4096];
   vsnprintf(buf, sizeof buf, fmt, ap);
-  fprintf(stderr, "bench: %s%s\n", prefix, buf);
+  char *safe = term_escape(buf);
+  fprintf(stderr, "bench: %s%s\n", prefix, safe);
+  free(safe);
 }
 
 int error(const char *fmt, ...) {

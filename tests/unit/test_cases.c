@@ -95,10 +95,10 @@ static void test_standard_defaults(void) {
   CHECK(*err == '\0');
   free(err);
   REQUIRE(l.n == 4);
-  CHECK(label_is(&l.cases[0], "m=64 n=64 k=64 variant=naive alpha=1.0"));
-  CHECK(label_is(&l.cases[1], "m=64 n=64 k=64 variant=tiled alpha=1.0"));
-  CHECK(label_is(&l.cases[2], "m=128 n=64 k=64 variant=naive alpha=1.0"));
-  CHECK(label_is(&l.cases[3], "m=128 n=64 k=64 variant=tiled alpha=1.0"));
+  CHECK(label_is(&l.cases[0], "m=64 n=64 k=64 variant=naive alpha=1"));
+  CHECK(label_is(&l.cases[1], "m=64 n=64 k=64 variant=tiled alpha=1"));
+  CHECK(label_is(&l.cases[2], "m=128 n=64 k=64 variant=naive alpha=1"));
+  CHECK(label_is(&l.cases[3], "m=128 n=64 k=64 variant=tiled alpha=1"));
   const struct case_def *c = &l.cases[2];
   CHECK(c->plugin == &gemm && c->plugin_index == 0 && c->nvalues == 5);
   CHECK(c->values[0].param == &gemm_params[0]);
@@ -119,14 +119,14 @@ static void test_tier_defaults(void) {
   REQUIRE(expand_text(&gemm, "[run]\ntier = smoke\n", &l, &err) == 0);
   free(err);
   REQUIRE(l.n == 1);
-  CHECK(label_is(&l.cases[0], "m=16 n=16 k=16 variant=naive alpha=1.0"));
+  CHECK(label_is(&l.cases[0], "m=16 n=16 k=16 variant=naive alpha=1"));
   case_list_release(&l);
 
   /* perf: n falls back to standard too */
   REQUIRE(expand_text(&gemm, "[run]\ntier = perf\n", &l, &err) == 0);
   free(err);
   REQUIRE(l.n == 1);
-  CHECK(label_is(&l.cases[0], "m=1024 n=64 k=1024 variant=tiled alpha=1.0"));
+  CHECK(label_is(&l.cases[0], "m=1024 n=64 k=1024 variant=tiled alpha=1"));
   case_list_release(&l);
 
   REQUIRE(expand_text(&gemm, "[run]\ntier = verify\n", &l, &err) == 0);
@@ -223,7 +223,7 @@ static void test_bad_values(void) {
     {"[fake_gemm]\nm = 64x\n", "t.ini:2: plugin 'fake_gemm', parameter 'm': '64x' is not an integer"},
     {"[fake_gemm]\n\nm = 0\n", "t.ini:3: plugin 'fake_gemm', parameter 'm': '0' is out of range [1, 65536]"},
     {"[fake_gemm]\nn = 64, 70000\n", "t.ini:2: plugin 'fake_gemm', parameter 'n': '70000' is out of range"},
-    {"[fake_gemm]\nalpha = abc\n", "t.ini:2: plugin 'fake_gemm', parameter 'alpha': 'abc' is not a number"},
+    {"[fake_gemm]\nalpha = abc\n", "t.ini:2: plugin 'fake_gemm', parameter 'alpha': 'abc' is not a decimal number"},
     {"[fake_gemm]\nalpha = 1.5\n", "t.ini:2: plugin 'fake_gemm', parameter 'alpha': '1.5' is out of range [0, 1]"},
     {"[fake_gemm]\nvariant = fast\n",
      "t.ini:2: plugin 'fake_gemm', parameter 'variant': 'fast' is not one of: naive, tiled"},
@@ -277,7 +277,7 @@ static void test_sections(void) {
   free(err);
   REQUIRE(l.n == 2 + 6);
   CHECK(l.cases[0].plugin == &gemm && l.cases[0].plugin_index == 0);
-  CHECK(label_is(&l.cases[0], "m=8 n=64 k=64 variant=naive alpha=1.0"));
+  CHECK(label_is(&l.cases[0], "m=8 n=64 k=64 variant=naive alpha=1"));
   CHECK(l.cases[2].plugin == &attn && l.cases[2].plugin_index == 1);
   CHECK(l.cases[7].plugin == &attn);
   case_list_release(&l);
@@ -427,7 +427,122 @@ static void test_expand_broken_defaults(void) {
   preset_release(&p);
 }
 
+/* ---- issue 15 item 4: one value, one text ----------------------------- */
+
+static void test_normalised_values(void) {
+  struct case_list l;
+  char *err;
+  REQUIRE(expand_text(&gemm, "[fake_gemm]\nm = +064, 0128, 64\nn = 8\nk = 8\nvariant = naive\n"
+                             "alpha = 0.50, 5e-1, +.25, 1E0\n", &l, &err) == 0);
+  free(err);
+  REQUIRE(l.n == 12);
+  CHECK(label_is(&l.cases[0], "m=64 n=8 k=8 variant=naive alpha=0.5"));
+  CHECK(label_is(&l.cases[1], "m=64 n=8 k=8 variant=naive alpha=0.5"));
+  CHECK(label_is(&l.cases[2], "m=64 n=8 k=8 variant=naive alpha=0.25"));
+  CHECK(label_is(&l.cases[3], "m=64 n=8 k=8 variant=naive alpha=1"));
+  CHECK(label_is(&l.cases[4], "m=128 n=8 k=8 variant=naive alpha=0.5"));
+  CHECK(label_is(&l.cases[8], "m=64 n=8 k=8 variant=naive alpha=0.5"));
+  CHECK(case_find(&l.cases[0], "m")->i == 64);
+  CHECK(case_find(&l.cases[2], "alpha")->f == 0.25);
+  case_list_release(&l);
+
+  /* hex floats, inf and nan are no FLOAT values; a tiny one keeps its exponent */
+  static const char *const refused[] = {"0x1p-1", "0X.8P0", "inf", "nan", "1e-400"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    char *text = xasprintf("[fake_gemm]\nalpha = %s\n", refused[i]);
+    char *want = xasprintf("t.ini:2: plugin 'fake_gemm', parameter 'alpha': '%s' is not a decimal number",
+                           refused[i]);
+    CHECK(expand_text(&gemm, text, &l, &err) == -1);
+    if (!strstr(err, want)) fprintf(stderr, "expected \"%s\", got:\n%s", want, err);
+    CHECK(strstr(err, want) != NULL);
+    free(err);
+    free(want);
+    free(text);
+  }
+  REQUIRE(expand_text(&gemm, "[fake_gemm]\nm = 8\nvariant = naive\nalpha = 0.00001, 1.5e-7, 0.0001, 0.1\n", &l, &err) == 0);
+  free(err);
+  REQUIRE(l.n == 4);
+  CHECK(strcmp(case_find(&l.cases[0], "alpha")->text, "1e-5") == 0);
+  CHECK(strcmp(case_find(&l.cases[1], "alpha")->text, "1.5e-7") == 0);
+  CHECK(strcmp(case_find(&l.cases[2], "alpha")->text, "0.0001") == 0);
+  CHECK(strcmp(case_find(&l.cases[3], "alpha")->text, "0.1") == 0);
+  case_list_release(&l);
+}
+
+/* ---- issue 15 item 3: sections of plugins found but not selected ------ */
+
+static void test_check_unselected(void) {
+  struct preset p;
+  char *err;
+  struct capture c;
+  REQUIRE(make_preset("[run]\n[fake_gemm]\nbanana = split\nm = not a number\n"
+                      "[fake_attn]\nseq = 1,2\nbatch = 1,2,3\n", &p) == 0);
+  const struct bench_plugin *all[] = {&gemm, &attn, &noparams};
+  capture_begin(&c);
+  int rc = cases_check_preset(all, 3, &p);
+  err = capture_end(&c);
+  CHECK(rc == -1);
+  CHECK(strstr(err, "t.ini:3: unknown parameter 'banana' for plugin 'fake_gemm'") != NULL);
+  CHECK(strstr(err, "t.ini:4: plugin 'fake_gemm', parameter 'm': 'not a number' is not an integer") != NULL);
+  CHECK(strstr(err, "t.ini:7: plugin 'fake_attn': parameters 'seq' (2 values) and 'batch' (3 values)") != NULL);
+  free(err);
+  /* plugins without a section, and good sections, are fine */
+  capture_begin(&c);
+  rc = cases_check_preset(all + 2, 1, &p);
+  err = capture_end(&c);
+  CHECK(rc == 0 && *err == '\0');
+  free(err);
+  preset_release(&p);
+}
+
+/* ---- issue 12 item 8: a sweep too large names its line --------------- */
+
+static void test_sweep_too_large(void) {
+  /* 50 x 50 x 50 x 2 x 10 cases: the alpha line (7) goes over the limit */
+  struct strbuf sb = STRBUF_INIT;
+  strbuf_adds(&sb, "[run]\n[fake_gemm]\n");
+  for (int line = 0; line < 3; line++) {
+    strbuf_addf(&sb, "%c = 1", "mnk"[line]);
+    for (int i = 2; i <= 50; i++) strbuf_addf(&sb, ",%d", i);
+    strbuf_adds(&sb, "\n");
+  }
+  strbuf_adds(&sb, "variant = naive, tiled\nalpha = 0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9\n");
+  struct case_list l;
+  char *err;
+  CHECK(expand_text(&gemm, sb.buf, &l, &err) == -1);
+  if (!strstr(err, "t.ini:7: plugin")) fprintf(stderr, "got:\n%s", err);
+  CHECK(strstr(err, "t.ini:7: plugin 'fake_gemm': the parameter lists make more than 1000000 cases") != NULL);
+  CHECK(l.n == 0);
+  free(err);
+  strbuf_release(&sb);
+}
+
+/* ---- issue 12 item 8: 100k unknown sections, a bounded report -------- */
+
+static void test_many_unknown_sections(void) {
+  struct strbuf sb = STRBUF_INIT;
+  for (int i = 0; i < 100000; i++) strbuf_addf(&sb, "[nope_%d]\nm = 1\n", i);
+  struct preset p;
+  REQUIRE(make_preset(sb.buf, &p) == 0);
+  strbuf_release(&sb);
+  const struct bench_plugin *list[] = {&gemm};
+  struct case_list l;
+  char *err;
+  alarm(30);
+  CHECK(expand(list, 1, NULL, 0, &p, &l, &err) == -1);
+  alarm(0);
+  CHECK(strstr(err, "t.ini:1: unknown section [nope_0]") != NULL);
+  CHECK(strstr(err, "t.ini: 99980 more problems not shown") != NULL);
+  size_t lines = 0;
+  for (const char *q = err; *q; q++) lines += *q == '\n';
+  CHECK(lines == 21);
+  free(err);
+  preset_release(&p);
+}
+
 TEST_MAIN(TEST_ENTRY(test_standard_defaults), TEST_ENTRY(test_tier_defaults),
           TEST_ENTRY(test_preset_override), TEST_ENTRY(test_crossing_order), TEST_ENTRY(test_zip),
           TEST_ENTRY(test_bad_values), TEST_ENTRY(test_sections), TEST_ENTRY(test_no_params),
-          TEST_ENTRY(test_params_validate), TEST_ENTRY(test_expand_broken_defaults))
+          TEST_ENTRY(test_params_validate), TEST_ENTRY(test_expand_broken_defaults),
+          TEST_ENTRY(test_normalised_values), TEST_ENTRY(test_check_unselected),
+          TEST_ENTRY(test_sweep_too_large), TEST_ENTRY(test_many_unknown_sections))

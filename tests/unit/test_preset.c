@@ -3,6 +3,7 @@
  * lines "; expect: LINE: SUBSTRING": loading it must fail and print, for each,
  * a line "PATH:LINE: ..." holding SUBSTRING. */
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -595,10 +596,125 @@ static void test_all_problems_reported(void) {
   free(err);
 }
 
+/* ---- issue 12 item 7: only regular files, with a size cap ------------- */
+
+/* A preset that is not a regular file is refused at once: nothing is read
+ * from /dev/zero, a FIFO with no writer does not block (the alarm fails
+ * the test if it does), a symlink is followed to what it names. */
+static void test_special_files(void) {
+  char *dir = make_tmpdir("preset-special");
+  REQUIRE(dir);
+  char *fifo = xasprintf("%s/fifo.ini", dir);
+  char *link = xasprintf("%s/zero.ini", dir);
+  REQUIRE(mkfifo(fifo, 0600) == 0);
+  REQUIRE(symlink("/dev/zero", link) == 0);
+  const char *paths[] = {"/dev/zero", fifo, link, dir};
+  alarm(20);
+  for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+    struct preset p;
+    char *err;
+    CHECK(load_quiet(paths[i], &p, &err) == -1);
+    CHECK(strstr(err, "cannot read preset") != NULL);
+    CHECK(strstr(err, i == 3 ? "is a folder" : "not a regular file") != NULL);
+    CHECK(p.path == NULL);
+    free(err);
+  }
+  alarm(0);
+  rm_tree(dir);
+  free(fifo);
+  free(link);
+}
+
+/* A file over the cap is refused whole, naming the cap. */
+static void test_size_cap(void) {
+  char *dir = make_tmpdir("preset-big");
+  REQUIRE(dir);
+  char *path = xasprintf("%s/big.ini", dir);
+  FILE *f = fopen(path, "w");
+  REQUIRE(f);
+  fputs("[run]\n", f);
+  for (int i = 0; i < 150000; i++) fputs("; a comment line\n", f); /* 2.5 MB */
+  fclose(f);
+  struct preset p;
+  char *err;
+  CHECK(load_quiet(path, &p, &err) == -1);
+  CHECK(strstr(err, "larger than 1048576 bytes") != NULL);
+  free(err);
+
+  struct strbuf sb = STRBUF_INIT;
+  char why[128];
+  CHECK(read_regular_file(path, 100, &sb, why, sizeof why) == -1);
+  CHECK(strstr(why, "larger than 100 bytes") != NULL);
+  CHECK(sb.len == 0);
+  CHECK(read_regular_file(path, 1u << 22, &sb, why, sizeof why) == 0);
+  CHECK(sb.len == 6 + 150000 * 17);
+  strbuf_release(&sb);
+  rm_tree(dir);
+  free(path);
+}
+
+/* ---- issue 12 item 8: linear, and a bounded number of messages -------- */
+
+/* 200k sections (70 s before: duplicates were found by a linear search per
+ * header) and 200k keys in one section load in well under the alarm. */
+static void test_many_sections(void) {
+  struct strbuf sb = STRBUF_INIT;
+  strbuf_adds(&sb, "[run]\n");
+  for (int i = 0; i < 200000; i++) strbuf_addf(&sb, "[plugin_%d]\nm = %d\n", i, i);
+  strbuf_adds(&sb, "[one]\n");
+  for (int i = 0; i < 200000; i++) strbuf_addf(&sb, "k%d = 1\n", i);
+  struct preset p;
+  char *err;
+  alarm(30);
+  struct capture c;
+  capture_begin(&c);
+  int rc = preset_parse("mem/many.ini", sb.buf, sb.len, &p);
+  err = capture_end(&c);
+  alarm(0);
+  CHECK(rc == 0);
+  CHECK(*err == '\0');
+  CHECK(p.nsections == 200001);
+  CHECK(p.nsections == 200001 && p.sections[200000].nentries == 200000);
+  if (rc == 0) preset_release(&p);
+  free(err);
+
+  /* the same again with every header twice: the duplicates are found, and
+   * only the first 20 problems are printed before reading stops */
+  strbuf_reset(&sb);
+  for (int i = 0; i < 100000; i++) strbuf_addf(&sb, "[p%d]\n[p%d]\n", i, i);
+  alarm(30);
+  capture_begin(&c);
+  rc = preset_parse("mem/dup.ini", sb.buf, sb.len, &p);
+  err = capture_end(&c);
+  alarm(0);
+  CHECK(rc == -1);
+  CHECK(has_line(err, "mem/dup.ini:2: ", "section [p0] appears twice (first on line 1)"));
+  CHECK(has_line(err, "mem/dup.ini:40: ", "too many problems (20)"));
+  size_t lines = 0;
+  for (const char *q = err; *q; q++) lines += *q == '\n';
+  CHECK(lines == 21);
+  free(err);
+  strbuf_release(&sb);
+}
+
+/* ---- issue 12 item 10: preset text never reaches the terminal raw ----- */
+
+static void test_escaped_messages(void) {
+  struct preset p;
+  char *err;
+  CHECK(parse_quiet("[run]\ntier = \x1b]0;owned\x07\n[bad\x1b[2J]\n", &p, &err) == -1);
+  CHECK(strchr(err, '\x1b') == NULL);
+  CHECK(strchr(err, '\x07') == NULL);
+  CHECK(strstr(err, "bad value '\\x1b]0;owned\\x07' for tier") != NULL);
+  free(err);
+}
+
 TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_shipped_smoke),
           TEST_ENTRY(test_shipped_standard), TEST_ENTRY(test_shipped_perf),
           TEST_ENTRY(test_shipped_verify), TEST_ENTRY(test_good_corpus),
           TEST_ENTRY(test_good_details), TEST_ENTRY(test_bad_corpus), TEST_ENTRY(test_durations),
           TEST_ENTRY(test_fractions), TEST_ENTRY(test_words), TEST_ENTRY(test_sha256_and_name),
           TEST_ENTRY(test_missing_file), TEST_ENTRY(test_resolve), TEST_ENTRY(test_long_lines),
-          TEST_ENTRY(test_odd_bytes), TEST_ENTRY(test_all_problems_reported))
+          TEST_ENTRY(test_odd_bytes), TEST_ENTRY(test_all_problems_reported),
+          TEST_ENTRY(test_special_files), TEST_ENTRY(test_size_cap), TEST_ENTRY(test_many_sections),
+          TEST_ENTRY(test_escaped_messages))

@@ -1,0 +1,65 @@
+/* term.h: what reaches the terminal from plugins, presets and files. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "progress.h"
+#include "term.h"
+#include "test.h"
+
+static void expect_escape(const char *in, const char *want) {
+  char *got = term_escape(in);
+  if (strcmp(got, want) != 0) fprintf(stderr, "term_escape: expected \"%s\", got \"%s\"\n", want, got);
+  CHECK_STR(got, want);
+  free(got);
+}
+
+static void test_escape(void) {
+  expect_escape("plain text, 64x64", "plain text, 64x64");
+  expect_escape("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m");
+  expect_escape("\x1b]0;title\x07", "\\x1b]0;title\\x07");
+  expect_escape("a\nb\rc\td", "a\\nb\\rc\\td");
+  expect_escape("\x7f", "\\x7f");
+  expect_escape("caf\xc3\xa9 \xe2\x9c\x93", "caf\xc3\xa9 \xe2\x9c\x93"); /* UTF-8 is kept */
+  expect_escape("\xc2\x9b" "2J", "\\u009b2J");                           /* C1 CSI */
+  expect_escape("\x9b" "2J", "\\x9b2J");                                 /* raw 8-bit CSI */
+  expect_escape("\xff\xc3", "\\xff\\xc3");                               /* not UTF-8 */
+  expect_escape("\xed\xa0\x80", "\\xed\\xa0\\x80");                       /* a surrogate */
+  expect_escape("back\\slash", "back\\slash");
+  expect_escape(NULL, "(null)");
+  CHECK(!term_needs_escape("ok"));
+  CHECK(term_needs_escape("\x1b"));
+}
+
+/* term_str's buffers live for 8 more calls. */
+static void test_ring(void) {
+  const char *a = term_str("\x01");
+  const char *b = term_str("b");
+  CHECK_STR(a, "\\x01");
+  CHECK_STR(b, "b");
+  for (int i = 0; i < 6; i++) term_str("x");
+  CHECK_STR(a, "\\x01");
+}
+
+/* issue 15 item 1: ETAs of any size, infinity and NaN included. */
+static void test_format_eta(void) {
+  static const struct {
+    double s;
+    const char *want;
+  } t[] = {
+    {-1, "-"}, {0, "0s"}, {12.4, "12s"}, {59.4, "59s"}, {59.6, "1m"}, {125, "2m"},
+    {3599, "1h00m"}, {3900, "1h05m"}, {7200, "2h00m"}, {99999 * 3600.0, "99999h00m"},
+    {2147483648.0, ">99999h"}, {1e10, ">99999h"}, {1e300, ">99999h"},
+  };
+  char out[32];
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    format_eta(t[i].s, out, sizeof out);
+    if (strcmp(out, t[i].want) != 0) fprintf(stderr, "format_eta(%g): \"%s\"\n", t[i].s, out);
+    CHECK_STR(out, t[i].want);
+  }
+  format_eta(INFINITY, out, sizeof out);
+  CHECK_STR(out, ">99999h");
+  format_eta(NAN, out, sizeof out);
+  CHECK_STR(out, "-");
+}
+
+TEST_MAIN(TEST_ENTRY(test_escape), TEST_ENTRY(test_ring), TEST_ENTRY(test_format_eta))

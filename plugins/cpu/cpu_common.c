@@ -298,6 +298,25 @@ void cpu_pool_run(struct cpu_pool *pool, cpu_task_fn fn, void *arg) {
   }
 }
 
+void cpu_barrier_init(struct cpu_barrier *b, int n) {
+  atomic_init(&b->arrived, 0);
+  atomic_init(&b->phase, 0u);
+  b->n = n;
+}
+
+void cpu_barrier_wait(struct cpu_barrier *b) {
+  if (b->n <= 1) return;
+  const unsigned phase = atomic_load_explicit(&b->phase, memory_order_acquire);
+  if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) == b->n - 1) {
+    atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->phase, phase + 1, memory_order_release);
+    return;
+  }
+  for (int spins = 0; atomic_load_explicit(&b->phase, memory_order_acquire) == phase;)
+    if (++spins < SPIN) CPU_RELAX();
+    else sched_yield();
+}
+
 void cpu_split(int64_t n, int64_t grain, int tid, int nthreads, int64_t *begin, int64_t *end) {
   if (grain < 1) grain = 1;
   const int64_t units = (n + grain - 1) / grain, per = units / nthreads, rem = units % nthreads;

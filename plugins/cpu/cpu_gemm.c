@@ -45,9 +45,11 @@ struct gemm {
   struct cpu_pool *pool;
   const float *a32, *b32;  /* f32 inputs of naive/blocked/openblas */
   float *a_conv, *b_conv;  /* their storage when the inputs are f16/bf16 */
-  const struct gemm_kernel *kernel;
+  struct gemm_kernel kernel;
   float *pack;             /* packed: one buffer per thread */
   size_t pack_floats;
+  float *pack_shared;      /* packed, rows split: the B panel all threads share */
+  struct cpu_barrier barrier;
   gemm_sgemm_fn sgemm;
 };
 
@@ -108,9 +110,13 @@ static void rows_blocked(void *arg, int64_t i0, int64_t i1, int tid) {
 /* ---- packed: each thread a block of C with its own packing buffers ---------- */
 
 static void packed_task(void *arg, int tid, int nthreads) {
-  const struct gemm *g = arg;
-  const struct gemm_kernel *kr = g->kernel;
+  struct gemm *g = arg;
+  const struct gemm_kernel *kr = &g->kernel;
   float *buf = g->pack + (size_t)tid * g->pack_floats;
+  if (g->pack_shared) { /* rows split, B panels packed together */
+    gemm_packed_shared(kr, &g->p, tid, nthreads, buf, g->pack_shared, &g->barrier);
+    return;
+  }
   int64_t b, e;
   if (g->p.n >= g->p.m) {
     cpu_split(g->p.n, grain(MIN_WORK / (g->p.m * g->p.k), kr->nr), tid, nthreads, &b, &e);
@@ -197,7 +203,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if (cpu_dtype_parse(host->param_str(host, "dtype"), &g->p.dtype) != 0)
     return host->fail(host, "unknown dtype");
   const int threads = cpu_threads_resolve(host->param_int(host, "threads"));
-  char text[16];
+  char text[48];
   snprintf(text, sizeof text, "%d", threads);
   host->set_info(host, "threads", text);
 
@@ -211,9 +217,11 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   }
   if (g->variant == PACKED) {
     const char *isa = host->param_str(host, "isa");
-    g->kernel = gemm_kernel_pick(isa);
-    if (!g->kernel) return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
-    host->set_info(host, "kernel", g->kernel->name);
+    if (gemm_kernel_pick(isa, &g->kernel) != 0)
+      return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
+    host->set_info(host, "kernel", g->kernel.name);
+    snprintf(text, sizeof text, "%dx%dx%d", g->kernel.mc, g->kernel.kc, g->kernel.nc);
+    host->set_info(host, "blocks", text);
   }
   /* The BLAS run their own threads; ours only convert their f16/bf16 inputs. */
   g->pool = cpu_pool_create(blas && g->p.dtype == BENCH_F32 ? 1 : threads);
@@ -233,9 +241,18 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   host->fill_random(host, b, nb, g->p.dtype, 2);
 
   if (g->variant == PACKED) {
-    g->pack_floats = gemm_packed_buffer_floats(g->kernel);
+    g->pack_floats = gemm_packed_buffer_floats(&g->kernel);
     g->pack = cpu_alloc(g->pack_floats * (size_t)threads * sizeof(float));
     if (!g->pack) return host->fail(host, "out of memory for packing buffers");
+    /* Several threads and C at least as tall as wide, with enough rows for
+     * each thread: split the rows and pack each B panel once, together. */
+    const int64_t per_thread = g->p.m / threads;
+    if (threads > 1 && g->p.m >= g->p.n && per_thread >= 4 * g->kernel.mr &&
+        g->p.m * g->p.n * g->p.k >= MIN_WORK * threads) {
+      g->pack_shared = cpu_alloc(gemm_packed_shared_floats(&g->kernel) * sizeof(float));
+      if (!g->pack_shared) return host->fail(host, "out of memory for packing buffers");
+      cpu_barrier_init(&g->barrier, threads);
+    }
   } else if (g->p.dtype == BENCH_F32) {
     g->a32 = a;
     g->b32 = b;
@@ -295,6 +312,7 @@ static void teardown(const struct bench_host *host, void *state) {
   cpu_free(g->a_conv);
   cpu_free(g->b_conv);
   cpu_free(g->pack);
+  cpu_free(g->pack_shared);
   free(g);
 }
 

@@ -237,7 +237,7 @@ static void pack_b(const struct gemm_kernel *kr, const struct gemm_problem *g, i
 /* panel[p * rows + i] = a[i * lda + p] for i < rows, p < cols: rows of A
  * to one micro-panel, four rows by four columns at a time through SSE
  * registers (the compiler does not vectorise the strided writes). */
-static void transpose_rows(const float *a, int64_t lda, int rows, int64_t cols, float *panel) {
+void gemm_pack_rows_f32(const float *a, int64_t lda, int rows, int64_t cols, float *panel) {
   int i0 = 0;
 #ifdef GEMM_X86
   for (; i0 + 4 <= rows; i0 += 4) {
@@ -273,7 +273,7 @@ static void pack_a(const struct gemm_kernel *kr, const struct gemm_problem *g, i
     float *panel = ap + ip * kc;
     if (g->dtype == BENCH_F32 && ip + mr <= mc) {
       const float *a = (const float *)g->a + (ic + ip) * g->k + pc;
-      transpose_rows(a, g->k, mr, kc, panel);
+      gemm_pack_rows_f32(a, g->k, mr, kc, panel);
       continue;
     }
     for (int i = 0; i < mr; i++) {

@@ -29,6 +29,10 @@ struct gemm_problem {
   float *c;
 };
 
+/* An A micro-panel from f32 rows: panel[p * rows + i] = a[i * lda + p]
+ * for i < rows (the kernel's mr), p < cols. */
+void gemm_pack_rows_f32(const float *a, int64_t lda, int rows, int64_t cols, float *panel);
+
 /* Floats of packing buffer one thread needs for kernel kr. */
 size_t gemm_packed_buffer_floats(const struct gemm_kernel *kr);
 

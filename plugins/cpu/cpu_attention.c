@@ -8,8 +8,8 @@
  *  1. per (batch, head): k (rotated) packed as the kernel's B micro-panels
  *     of nr keys (K^T), v packed as B micro-panels of nr columns;
  *  2. per tile of mr queries (work items handed out longest first, across
- *     `threads` threads): the tile of q, scaled by 1/sqrt(d), packed as an
- *     A micro-panel; S = Q K^T for the keys up to the tile's last query,
+ *     `threads` threads): the tile of q, times 1/sqrt(d), packed as an A
+ *     micro-panel; S = Q K^T for the keys up to the tile's last query,
  *     nr keys per kernel call (k = head_dim); an exact softmax per row over
  *     its causal keys (cpu_rowops.c: vectorised exp), later keys 0, the
  *     row's 1/sum kept; P packed as an A micro-panel (keys as the
@@ -65,25 +65,33 @@ static void rope_row(const struct attn *s, const float *x, int64_t pos, float *y
 static void prepare_groups(void *arg, int64_t g0, int64_t g1, int tid) {
   const struct attn *s = arg;
   const int64_t d = s->dim, n = s->seq, nr = s->nr;
-  float *tmp = s->work + (size_t)tid * s->work_floats; /* d floats are free here */
+  float *tmp = s->work + (size_t)tid * s->work_floats; /* nr x d floats are free here */
   for (int64_t g = g0; g < g1; g++) {
     const float *k = s->k + g * n * d, *v = s->v + g * n * d;
     float *kt = s->kt + g * s->kpad * d, *vp = s->vp + g * s->kpad * s->dpad;
-    for (int64_t p = 0; p < n; p++) {
-      const float *kp = k + p * d;
+    for (int64_t p0 = 0; p0 < n; p0 += nr) { /* nr keys: one micro-panel of K^T */
+      const int64_t keys = n - p0 < nr ? n - p0 : nr;
+      const float *src = k + p0 * d;
       if (s->rope) {
-        rope_row(s, s->q + (g * n + p) * d, p, s->qr + (g * n + p) * d);
-        rope_row(s, kp, p, tmp);
-        kp = tmp;
+        for (int64_t p = p0; p < p0 + keys; p++) {
+          rope_row(s, s->q + (g * n + p) * d, p, s->qr + (g * n + p) * d);
+          rope_row(s, k + p * d, p, tmp + (p - p0) * d);
+        }
+        src = tmp;
       }
-      float *dst = kt + p / nr * d * nr + p % nr;
-      for (int64_t t = 0; t < d; t++) dst[t * nr] = kp[t];
-      /* row p of v into the column panels (their padding columns stay 0) */
+      float *panel = kt + p0 * d;
+      if (keys == nr) {
+        gemm_pack_rows_f32(src, d, (int)nr, d, panel);
+      } else {
+        for (int64_t t = 0; t < d; t++)
+          for (int64_t j = 0; j < keys; j++) panel[t * nr + j] = src[j * d + t];
+      }
+    }
+    for (int64_t p = 0; p < n; p++) /* row p of v into the column panels (padding stays 0) */
       for (int64_t c0 = 0; c0 < d; c0 += nr) {
         const int64_t w = d - c0 < nr ? d - c0 : nr;
         memcpy(vp + c0 * s->kpad + p * nr, v + p * d + c0, (size_t)w * sizeof(float));
       }
-    }
   }
 }
 
@@ -111,8 +119,13 @@ static void attention_task(void *arg, int tid, int nthreads) {
     const float *kt = s->kt + g * s->kpad * d, *vp = s->vp + g * s->kpad * s->dpad;
     const float *qg = q + (g * n + i0) * d;
 
-    for (int64_t t = 0; t < d; t++) /* Q tile, scaled, as an A micro-panel */
-      for (int i = 0; i < mr; i++) qp[t * mr + i] = i < nq ? qg[i * d + t] * s->scale : 0.0f;
+    if (nq == mr) { /* the Q tile as an A micro-panel, times 1/sqrt(d) */
+      gemm_pack_rows_f32(qg, d, mr, d, qp);
+    } else {
+      for (int64_t t = 0; t < d; t++)
+        for (int i = 0; i < mr; i++) qp[t * mr + i] = i < nq ? qg[i * d + t] : 0.0f;
+    }
+    for (int64_t t = 0; t < d * mr; t++) qp[t] *= s->scale;
     for (int64_t j0 = 0; j0 < nk; j0 += nr) s->kern.fn(d, qp, kt + j0 * d, S + j0, ld, 0);
     for (int i = 0; i < mr; i++) {
       float *row = S + i * ld;
@@ -128,7 +141,7 @@ static void attention_task(void *arg, int tid, int nthreads) {
     gemm_pack_rows_f32(S, ld, mr, nk, pp);
     float *o = s->o + (g * n + i0) * d;
     for (int64_t c0 = 0; c0 < d; c0 += nr) {
-      s->kern.fn(nk, pp, vp + c0 * s->kpad, ot, nr, 0);
+      s->kern.fn(i0 + nq, pp, vp + c0 * s->kpad, ot, nr, 0); /* P is 0 past the last query */
       const int64_t w = d - c0 < nr ? d - c0 : nr;
       for (int64_t i = 0; i < nq; i++)
         for (int64_t c = 0; c < w; c++) o[i * d + c0 + c] = ot[i * nr + c] * inv_sum[i];
@@ -184,7 +197,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->dpad = (s->dim + s->nr - 1) / s->nr * s->nr;
   s->ld = s->kpad + 16;
   s->work_floats = (size_t)((s->mr * s->ld + s->kpad * s->mr + s->dim * s->mr + 16 + 16 +
-                             s->mr * s->nr + s->dim + 15) / 16 * 16);
+                             s->mr * s->nr + s->nr * s->dim + 15) / 16 * 16);
 
   const size_t n = (size_t)(s->batch * s->heads * s->seq * s->dim), half = (size_t)s->dim / 2;
   s->q = cpu_alloc(n * sizeof(float));

@@ -29,7 +29,7 @@ static void layernorm_rows(void *arg, int64_t r0, int64_t r1, int tid) {
   for (int64_t r = r0; r < r1; r++) {
     const float *x = s->x + r * cols;
     const float mean = cpu_row_sum(x, cols) / (float)cols; /* x from memory, then L1 */
-    const float var = cpu_row_sqdev(x, cols, mean) / (float)cols;
+    const float var = cpu_row_sqdev(x, cols, mean, r + 1 < r1 ? x + cols : NULL) / (float)cols;
     const float rstd = 1.0f / sqrtf(var + s->eps);
     cpu_row_affine(s->y + r * cols, x, cols, mean, rstd, s->w, s->b, s->stream,
                    r + 1 < r1 ? x + cols : NULL);

@@ -77,11 +77,14 @@ static AVX512 inline __mmask16 tail_mask(int64_t left) {
 }
 
 /* Reductions: four accumulators of 16 floats, then the tail masked into the
- * first (OP(acc, v) for v = x[j..j+16) or e.g. (x - mean)). */
+ * first (OP(acc, v) for v = x[j..j+16) or e.g. (x - mean)); pf, when not
+ * NULL, is prefetched along (the next row). */
 #define REDUCE(OP, INIT, FOLD, REDUCE_ALL)                                          \
   __m512 a0 = INIT, a1 = INIT, a2 = INIT, a3 = INIT;                                \
   int64_t j = 0;                                                                    \
   for (; j + 64 <= n; j += 64) {                                                    \
+    if (pf)                                                                         \
+      for (int l = 0; l < 64; l += 16) _mm_prefetch((const char *)(pf + j + l), _MM_HINT_T0); \
     a0 = OP(a0, _mm512_loadu_ps(x + j));                                            \
     a1 = OP(a1, _mm512_loadu_ps(x + j + 16));                                       \
     a2 = OP(a2, _mm512_loadu_ps(x + j + 32));                                       \
@@ -99,19 +102,22 @@ static AVX512 inline __mmask16 tail_mask(int64_t left) {
 #define OP_MAX(a, v) _mm512_max_ps(a, v)
 
 static AVX512 float sum_512(const float *x, int64_t n) {
+  const float *pf = NULL;
   REDUCE(OP_SUM, _mm512_setzero_ps(), _mm512_add_ps, _mm512_reduce_add_ps);
 }
 
 static AVX512 float sumsq_512(const float *x, int64_t n) {
+  const float *pf = NULL;
   REDUCE(OP_SQ, _mm512_setzero_ps(), _mm512_add_ps, _mm512_reduce_add_ps);
 }
 
-static AVX512 float sqdev_512(const float *x, int64_t n, float mean) {
+static AVX512 float sqdev_512(const float *x, int64_t n, float mean, const float *pf) {
   const __m512 m = _mm512_set1_ps(mean);
   REDUCE(OP_DEV, _mm512_setzero_ps(), _mm512_add_ps, _mm512_reduce_add_ps);
 }
 
 static AVX512 float max_512(const float *x, int64_t n) {
+  const float *pf = NULL;
   REDUCE(OP_MAX, _mm512_set1_ps(-INFINITY), _mm512_max_ps, _mm512_reduce_max_ps);
 }
 
@@ -217,8 +223,9 @@ const char *cpu_rowops_isa(void) { return have_512() ? "avx512" : "portable"; }
 
 float cpu_row_sum(const float *x, int64_t n) { DISPATCH(sum_512(x, n), sum_c(x, n)); }
 float cpu_row_sumsq(const float *x, int64_t n) { DISPATCH(sumsq_512(x, n), sumsq_c(x, n)); }
-float cpu_row_sqdev(const float *x, int64_t n, float mean) {
-  DISPATCH(sqdev_512(x, n, mean), sqdev_c(x, n, mean));
+float cpu_row_sqdev(const float *x, int64_t n, float mean, const float *next) {
+  (void)next;
+  DISPATCH(sqdev_512(x, n, mean, next), sqdev_c(x, n, mean));
 }
 float cpu_row_max(const float *x, int64_t n) { DISPATCH(max_512(x, n), max_c(x, n)); }
 float cpu_row_exp_sum(float *y, const float *x, int64_t n, float shift, const float *next) {

@@ -17,8 +17,8 @@ const char *cpu_rowops_isa(void);
 
 float cpu_row_sum(const float *x, int64_t n);
 float cpu_row_sumsq(const float *x, int64_t n);
-/* sum (x_j - mean)^2 */
-float cpu_row_sqdev(const float *x, int64_t n, float mean);
+/* sum (x_j - mean)^2; next: as for affine (below) */
+float cpu_row_sqdev(const float *x, int64_t n, float mean, const float *next);
 float cpu_row_max(const float *x, int64_t n);
 
 /* y_j = (x_j - shift) * scale * w_j + b_j (w, b may be NULL: 1 and 0);

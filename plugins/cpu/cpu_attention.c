@@ -138,7 +138,7 @@ static void attention_task(void *arg, int tid, int nthreads) {
       inv_sum[i] = 1.0f / cpu_row_exp_sum(row, row, valid, mx, NULL);
       memset(row + valid, 0, (size_t)(nk - valid) * sizeof(float));
     }
-    gemm_pack_rows_f32(S, ld, mr, nk, pp);
+    gemm_pack_rows_f32(S, ld, mr, i0 + nq, pp); /* P as an A micro-panel: the keys P V reads */
     float *o = s->o + (g * n + i0) * d;
     for (int64_t c0 = 0; c0 < d; c0 += nr) {
       s->kern.fn(i0 + nq, pp, vp + c0 * s->kpad, ot, nr, 0); /* P is 0 past the last query */

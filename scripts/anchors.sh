@@ -21,8 +21,11 @@
 #   LLM primitives' GB/s  as a fraction of membw_cpu's copy bandwidth;
 #                         attention as a fraction of cpu_gemm
 #
-# usage: scripts/anchors.sh [--quick] [--bench PATH] [--keep DIR]
+# usage: scripts/anchors.sh [--quick] [--cputime] [--bench PATH] [--keep DIR]
 #   --quick      small sizes and short runs (seconds; for the test)
+#   --cputime    instead: the one-thread figures by thread CPU time, best of
+#                runs (scripts/anchors/cputime.sh), for a machine other work
+#                keeps busy, where wall-clock medians say more about the load
 #   --bench      the bench binary (default: $BENCH, else build-cpu/ or build/)
 #   --keep DIR   keep every raw result (bench JSON, mbw, Google Benchmark) in DIR
 # Anchors that are not installed (libopenblas-dev, libblis-dev, mbw,
@@ -32,14 +35,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 here="$root/scripts/anchors"
 
 quick=0
+cputime=0
 bench="${BENCH:-}"
 keep=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
+    --cputime) cputime=1 ;;
     --bench) bench="$2"; shift ;;
     --keep) keep="$2"; shift ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "anchors: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -62,6 +67,12 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 log() { echo "anchors: $*" >&2; }
+
+if [ $cputime = 1 ]; then
+  echo "bench anchors on $(hostname): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $( [ $quick = 1 ] && echo quick || echo full) run, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$here/cputime.sh" "$(dirname "$bench")/../lib/bench/plugins" "$work" "$quick"
+  exit
+fi
 
 ncpu=$(nproc)
 has_avx512=0

@@ -47,6 +47,20 @@ def gflops(c):
     return c["gflops"] if c and c.get("gflops") else None
 
 
+def gflops_best(c):
+    """GFLOP/s over the best (minimum) time: what a busy machine's preemptions
+    leave alone, as STREAM's best of trials."""
+    if not c or not c.get("flops"):
+        return None
+    timer = c.get("timer") or "host"
+    t = (c.get(timer) or c["host"])["min"]
+    return c["flops"] / t if t else None
+
+
+def best_ratio(a, b):
+    return a / b if isinstance(a, float) and isinstance(b, float) and b else None
+
+
 def gbps_median(c):
     return c["gbps"] if c and c.get("gbps") else None
 
@@ -166,7 +180,7 @@ class Table:
     def __init__(self):
         self.rows = []
 
-    def add(self, what, bench, anchor, ratio=None, target="", unit="", peak=None):
+    def add(self, what, bench, anchor, ratio=None, target="", unit="", peak=None, best=None):
         def fmt(x):
             if x is None:
                 return "n/a"
@@ -180,15 +194,16 @@ class Table:
         of_peak = ""
         if isinstance(bench, float) and peak:
             of_peak = f"{bench / peak:.3f}"
-        self.rows.append((what, fmt(bench), fmt(anchor), r, target, of_peak))
+        b = "" if best is None else f"{best:.3f}"
+        self.rows.append((what, fmt(bench), fmt(anchor), r, b, target, of_peak))
 
     def section(self, title):
-        self.rows.append((title, None, None, None, None, None))
+        self.rows.append((title, None, None, None, None, None, None))
 
     def print(self):
-        head = ("what", "bench", "anchor", "ratio", "target", "of peak")
-        w = [max(len(head[i]), *(len(r[i]) for r in self.rows if r[1] is not None)) for i in range(6)]
-        line = "  ".join(f"{{:<{w[0]}}}" if i == 0 else f"{{:>{w[i]}}}" for i in range(6))
+        head = ("what", "bench", "anchor", "ratio", "best", "target", "of peak")
+        w = [max(len(head[i]), *(len(r[i]) for r in self.rows if r[1] is not None)) for i in range(7)]
+        line = "  ".join(f"{{:<{w[0]}}}" if i == 0 else f"{{:>{w[i]}}}" for i in range(7))
         print(line.format(*head))
         print("  ".join("-" * x for x in w))
         for r in self.rows:
@@ -228,7 +243,9 @@ def main():
 
     # GEMM against the strongest anchor, in the same harness, then OpenBLAS direct.
     t.section("GEMM (GFLOP/s at the median; anchor: the strongest of the OpenBLAS and BLIS runs as "
-              "cpu_gemm variants; of peak: nominal FLOP/cycle of the kernel's ISA x clock x threads)")
+              "cpu_gemm variants (an anchor row's anchor column: its best); best: the ratio of the "
+              "best (minimum-time) figures, which a busy machine disturbs least; of peak: bench / "
+              "(nominal FLOP/cycle of the kernel's ISA x clock x threads))")
     for n in sizes:
         for tv, tname in threads:
             packed = find(cases, "cpu_gemm", variant="packed", m=n, threads=tv)
@@ -239,19 +256,24 @@ def main():
             label = f"cpu_gemm best ({best['info'].get('kernel', '?')})" if best else "cpu_gemm best"
             aname = anchor_name(strong) if strong else "no anchor"
             target = ">= 0.97" if n in ("1024", "2048") else ""
+            bests = [gflops_best(a) for a in anchors if gflops_best(a)]
             t.add(f"{label} / strongest ({aname}), {n}^3, {tname}", gflops(best), gflops(strong),
-                  target=target, peak=peak_gflops(meta, kernel_isa(best), nthreads(tv)))
+                  target=target, peak=peak_gflops(meta, kernel_isa(best), nthreads(tv)),
+                  best=best_ratio(max((gflops_best(c) or 0 for c in packed), default=None),
+                                  max(bests) if bests else None))
             avx2 = one(cases, "cpu_gemm", variant="packed", m=n, threads=tv, isa="avx2")
             if avx2 and best and best is not avx2:
                 same = [a for a in anchors if kernel_isa(a) == "avx2"]
                 strong2 = max(same, key=lambda c: c["gflops"] or 0) if same else None
                 aname2 = anchor_name(strong2) if strong2 else "no AVX2 anchor"
+                bests2 = [gflops_best(a) for a in same if gflops_best(a)]
                 t.add(f"cpu_gemm packed avx2 6x16 / strongest AVX2 ({aname2}), {n}^3, {tname}",
                       gflops(avx2), gflops(strong2), target=target,
-                      peak=peak_gflops(meta, "avx2", nthreads(tv)))
+                      peak=peak_gflops(meta, "avx2", nthreads(tv)),
+                      best=best_ratio(gflops_best(avx2), max(bests2) if bests2 else None))
             for a in sorted(anchors, key=anchor_name):
-                t.add(f"  anchor {anchor_name(a)} ({kernel_isa(a)}), {n}^3, {tname}", gflops(a), None,
-                      ratio="-", peak=peak_gflops(meta, kernel_isa(a), nthreads(tv)))
+                t.add(f"  anchor {anchor_name(a)} ({kernel_isa(a)}), {n}^3, {tname}", gflops(a),
+                      gflops_best(a), ratio="-", peak=peak_gflops(meta, kernel_isa(a), nthreads(tv)))
     t.section("OpenBLAS inside bench vs called directly (harness overhead; median GFLOP/s, same core)")
     for n in sizes:
         for tv, tname in threads:
@@ -298,7 +320,8 @@ def main():
           gb_cpu.get("BM_empty"), ratio="-")
 
     # Memory-bound primitives against the copy roof; attention against GEMM.
-    t.section("LLM primitives (GB/s at the median / membw_cpu copy GB/s at the median, same threads)")
+    t.section("LLM primitives (GB/s at the median / membw_cpu copy GB/s at the median, same threads; "
+              "best: the same from minimum times)")
     prims = [("cpu_rmsnorm", {}), ("cpu_layernorm", {}), ("cpu_softmax", {}),
              ("cpu_rope", {"layout": "halves"}), ("cpu_rope", {"layout": "interleaved"})]
     for tv, tname in threads:
@@ -311,7 +334,7 @@ def main():
             isa = (c or {}).get("info", {}).get("isa")
             target = {"cpu_rmsnorm": ">= 0.8", "cpu_layernorm": ">= 0.8", "cpu_softmax": ">= 0.6"}.get(plugin, "")
             t.add(f"{plugin} {shape}{f' ({isa})' if isa else ''}, {tname}", gbps_median(c), roof,
-                  target=target)
+                  target=target, best=best_ratio(gbps_best(c), gbps_best(copy)))
     t.section("attention (GFLOP/s, causal FLOPs / cpu_gemm best GFLOP/s at the largest size, same threads)")
     for tv, tname in threads:
         att = one(cases, "cpu_attention", threads=tv)
@@ -321,7 +344,8 @@ def main():
                          if k in ("batch", "heads", "seq", "head_dim"))
         kern = (att or {}).get("info", {}).get("kernel", "?")
         t.add(f"cpu_attention {shape} ({kern}) / cpu_gemm, {tname}", gflops(att), gflops(best),
-              target=">= 0.75", peak=peak_gflops(meta, kernel_isa(att), nthreads(tv)))
+              target=">= 0.75", peak=peak_gflops(meta, kernel_isa(att), nthreads(tv)),
+              best=best_ratio(gflops_best(att), max((gflops_best(c) or 0 for c in packed), default=None)))
     t.print()
 
 

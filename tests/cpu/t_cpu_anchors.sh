@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/anchors.sh --quick runs to completion and prints every row of its
 # table with a bench figure (and an anchor figure wherever that anchor is
-# installed). The ratios themselves are not checked: a busy machine's
+# installed); so does --cputime, with its one-thread rows. The ratios themselves are not checked: a busy machine's
 # numbers are no test.
 . "$(dirname "$0")/cpu_lib.sh"
 
@@ -84,4 +84,13 @@ if grep -qw avx512f /proc/cpuinfo; then
   case "$core" in ""|SkylakeX|Cooperlake|SapphireRapids) ;;
     *) expect_in "$T/table" '^  anchor OpenBLAS SkylakeX \(avx512\), 256\^3, 1 thread' ;; esac
 fi
+# --cputime: the one-thread figures by thread CPU time, each with a number.
+RC=0
+"$SRC/scripts/anchors.sh" --quick --cputime --bench "$BENCH" >"$T/ct" 2>"$T/ctlog" || RC=$?
+expect_rc 0 "--cputime"
+cat "$T/ct"
+for r in 'cpu_gemm packed [a-z0-9]+ / strongest .*, 256\^3 +[0-9.]+ ' 'cpu_rmsnorm GB/s / membw_cpu copy GB/s +[0-9.]+ +[0-9.]+ ' \
+         'cpu_softmax GB/s / membw_cpu copy GB/s +[0-9.]+ +[0-9.]+ ' 'cpu_attention GFLOP/s / cpu_gemm packed 256\^3 +[0-9.]+ +[0-9.]+ '; do
+  expect_in "$T/ct" "$r"
+done
 finish

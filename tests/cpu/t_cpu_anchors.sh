@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/anchors.sh --quick runs to completion and prints every row of its
 # table with a bench figure (and an anchor figure wherever that anchor is
-# installed); so does --cputime, with its one-thread rows. The ratios themselves are not checked: a busy machine's
-# numbers are no test.
+# installed); so does --cputime, with its one-thread rows. The ratios
+# themselves are not checked: a busy machine's numbers are no test.
 . "$(dirname "$0")/cpu_lib.sh"
 
 RC=0

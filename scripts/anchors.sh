@@ -3,32 +3,48 @@
 # print one table of ratios (a benchmark, not a test: its numbers are never
 # pass/fail; tests/cpu/t_cpu_anchors.sh only checks that it completes).
 #
-#   cpu_gemm best variant  vs cblas_sgemm (OpenBLAS) in bench and called
-#                             directly, n^3 = 1024 and 2048, 1 and all threads
-#   membw_cpu copy, triad  vs mbw with the same array size (best of runs)
-#   cpu_spin median        vs the same function timed by Google Benchmark
-#   cpu_noop floor         vs Google Benchmark's empty loop and empty call
-#   LLM primitives' GB/s   as a fraction of membw_cpu's copy bandwidth
+#   this CPU              model, family, the clock measured (a chain of
+#                         dependent adds) and the fp32 FMA peak per ISA
+#                         (nominal FLOP/cycle x clock, and measured):
+#                         every GFLOP/s figure is also a fraction of it
+#   cpu_gemm best variant vs the strongest anchor: cblas_sgemm of OpenBLAS
+#                         and of BLIS as cpu_gemm variants, each also with
+#                         its AVX-512 kernels forced (OPENBLAS_CORETYPE=
+#                         SkylakeX, BENCH_CPU_BLIS_ARCH=skx) where the CPU
+#                         has AVX-512 and the library picked a narrower one
+#                         (and BLIS's AVX2 zen3 where it picked generic C);
+#                         OpenBLAS also called directly; n^3 = 1024 and
+#                         2048, 1 and all threads
+#   membw_cpu copy, triad vs mbw with the same array size (best of runs)
+#   cpu_spin median       vs the same function timed by Google Benchmark
+#   cpu_noop floor        vs Google Benchmark's empty loop and empty call
+#   LLM primitives' GB/s  as a fraction of membw_cpu's copy bandwidth;
+#                         attention as a fraction of cpu_gemm
 #
-# usage: scripts/anchors.sh [--quick] [--bench PATH] [--keep DIR]
+# usage: scripts/anchors.sh [--quick] [--cputime] [--bench PATH] [--keep DIR]
 #   --quick      small sizes and short runs (seconds; for the test)
+#   --cputime    instead: the one-thread figures by thread CPU time, best of
+#                runs (scripts/anchors/cputime.sh), for a machine other work
+#                keeps busy, where wall-clock medians say more about the load
 #   --bench      the bench binary (default: $BENCH, else build-cpu/ or build/)
 #   --keep DIR   keep every raw result (bench JSON, mbw, Google Benchmark) in DIR
-# Anchors that are not installed (libopenblas-dev, mbw, libbenchmark-dev,
-# see scripts/debian-packages.txt) show as n/a.
+# Anchors that are not installed (libopenblas-dev, libblis-dev, mbw,
+# libbenchmark-dev, see scripts/debian-packages.txt) show as n/a.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 here="$root/scripts/anchors"
 
 quick=0
+cputime=0
 bench="${BENCH:-}"
 keep=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
+    --cputime) cputime=1 ;;
     --bench) bench="$2"; shift ;;
     --keep) keep="$2"; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "anchors: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -52,6 +68,12 @@ else
 fi
 log() { echo "anchors: $*" >&2; }
 
+if [ $cputime = 1 ]; then
+  echo "bench anchors on $(hostname): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $( [ $quick = 1 ] && echo quick || echo full) run, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$here/cputime.sh" "$(dirname "$bench")/../lib/bench/plugins" "$work" "$quick"
+  exit
+fi
+
 ncpu=$(nproc)
 has_avx512=0
 grep -qw avx512f /proc/cpuinfo && has_avx512=1
@@ -69,7 +91,7 @@ target_noise = 10%
 batch_min_time = 0.2ms
 verify = fast
 timeout = 60s'
-  mbw_runs=3; gb_min_time=0.001; gb_reps=20; sgemm_reps=3; sgemm_warm=0.05
+  mbw_runs=3; gb_min_time=0.001; gb_reps=20; sgemm_reps=3; sgemm_warm=0.05; peak_runs=5
 else
   gemm_sizes="1024,2048"; membw_size="4*LLC"; spin_iters=1000000
   rows=4096; cols=4096; rope="4096 32 128"; attn="1 8 1024 64"
@@ -84,17 +106,48 @@ target_noise = 1%
 batch_min_time = 1ms
 verify = fast
 timeout = 300s'
-  mbw_runs=10; gb_min_time=0.01; gb_reps=100; sgemm_reps=10; sgemm_warm=0.5
+  mbw_runs=10; gb_min_time=0.01; gb_reps=100; sgemm_reps=10; sgemm_warm=0.5; peak_runs=100
 fi
 read -r attn_b attn_h attn_s attn_d <<<"$attn"
 read -r rope_seq rope_heads rope_dim <<<"$rope"
 isas=auto
 [ $has_avx512 = 1 ] && isas=auto,avx2
+cpuinfo() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'; }
 {
   echo "gemm_sizes=$gemm_sizes"
   echo "threads_all=$ncpu"
   echo "spin_iters=$spin_iters"
+  echo "cpu_model=$(cpuinfo 'model name')"
+  echo "cpu_vendor=$(cpuinfo vendor_id)"
+  echo "cpu_family=$(cpuinfo 'cpu family')"
+  echo "cpu_model_id=$(cpuinfo model)"
+  echo "avx512=$has_avx512"
 } >"$work/meta"
+
+# ---- the CPU's limits: clock and FMA throughput ---------------------------------------
+if gcc -O2 "$here/peak.c" -o "$work/peak" 2>"$work/peak.err"; then
+  log "peak: clock and FMA throughput, best of $peak_runs"
+  "$work/peak" "$peak_runs" >>"$work/meta" || log "peak failed"
+else
+  log "peak: cannot build $here/peak.c: the physical peak is n/a"
+fi
+
+# The kernel sets the BLAS libraries pick here, and whether to force their
+# AVX-512 ones as well.
+openblas_core=$(python3 -c 'import ctypes; l = ctypes.CDLL("libopenblas.so.0")
+l.openblas_get_corename.restype = ctypes.c_char_p; print(l.openblas_get_corename().decode())' 2>/dev/null || true)
+blis_arch=$(python3 -c 'import ctypes; l = ctypes.CDLL("libblis.so.4"); l.bli_init()
+l.bli_arch_string.restype = ctypes.c_char_p; print(l.bli_arch_string(l.bli_arch_query_id()).decode())' 2>/dev/null || true)
+force_openblas=0; force_blis=""
+if [ $has_avx512 = 1 ]; then
+  case "$openblas_core" in ""|SkylakeX|Cooperlake|SapphireRapids) ;; *) force_openblas=1 ;; esac
+  case "$blis_arch" in ""|skx|knl|zen4|zen5) ;; *) force_blis=skx ;; esac
+fi
+# BLIS 0.9 knows no Zen 5 and falls back to generic C: its AVX2 kernels too
+# (an anchor for cpu_gemm's AVX2 path).
+if [ "$blis_arch" = generic ] && grep -qw avx2 /proc/cpuinfo; then force_blis="$force_blis zen3"; fi
+echo "openblas_core=$openblas_core" >>"$work/meta"
+echo "blis_arch=$blis_arch" >>"$work/meta"
 
 # ---- bench ------------------------------------------------------------------------
 cat >"$work/gemm.ini" <<EOF
@@ -110,6 +163,7 @@ threads = 1,0
 isa = $isas
 EOF
 sed -e 's/^variant = packed/variant = openblas/' -e 's/^isa = .*/isa = auto/' "$work/gemm.ini" >"$work/openblas.ini"
+sed -e 's/^variant = packed/variant = blis/' -e 's/^isa = .*/isa = auto/' "$work/gemm.ini" >"$work/blis.ini"
 cat >"$work/rest.ini" <<EOF
 [run]
 $policy
@@ -147,14 +201,19 @@ rope = none
 threads = 1,0
 EOF
 
-run_bench() { # NAME PRESET PLUGINS
-  log "bench: $1"
+run_bench() { # NAME PRESET PLUGINS [VAR=VALUE...]: the variables for bench's processes only
+  log "bench: $1${4:+ with ${*:4}}"
   local rc=0
-  "$bench" --preset "$2" --plugin "$3" --results-dir "$work/bench-$1" >"$work/bench-$1.out" 2>"$work/bench-$1.err" || rc=$?
+  env "${@:4}" "$bench" --preset "$2" --plugin "$3" --results-dir "$work/bench-$1" >"$work/bench-$1.out" 2>"$work/bench-$1.err" || rc=$?
   [ $rc -eq 0 ] || log "bench $1 exited $rc (see the table's n/a rows)"
 }
 run_bench gemm "$work/gemm.ini" cpu_gemm
 run_bench openblas "$work/openblas.ini" cpu_gemm
+[ $force_openblas = 1 ] && run_bench openblas-skx "$work/openblas.ini" cpu_gemm OPENBLAS_CORETYPE=SkylakeX
+run_bench blis "$work/blis.ini" cpu_gemm
+for arch in $force_blis; do
+  run_bench "blis-$arch" "$work/blis.ini" cpu_gemm BENCH_CPU_BLIS_ARCH="$arch"
+done
 run_bench rest "$work/rest.ini" 'membw_cpu,cpu_spin,cpu_noop,cpu_rmsnorm,cpu_layernorm,cpu_softmax,cpu_rope,cpu_attention'
 
 # ---- mbw, with membw_cpu's array size -----------------------------------------------
@@ -197,10 +256,19 @@ fi
 if echo '#include <cblas.h>' | gcc -x c -fsyntax-only - 2>/dev/null &&
    gcc -O2 "$here/sgemm_anchor.c" -o "$work/sgemm_anchor" -lopenblas 2>/dev/null; then
   log "cblas_sgemm direct"
-  for n in ${gemm_sizes//,/ }; do
-    for t in 1 "$ncpu"; do
-      [ -f "$work/sgemm-$n-$t.txt" ] && continue
-      "$work/sgemm_anchor" "$n" "$t" "$sgemm_reps" "$sgemm_warm" >"$work/sgemm-$n-$t.txt" 2>&1 || true
+  cores=auto
+  [ $force_openblas = 1 ] && cores="auto SkylakeX"
+  for core in $cores; do
+    for n in ${gemm_sizes//,/ }; do
+      for t in 1 "$ncpu"; do
+        f="$work/sgemm-$core-$n-$t.txt"
+        [ -f "$f" ] && continue
+        if [ "$core" = auto ]; then
+          "$work/sgemm_anchor" "$n" "$t" "$sgemm_reps" "$sgemm_warm" >"$f" 2>&1 || true
+        else
+          OPENBLAS_CORETYPE="$core" "$work/sgemm_anchor" "$n" "$t" "$sgemm_reps" "$sgemm_warm" >"$f" 2>&1 || true
+        fi
+      done
     done
   done
 else
@@ -208,5 +276,5 @@ else
 fi
 
 # ---- the table -----------------------------------------------------------------------------
-echo "bench anchors on $(hostname): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $ncpu CPUs, $( [ $quick = 1 ] && echo quick || echo full) run"
+echo "bench anchors on $(hostname): $(cpuinfo 'model name'), $ncpu CPUs, $( [ $quick = 1 ] && echo quick || echo full) run, load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$here/table.py" "$work"

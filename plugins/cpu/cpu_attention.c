@@ -3,15 +3,18 @@
  * [batch][heads][seq][head_dim]; with rope=interleaved|halves, RoPE is
  * applied to q and k first (cos/sin table built in setup).
  *
- * One iteration:
- *  1. per (batch, head): q rotated (or used as is) and k rotated and
- *     packed transposed, JB keys at a time: kt[seq / JB][head_dim][JB], so
- *     scores vectorise over keys and read memory in order;
- *  2. per block of QB queries (work items handed out longest first, across
- *     `threads` threads): scores S = Q K^T for keys 0..last query of the
- *     block (a QB x JB register tile at a time), an exact softmax per row
- *     over its causal keys, then O = P V (a QB x TB register tile at a
- *     time, over all keys). Loops vectorised, AVX2/AVX-512 clones.
+ * Both products run on cpu_gemm's packed micro-kernel (cpu_gemm_packed.c,
+ * AVX-512 12x32 or AVX2 6x16, chosen at run time), mr queries at a time:
+ *  1. per (batch, head): k (rotated) packed as the kernel's B micro-panels
+ *     of nr keys (K^T), v packed as B micro-panels of nr columns;
+ *  2. per tile of mr queries (work items handed out longest first, across
+ *     `threads` threads): the tile of q, times 1/sqrt(d), packed as an A
+ *     micro-panel; S = Q K^T for the keys up to the tile's last query,
+ *     nr keys per kernel call (k = head_dim); an exact softmax per row over
+ *     its causal keys (cpu_rowops.c: vectorised exp), later keys 0, the
+ *     row's 1/sum kept; P packed as an A micro-panel (keys as the
+ *     reduction); O = P V, nr columns per kernel call (k = the keys), each
+ *     row times its 1/sum. S and P stay in L1/L2.
  * GFLOP/s counts 4 * batch * heads * seq^2 * head_dim / 2 (causal).
  * Verified against the harness's attention reference. */
 #include <math.h>
@@ -21,10 +24,8 @@
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
-
-#define QB 6  /* queries per block: rows of the register tiles */
-#define JB 16 /* keys per score tile */
-#define TB 16 /* head_dim columns per output tile */
+#include "cpu_gemm_packed.h"
+#include "cpu_rowops.h"
 
 struct attn {
   int64_t batch, heads, seq, dim;
@@ -32,17 +33,23 @@ struct attn {
   double theta;
   float scale;
   float *q, *k, *v, *o;
-  float *qr, *kt;    /* rotated q (with RoPE); k rotated, packed transposed */
-  int64_t kpad;      /* keys per group in kt: seq rounded up to JB */
-  int64_t ld;        /* row stride of the scores: kpad plus a line, no 4K aliasing */
+  float *qr;         /* rotated q (with RoPE) */
+  struct gemm_kernel kern;
+  int mr, nr;
+  int64_t kpad;      /* keys rounded up to nr */
+  int64_t dpad;      /* head_dim rounded up to nr */
+  int64_t ld;        /* row stride of S: kpad plus a line, no 4K aliasing */
+  float *kt;         /* per group: kpad / nr panels of [head_dim][nr] keys */
+  float *vp;         /* per group: dpad / nr panels of [kpad][nr] columns */
   float *cos, *sin;  /* [seq][head_dim / 2] */
-  float *scores;     /* per thread: QB x seq */
+  float *work;       /* per thread: S, packed P, packed Q, an output tile */
+  size_t work_floats;
   struct cpu_pool *pool;
-  int64_t nblocks;   /* query blocks per group */
+  int64_t ntiles;    /* query tiles per group */
   atomic_llong next; /* the next work item */
 };
 
-/* ---- 1. RoPE and the transposed keys ----------------------------------------- */
+/* ---- 1. RoPE and packing per (batch, head) ---------------------------------- */
 
 static void rope_row(const struct attn *s, const float *x, int64_t pos, float *y) {
   const int64_t d = s->dim, half = d / 2;
@@ -57,128 +64,88 @@ static void rope_row(const struct attn *s, const float *x, int64_t pos, float *y
 
 static void prepare_groups(void *arg, int64_t g0, int64_t g1, int tid) {
   const struct attn *s = arg;
-  const int64_t d = s->dim, n = s->seq;
-  float *tmp = s->scores + (size_t)tid * QB * s->ld; /* d <= QB * ld floats are free here */
+  const int64_t d = s->dim, n = s->seq, nr = s->nr;
+  float *tmp = s->work + (size_t)tid * s->work_floats; /* nr x d floats are free here */
   for (int64_t g = g0; g < g1; g++) {
-    const float *k = s->k + g * n * d;
-    float *kt = s->kt + g * s->kpad * d;
-    for (int64_t p = 0; p < n; p++) {
-      const float *kp = k + p * d;
+    const float *k = s->k + g * n * d, *v = s->v + g * n * d;
+    float *kt = s->kt + g * s->kpad * d, *vp = s->vp + g * s->kpad * s->dpad;
+    for (int64_t p0 = 0; p0 < n; p0 += nr) { /* nr keys: one micro-panel of K^T */
+      const int64_t keys = n - p0 < nr ? n - p0 : nr;
+      const float *src = k + p0 * d;
       if (s->rope) {
-        rope_row(s, s->q + (g * n + p) * d, p, s->qr + (g * n + p) * d);
-        rope_row(s, kp, p, tmp);
-        kp = tmp;
+        for (int64_t p = p0; p < p0 + keys; p++) {
+          rope_row(s, s->q + (g * n + p) * d, p, s->qr + (g * n + p) * d);
+          rope_row(s, k + p * d, p, tmp + (p - p0) * d);
+        }
+        src = tmp;
       }
-      float *dst = kt + p / JB * d * JB + p % JB;
-      for (int64_t t = 0; t < d; t++) dst[t * JB] = kp[t];
+      float *panel = kt + p0 * d;
+      if (keys == nr) {
+        gemm_pack_rows_f32(src, d, (int)nr, d, panel);
+      } else {
+        for (int64_t t = 0; t < d; t++)
+          for (int64_t j = 0; j < keys; j++) panel[t * nr + j] = src[j * d + t];
+      }
     }
+    for (int64_t p = 0; p < n; p++) /* row p of v into the column panels (padding stays 0) */
+      for (int64_t c0 = 0; c0 < d; c0 += nr) {
+        const int64_t w = d - c0 < nr ? d - c0 : nr;
+        memcpy(vp + c0 * s->kpad + p * nr, v + p * d + c0, (size_t)w * sizeof(float));
+      }
   }
 }
 
-/* ---- 2. one block of queries --------------------------------------------------------- */
-
-/* S[r][j] = scale * q_r . k_j for r < nq and j < nk, rounded up to JB
- * keys (S has row stride ld; kt is packed JB keys at a time). */
-CPU_MULTIVERSION
-static void block_scores(const float *restrict q, const float *restrict kt, int64_t d,
-                         int64_t nq, int64_t nk, float scale, float *restrict S, int64_t ld) {
-  for (int64_t j0 = 0; j0 < nk; j0 += JB) {
-    const float *restrict panel = kt + j0 * d; /* j0 / JB * d * JB */
-    if (nq == QB) {
-      float acc[QB][JB] = {{0}};
-      for (int64_t t = 0; t < d; t++) {
-        const float *restrict kr = panel + t * JB;
-        for (int r = 0; r < QB; r++) {
-          const float qv = q[r * d + t];
-#pragma omp simd
-          for (int j = 0; j < JB; j++) acc[r][j] += qv * kr[j];
-        }
-      }
-      for (int r = 0; r < QB; r++)
-#pragma omp simd
-        for (int j = 0; j < JB; j++) S[r * ld + j0 + j] = acc[r][j] * scale;
-    } else { /* the last, short block of queries: one row at a time */
-      for (int64_t r = 0; r < nq; r++) {
-        float acc[JB] = {0};
-        for (int64_t t = 0; t < d; t++) {
-          const float qv = q[r * d + t];
-#pragma omp simd
-          for (int j = 0; j < JB; j++) acc[j] += qv * panel[t * JB + j];
-        }
-#pragma omp simd
-        for (int j = 0; j < JB; j++) S[r * ld + j0 + j] = acc[j] * scale;
-      }
-    }
-  }
-}
-
-/* Row r of P = softmax over its keys 0..last[r]; later keys get 0. */
-CPU_MULTIVERSION
-static void block_softmax(float *restrict S, int64_t ld, int64_t nq, int64_t nk, int64_t first,
-                          float *restrict inv_sum) {
-  for (int64_t r = 0; r < nq; r++) {
-    float *restrict p = S + r * ld;
-    const int64_t valid = first + r + 1; /* keys 0 .. query position */
-    float mx = p[0];
-#pragma omp simd reduction(max : mx)
-    for (int64_t j = 0; j < valid; j++) mx = p[j] > mx ? p[j] : mx;
-    float sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t j = 0; j < valid; j++) {
-      p[j] = cpu_expf(p[j] - mx);
-      sum += p[j];
-    }
-    for (int64_t j = valid; j < nk; j++) p[j] = 0;
-    inv_sum[r] = 1.0f / sum;
-  }
-}
-
-/* O[r] = inv_sum[r] * sum_j P[r][j] V[j] for r < nq. */
-CPU_MULTIVERSION
-static void block_output(const float *restrict P, int64_t ld, const float *restrict v,
-                         int64_t d, int64_t nq, int64_t nk, const float *inv_sum,
-                         float *restrict o) {
-  int64_t t0 = 0;
-  if (nq == QB)
-    for (; t0 + TB <= d; t0 += TB) {
-      float acc[QB][TB] = {{0}};
-      for (int64_t j = 0; j < nk; j++) {
-        const float *restrict vr = v + j * d + t0;
-        for (int r = 0; r < QB; r++) {
-          const float pv = P[r * ld + j];
-#pragma omp simd
-          for (int t = 0; t < TB; t++) acc[r][t] += pv * vr[t];
-        }
-      }
-      for (int r = 0; r < QB; r++)
-#pragma omp simd
-        for (int t = 0; t < TB; t++) o[r * d + t0 + t] = acc[r][t] * inv_sum[r];
-    }
-  for (int64_t r = 0; r < nq; r++) /* the columns left over */
-    for (int64_t t = t0; t < d; t++) {
-      float acc = 0;
-      for (int64_t j = 0; j < nk; j++) acc += P[r * ld + j] * v[j * d + t];
-      o[r * d + t] = acc * inv_sum[r];
-    }
-}
+/* ---- 2. one tile of queries ------------------------------------------------------------ */
 
 static void attention_task(void *arg, int tid, int nthreads) {
   (void)nthreads;
   struct attn *s = arg;
-  const int64_t d = s->dim, n = s->seq, groups = s->batch * s->heads;
+  const int64_t d = s->dim, n = s->seq, groups = s->batch * s->heads, ld = s->ld;
+  const int mr = s->mr, nr = s->nr;
   const float *q = s->rope ? s->qr : s->q;
-  float *S = s->scores + (size_t)tid * QB * s->ld;
-  float inv_sum[QB];
+  float *S = s->work + (size_t)tid * s->work_floats; /* mr x ld */
+  float *pp = S + (size_t)mr * ld;                    /* kpad x mr */
+  float *qp = pp + (size_t)s->kpad * mr;              /* d x mr */
+  float *ot = qp + (size_t)d * mr + 16;               /* mr x nr */
+  ot = (float *)(((uintptr_t)ot + 63) & ~(uintptr_t)63);
+  float inv_sum[12];
   for (;;) {
     const long long item = atomic_fetch_add(&s->next, 1);
-    if (item >= s->nblocks * groups) return;
-    /* the last blocks of every group (the most keys) first */
-    const int64_t blk = s->nblocks - 1 - item / groups, g = item % groups;
-    const int64_t i0 = blk * QB, nq = n - i0 < QB ? n - i0 : QB, nk = i0 + nq;
-    const int64_t base = g * n * d;
-    block_scores(q + base + i0 * d, s->kt + g * s->kpad * d, d, nq, nk, s->scale, S, s->ld);
-    block_softmax(S, s->ld, nq, nk, i0, inv_sum);
-    block_output(S, s->ld, s->v + base, d, nq, nk, inv_sum, s->o + base + i0 * d);
+    if (item >= s->ntiles * groups) return;
+    /* the last tiles of every group (the most keys) first */
+    const int64_t tile = s->ntiles - 1 - item / groups, g = item % groups;
+    const int64_t i0 = tile * mr, nq = n - i0 < mr ? n - i0 : mr;
+    const int64_t nk = (i0 + nq + nr - 1) / nr * nr; /* keys, to a whole micro-panel */
+    const float *kt = s->kt + g * s->kpad * d, *vp = s->vp + g * s->kpad * s->dpad;
+    const float *qg = q + (g * n + i0) * d;
+
+    if (nq == mr) { /* the Q tile as an A micro-panel, times 1/sqrt(d) */
+      gemm_pack_rows_f32(qg, d, mr, d, qp);
+    } else {
+      for (int64_t t = 0; t < d; t++)
+        for (int i = 0; i < mr; i++) qp[t * mr + i] = i < nq ? qg[i * d + t] : 0.0f;
+    }
+    for (int64_t t = 0; t < d * mr; t++) qp[t] *= s->scale;
+    for (int64_t j0 = 0; j0 < nk; j0 += nr) s->kern.fn(d, qp, kt + j0 * d, S + j0, ld, 0);
+    for (int i = 0; i < mr; i++) {
+      float *row = S + i * ld;
+      if (i >= nq) {
+        memset(row, 0, (size_t)nk * sizeof(float));
+        continue;
+      }
+      const int64_t valid = i0 + i + 1; /* keys 0 .. the query's position */
+      const float mx = cpu_row_max(row, valid);
+      inv_sum[i] = 1.0f / cpu_row_exp_sum(row, row, valid, mx, NULL);
+      memset(row + valid, 0, (size_t)(nk - valid) * sizeof(float));
+    }
+    gemm_pack_rows_f32(S, ld, mr, i0 + nq, pp); /* P as an A micro-panel: the keys P V reads */
+    float *o = s->o + (g * n + i0) * d;
+    for (int64_t c0 = 0; c0 < d; c0 += nr) {
+      s->kern.fn(i0 + nq, pp, vp + c0 * s->kpad, ot, nr, 0); /* P is 0 past the last query */
+      const int64_t w = d - c0 < nr ? d - c0 : nr;
+      for (int64_t i = 0; i < nq; i++)
+        for (int64_t c = 0; c < w; c++) o[i * d + c0 + c] = ot[i * nr + c] * inv_sum[i];
+    }
   }
 }
 
@@ -221,22 +188,31 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->scale = (float)(1.0 / sqrt((double)s->dim));
   if (!(s->pool = cpu_pool_from_param(host))) return BENCH_ERROR;
   const int threads = cpu_pool_size(s->pool);
-  s->nblocks = (s->seq + QB - 1) / QB;
-  s->kpad = (s->seq + JB - 1) / JB * JB;
+  if (gemm_kernel_pick("auto", &s->kern) != 0) return host->fail(host, "no GEMM micro-kernel");
+  host->set_info(host, "kernel", s->kern.name);
+  s->mr = s->kern.mr;
+  s->nr = s->kern.nr;
+  s->ntiles = (s->seq + s->mr - 1) / s->mr;
+  s->kpad = (s->seq + s->nr - 1) / s->nr * s->nr;
+  s->dpad = (s->dim + s->nr - 1) / s->nr * s->nr;
   s->ld = s->kpad + 16;
+  s->work_floats = (size_t)((s->mr * s->ld + s->kpad * s->mr + s->dim * s->mr + 16 + 16 +
+                             s->mr * s->nr + s->nr * s->dim + 15) / 16 * 16);
 
   const size_t n = (size_t)(s->batch * s->heads * s->seq * s->dim), half = (size_t)s->dim / 2;
   s->q = cpu_alloc(n * sizeof(float));
   s->k = cpu_alloc(n * sizeof(float));
   s->v = cpu_alloc(n * sizeof(float));
   s->o = cpu_alloc(n * sizeof(float));
-  const size_t nkt = (size_t)(s->batch * s->heads * s->kpad * s->dim);
+  const size_t groups = (size_t)(s->batch * s->heads);
+  const size_t nkt = groups * (size_t)(s->kpad * s->dim), nvp = groups * (size_t)(s->kpad * s->dpad);
   s->kt = cpu_alloc(nkt * sizeof(float));
-  s->scores = cpu_alloc((size_t)threads * QB * (size_t)(s->ld > s->dim ? s->ld : s->dim) *
-                        sizeof(float));
-  if (!s->q || !s->k || !s->v || !s->o || !s->kt || !s->scores)
+  s->vp = cpu_alloc(nvp * sizeof(float));
+  s->work = cpu_alloc((size_t)threads * s->work_floats * sizeof(float));
+  if (!s->q || !s->k || !s->v || !s->o || !s->kt || !s->vp || !s->work)
     return host->fail(host, "out of memory");
-  memset(s->kt, 0, nkt * sizeof(float)); /* the padding keys stay 0 */
+  memset(s->kt, 0, nkt * sizeof(float)); /* the padding keys and columns stay 0 */
+  memset(s->vp, 0, nvp * sizeof(float));
   host->fill_random(host, s->q, n, BENCH_F32, 1);
   host->fill_random(host, s->k, n, BENCH_F32, 2);
   host->fill_random(host, s->v, n, BENCH_F32, 3);
@@ -289,7 +265,8 @@ static void teardown(const struct bench_host *host, void *state) {
   cpu_free(s->qr);
   cpu_free(s->cos);
   cpu_free(s->sin);
-  cpu_free(s->scores);
+  cpu_free(s->vp);
+  cpu_free(s->work);
   free(s);
 }
 
@@ -298,7 +275,7 @@ BENCH_PLUGIN_DEFINE = {
     .name = "cpu_attention",
     .backend = "cpu",
     .operation = "attention",
-    .description = "fp32 causal attention (optional RoPE), register-tiled QK^T and PV, threaded",
+    .description = "fp32 causal attention (optional RoPE), QK^T and PV on the packed GEMM micro-kernel, threaded",
     .params = params,
     .setup = setup,
     .run = run,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -153,9 +154,47 @@ int cpu_stream_output(int64_t bytes) { return bytes > cpu_llc_bytes(INT64_MAX); 
 
 /* ---- thread pool ------------------------------------------------------------ */
 
-/* Workers spin this many pauses for the next task, then sleep on a
- * condition variable; the caller waits for them the same way. */
+/* Workers spin this many pauses for the next task, then yield the CPU in a
+ * loop for up to YIELD_NS, then sleep on a condition variable; the caller
+ * waits for them the same way. The yielding phase (as OpenBLAS's threads
+ * do) keeps a busy machine from turning every wake-up into a wait for the
+ * scheduler: a sleeping thread woken there may wait a whole time slice. */
 #define SPIN 4000
+#define YIELD_NS 2000000
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Spins, then yields, while *word == value; returns 0 once it differs, 1
+ * when YIELD_NS passed (the caller then sleeps). */
+static int wait_while_uint(atomic_uint *word, unsigned value) {
+  for (int spins = 0; spins < SPIN; spins++) {
+    if (atomic_load_explicit(word, memory_order_acquire) != value) return 0;
+    CPU_RELAX();
+  }
+  const int64_t until = now_ns() + YIELD_NS;
+  while (atomic_load_explicit(word, memory_order_acquire) == value) {
+    sched_yield();
+    if (now_ns() > until) return 1;
+  }
+  return 0;
+}
+
+static int wait_while_int(atomic_int *word, int value) {
+  for (int spins = 0; spins < SPIN; spins++) {
+    if (atomic_load_explicit(word, memory_order_acquire) != value) return 0;
+    CPU_RELAX();
+  }
+  const int64_t until = now_ns() + YIELD_NS;
+  while (atomic_load_explicit(word, memory_order_acquire) == value) {
+    sched_yield();
+    if (now_ns() > until) return 1;
+  }
+  return 0;
+}
 
 struct cpu_pool {
   int n;
@@ -180,20 +219,13 @@ static void *worker_main(void *p) {
   struct cpu_pool *pool = w.pool;
   unsigned seen = 0;
   for (;;) {
-    unsigned g;
-    int spins = 0;
-    while ((g = atomic_load_explicit(&pool->gen, memory_order_acquire)) == seen) {
-      if (++spins < SPIN) {
-        CPU_RELAX();
-        continue;
-      }
+    if (wait_while_uint(&pool->gen, seen)) {
       pthread_mutex_lock(&pool->mu);
-      while ((g = atomic_load_explicit(&pool->gen, memory_order_acquire)) == seen)
+      while (atomic_load_explicit(&pool->gen, memory_order_acquire) == seen)
         pthread_cond_wait(&pool->start, &pool->mu);
       pthread_mutex_unlock(&pool->mu);
-      break;
     }
-    seen = g;
+    seen = atomic_load_explicit(&pool->gen, memory_order_acquire);
     if (atomic_load(&pool->stop)) return NULL;
     pool->fn(pool->arg, w.tid, pool->n);
     if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
@@ -285,17 +317,34 @@ void cpu_pool_run(struct cpu_pool *pool, cpu_task_fn fn, void *arg) {
 
   fn(arg, 0, pool->n);
 
-  for (int spins = 0; atomic_load_explicit(&pool->pending, memory_order_acquire) != 0;) {
-    if (++spins < SPIN) {
-      CPU_RELAX();
-      continue;
+  int left;
+  while ((left = atomic_load_explicit(&pool->pending, memory_order_acquire)) != 0)
+    if (wait_while_int(&pool->pending, left)) {
+      pthread_mutex_lock(&pool->mu);
+      while (atomic_load_explicit(&pool->pending, memory_order_acquire) != 0)
+        pthread_cond_wait(&pool->done, &pool->mu);
+      pthread_mutex_unlock(&pool->mu);
+      break;
     }
-    pthread_mutex_lock(&pool->mu);
-    while (atomic_load_explicit(&pool->pending, memory_order_acquire) != 0)
-      pthread_cond_wait(&pool->done, &pool->mu);
-    pthread_mutex_unlock(&pool->mu);
-    break;
+}
+
+void cpu_barrier_init(struct cpu_barrier *b, int n) {
+  atomic_init(&b->arrived, 0);
+  atomic_init(&b->phase, 0u);
+  b->n = n;
+}
+
+void cpu_barrier_wait(struct cpu_barrier *b) {
+  if (b->n <= 1) return;
+  const unsigned phase = atomic_load_explicit(&b->phase, memory_order_acquire);
+  if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) == b->n - 1) {
+    atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->phase, phase + 1, memory_order_release);
+    return;
   }
+  for (int spins = 0; atomic_load_explicit(&b->phase, memory_order_acquire) == phase;)
+    if (++spins < SPIN) CPU_RELAX();
+    else sched_yield(); /* never sleeps: the others are inside the same task */
 }
 
 void cpu_split(int64_t n, int64_t grain, int tid, int nthreads, int64_t *begin, int64_t *end) {

@@ -94,6 +94,17 @@ static inline int64_t cpu_row_grain(int64_t cols) {
   return cols >= 16384 ? 1 : 16384 / (cols > 0 ? cols : 1);
 }
 
+/* A barrier for the n threads of one cpu_pool_run task: each waits until
+ * all n have arrived. It spins briefly, then yields the CPU (a busy machine
+ * may have descheduled the others). Initialise with cpu_barrier_init. */
+struct cpu_barrier {
+  _Atomic int arrived;
+  _Atomic unsigned phase;
+  int n;
+};
+void cpu_barrier_init(struct cpu_barrier *b, int n);
+void cpu_barrier_wait(struct cpu_barrier *b);
+
 /* Thread tid's share of [0, n) in units of grain. */
 void cpu_split(int64_t n, int64_t grain, int tid, int nthreads, int64_t *begin, int64_t *end);
 

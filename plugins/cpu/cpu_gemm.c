@@ -7,11 +7,12 @@
  *                    chosen at run time (isa), portable C otherwise
  *   variant=openblas cblas_sgemm from OpenBLAS, loaded with dlopen at run
  *                    time: the in-harness anchor; SKIPPED when absent
+ *   variant=blis     cblas_sgemm from BLIS, the same way: a second anchor
+ *                    (cpu_gemm_blas.c, also for forcing their kernel sets)
  * All run on `threads` threads (rows of C split among them; packed splits
  * the wider of m and n). f16/bf16 inputs are converted to f32 inside the
  * timed iteration: while packing (packed), up front otherwise.
  * Verified against the harness's GEMM reference. */
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
+#include "cpu_gemm_blas.h"
 #include "cpu_gemm_packed.h"
 
 /* Blocking for the blocked variant: a KC x NC panel of B (256 KiB) stays in
@@ -30,17 +32,12 @@
  * (waking one costs more than it would do). */
 #define MIN_WORK ((int64_t)1 << 18)
 
-enum variant { NAIVE, BLOCKED, PACKED, OPENBLAS };
+enum variant { NAIVE, BLOCKED, PACKED, OPENBLAS, BLIS };
 
 /* `want` rounded up to a multiple of `unit`, at least one unit. */
 static int64_t grain(int64_t want, int64_t unit) {
   return want <= unit ? unit : (want + unit - 1) / unit * unit;
 }
-
-/* cblas_sgemm(order, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) */
-typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
-                         int, float, float *, int);
-enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
 
 struct gemm {
   struct gemm_problem p;
@@ -48,10 +45,12 @@ struct gemm {
   struct cpu_pool *pool;
   const float *a32, *b32;  /* f32 inputs of naive/blocked/openblas */
   float *a_conv, *b_conv;  /* their storage when the inputs are f16/bf16 */
-  const struct gemm_kernel *kernel;
+  struct gemm_kernel kernel;
   float *pack;             /* packed: one buffer per thread */
   size_t pack_floats;
-  sgemm_fn sgemm;
+  float *pack_shared;      /* packed, rows split: the B panel all threads share */
+  struct cpu_barrier barrier;
+  gemm_sgemm_fn sgemm;
 };
 
 /* ---- naive and blocked, on rows [i0, i1) -------------------------------------- */
@@ -111,9 +110,13 @@ static void rows_blocked(void *arg, int64_t i0, int64_t i1, int tid) {
 /* ---- packed: each thread a block of C with its own packing buffers ---------- */
 
 static void packed_task(void *arg, int tid, int nthreads) {
-  const struct gemm *g = arg;
-  const struct gemm_kernel *kr = g->kernel;
+  struct gemm *g = arg;
+  const struct gemm_kernel *kr = &g->kernel;
   float *buf = g->pack + (size_t)tid * g->pack_floats;
+  if (g->pack_shared) { /* rows split, B panels packed together */
+    gemm_packed_shared(kr, &g->p, tid, nthreads, buf, g->pack_shared, &g->barrier);
+    return;
+  }
   int64_t b, e;
   if (g->p.n >= g->p.m) {
     cpu_split(g->p.n, grain(MIN_WORK / (g->p.m * g->p.k), kr->nr), tid, nthreads, &b, &e);
@@ -148,54 +151,31 @@ static void convert_inputs(struct gemm *g) {
   cpu_parallel_for(g->pool, g->p.k, cpu_row_grain(g->p.n), convert_rows, &b);
 }
 
-/* ---- OpenBLAS, loaded at run time ---------------------------------------------------- */
-
-static int load_openblas(const struct bench_host *host, struct gemm *g, int threads) {
-  const char *off = getenv("BENCH_CPU_NO_OPENBLAS");
-  if (off && *off && strcmp(off, "0") != 0)
-    return host->skip(host, "OpenBLAS disabled by BENCH_CPU_NO_OPENBLAS=%s", off);
-  void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) lib = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
-  if (!lib)
-    return host->skip(host, "OpenBLAS not available (%s); install libopenblas0", dlerror());
-  /* Never closed: OpenBLAS's own threads live until the process ends. */
-  void *sym = dlsym(lib, "cblas_sgemm");
-  if (!sym) return host->skip(host, "libopenblas has no cblas_sgemm");
-  memcpy(&g->sgemm, &sym, sizeof g->sgemm);
-  void (*set_threads)(int) = NULL;
-  char *(*corename)(void) = NULL;
-  sym = dlsym(lib, "openblas_set_num_threads");
-  if (sym) memcpy(&set_threads, &sym, sizeof set_threads);
-  sym = dlsym(lib, "openblas_get_corename");
-  if (sym) memcpy(&corename, &sym, sizeof corename);
-  if (set_threads) set_threads(threads);
-  if (corename) host->set_info(host, "openblas_core", corename());
-  if (g->p.m > INT_MAX || g->p.n > INT_MAX || g->p.k > INT_MAX)
-    return host->skip(host, "cblas_sgemm takes int sizes");
-  return BENCH_OK;
-}
-
 /* ---- the plugin ----------------------------------------------------------------------- */
 
 static const struct bench_param params[] = {
     {.name = "variant", .type = BENCH_PARAM_STRING, .description = "kernel variant",
-     .choices = "naive,blocked,packed,openblas", .zip = 1,
+     .choices = "naive,blocked,packed,openblas,blis", .zip = 1,
      .defaults = {"naive,blocked,packed,openblas,packed", "naive,blocked,packed,openblas",
-                  "blocked,packed,packed,openblas,openblas",
+                  "blocked,packed,packed,openblas,openblas,blis,blis",
                   "naive,naive,naive,naive,naive,blocked,blocked,blocked,blocked,blocked,"
-                  "packed,packed,packed,packed,packed,openblas,openblas,openblas,openblas,openblas"}},
+                  "packed,packed,packed,packed,packed,openblas,openblas,openblas,openblas,openblas,"
+                  "blis,blis,blis,blis,blis"}},
     {.name = "m", .type = BENCH_PARAM_INT, .description = "rows of A and C", .min = 1, .max = 65536,
      .zip = 1,
-     .defaults = {"64,64,64,64,33", "512,1024,1024,1024", "1024,1024,2048,1024,2048",
-                  "1,7,33,130,150,1,7,33,130,150,1,7,33,130,150,1,7,33,130,150"}},
+     .defaults = {"64,64,64,64,33", "512,1024,1024,1024", "1024,1024,2048,1024,2048,1024,2048",
+                  "1,7,33,130,150,1,7,33,130,150,1,7,33,130,150,1,7,33,130,150,"
+                  "1,7,33,130,150"}},
     {.name = "n", .type = BENCH_PARAM_INT, .description = "columns of B and C", .min = 1,
      .max = 65536, .zip = 1,
-     .defaults = {"64,64,64,64,17", "512,1024,1024,1024", "1024,1024,2048,1024,2048",
-                  "1,13,257,61,4099,1,13,257,61,4099,1,13,257,61,4099,1,13,257,61,4099"}},
+     .defaults = {"64,64,64,64,17", "512,1024,1024,1024", "1024,1024,2048,1024,2048,1024,2048",
+                  "1,13,257,61,4099,1,13,257,61,4099,1,13,257,61,4099,1,13,257,61,4099,"
+                  "1,13,257,61,4099"}},
     {.name = "k", .type = BENCH_PARAM_INT, .description = "columns of A, rows of B (reduction)",
      .min = 1, .max = 65536, .zip = 1,
-     .defaults = {"64,64,64,64,47", "512,1024,1024,1024", "1024,1024,2048,1024,2048",
-                  "1,5,1,300,3,1,5,1,300,3,1,5,1,300,3,1,5,1,300,3"}},
+     .defaults = {"64,64,64,64,47", "512,1024,1024,1024", "1024,1024,2048,1024,2048,1024,2048",
+                  "1,5,1,300,3,1,5,1,300,3,1,5,1,300,3,1,5,1,300,3,"
+                  "1,5,1,300,3"}},
     {.name = "dtype", .type = BENCH_PARAM_STRING,
      .description = "element type of A and B (C is f32, accumulated in f32)",
      .choices = "f32,f16,bf16", .defaults = {"f32,f16,bf16", "f32,f16,bf16", "f32", "f32,f16,bf16"}},
@@ -218,26 +198,33 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   g->variant = strcmp(variant, "naive") == 0     ? NAIVE
                : strcmp(variant, "blocked") == 0 ? BLOCKED
                : strcmp(variant, "packed") == 0  ? PACKED
+               : strcmp(variant, "blis") == 0    ? BLIS
                                                  : OPENBLAS;
   if (cpu_dtype_parse(host->param_str(host, "dtype"), &g->p.dtype) != 0)
     return host->fail(host, "unknown dtype");
   const int threads = cpu_threads_resolve(host->param_int(host, "threads"));
-  char text[16];
+  char text[48];
   snprintf(text, sizeof text, "%d", threads);
   host->set_info(host, "threads", text);
 
-  if (g->variant == OPENBLAS) {
-    int rc = load_openblas(host, g, threads);
+  const int blas = g->variant == OPENBLAS || g->variant == BLIS;
+  if (blas) {
+    int rc = gemm_blas_load(host, g->variant == BLIS ? GEMM_BLIS : GEMM_OPENBLAS, threads,
+                            &g->sgemm);
     if (rc != BENCH_OK) return rc;
+    if (g->p.m > INT_MAX || g->p.n > INT_MAX || g->p.k > INT_MAX)
+      return host->skip(host, "cblas_sgemm takes int sizes");
   }
   if (g->variant == PACKED) {
     const char *isa = host->param_str(host, "isa");
-    g->kernel = gemm_kernel_pick(isa);
-    if (!g->kernel) return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
-    host->set_info(host, "kernel", g->kernel->name);
+    if (gemm_kernel_pick(isa, &g->kernel) != 0)
+      return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
+    host->set_info(host, "kernel", g->kernel.name);
+    snprintf(text, sizeof text, "%dx%dx%d", g->kernel.mc, g->kernel.kc, g->kernel.nc);
+    host->set_info(host, "blocks", text);
   }
-  /* OpenBLAS runs its own threads; ours only convert its f16/bf16 inputs. */
-  g->pool = cpu_pool_create(g->variant == OPENBLAS && g->p.dtype == BENCH_F32 ? 1 : threads);
+  /* The BLAS run their own threads; ours only convert their f16/bf16 inputs. */
+  g->pool = cpu_pool_create(blas && g->p.dtype == BENCH_F32 ? 1 : threads);
   if (!g->pool) return host->fail(host, "cannot start %d threads", threads);
 
   const size_t es = cpu_dtype_size(g->p.dtype);
@@ -254,9 +241,18 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   host->fill_random(host, b, nb, g->p.dtype, 2);
 
   if (g->variant == PACKED) {
-    g->pack_floats = gemm_packed_buffer_floats(g->kernel);
+    g->pack_floats = gemm_packed_buffer_floats(&g->kernel);
     g->pack = cpu_alloc(g->pack_floats * (size_t)threads * sizeof(float));
     if (!g->pack) return host->fail(host, "out of memory for packing buffers");
+    /* Several threads and C at least as tall as wide, with enough rows for
+     * each thread: split the rows and pack each B panel once, together. */
+    const int64_t per_thread = g->p.m / threads;
+    if (threads > 1 && g->p.m >= g->p.n && per_thread >= 4 * g->kernel.mr &&
+        g->p.m * g->p.n * g->p.k >= MIN_WORK * threads) {
+      g->pack_shared = cpu_alloc(gemm_packed_shared_floats(&g->kernel) * sizeof(float));
+      if (!g->pack_shared) return host->fail(host, "out of memory for packing buffers");
+      cpu_barrier_init(&g->barrier, threads);
+    }
   } else if (g->p.dtype == BENCH_F32) {
     g->a32 = a;
     g->b32 = b;
@@ -288,8 +284,9 @@ static int run(const struct bench_host *host, void *state) {
     cpu_pool_run(g->pool, packed_task, g);
     break;
   case OPENBLAS:
+  case BLIS:
     convert_inputs(g);
-    g->sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, (int)g->p.m, (int)g->p.n,
+    g->sgemm(GEMM_CBLAS_ROW_MAJOR, GEMM_CBLAS_NO_TRANS, GEMM_CBLAS_NO_TRANS, (int)g->p.m, (int)g->p.n,
              (int)g->p.k, 1.0f, g->a32, (int)g->p.k, g->b32, (int)g->p.n, 0.0f, g->p.c,
              (int)g->p.n);
     break;
@@ -315,6 +312,7 @@ static void teardown(const struct bench_host *host, void *state) {
   cpu_free(g->a_conv);
   cpu_free(g->b_conv);
   cpu_free(g->pack);
+  cpu_free(g->pack_shared);
   free(g);
 }
 
@@ -324,7 +322,7 @@ BENCH_PLUGIN_DEFINE = {
     .backend = "cpu",
     .operation = "gemm",
     .description = "fp32 GEMM (f16/bf16 inputs too): naive, blocked, packed AVX2/AVX-512 "
-                   "micro-kernel, OpenBLAS anchor; threaded",
+                   "micro-kernel, OpenBLAS and BLIS anchors; threaded",
     .params = params,
     .setup = setup,
     .run = run,

@@ -17,9 +17,10 @@ struct gemm_kernel {
   void (*fn)(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int accumulate);
 };
 
-/* The kernel for isa "auto" (the widest this CPU runs), "avx512", "avx2" or
- * "generic"; NULL when this CPU lacks that instruction set. */
-const struct gemm_kernel *gemm_kernel_pick(const char *isa);
+/* *out = the kernel for isa "auto" (the widest this CPU runs), "avx512",
+ * "avx2" or "generic", with cache blocks sized for this machine's caches;
+ * -1 when this CPU lacks that instruction set. */
+int gemm_kernel_pick(const char *isa, struct gemm_kernel *out);
 
 struct gemm_problem {
   int64_t m, n, k;
@@ -28,11 +29,26 @@ struct gemm_problem {
   float *c;
 };
 
+/* An A micro-panel from f32 rows: panel[p * rows + i] = a[i * lda + p]
+ * for i < rows (the kernel's mr), p < cols. */
+void gemm_pack_rows_f32(const float *a, int64_t lda, int rows, int64_t cols, float *panel);
+
 /* Floats of packing buffer one thread needs for kernel kr. */
 size_t gemm_packed_buffer_floats(const struct gemm_kernel *kr);
 
 /* Rows [i0, i1) and columns [j0, j1) of C, packing into buf (one thread's). */
 void gemm_packed_block(const struct gemm_kernel *kr, const struct gemm_problem *g, int64_t i0,
                        int64_t i1, int64_t j0, int64_t j1, float *buf);
+
+/* Floats of the B panel the threads of gemm_packed_shared share. */
+size_t gemm_packed_shared_floats(const struct gemm_kernel *kr);
+
+/* All of C on nthreads threads (call from every thread of one cpu_pool_run
+ * task): thread tid takes its share of C's rows, packing its own A blocks
+ * into buf, and the threads pack each B panel together into bshared
+ * (between barrier waits), so no one packs B twice. */
+struct cpu_barrier;
+void gemm_packed_shared(const struct gemm_kernel *kr, const struct gemm_problem *g, int tid,
+                        int nthreads, float *buf, float *bshared, struct cpu_barrier *barrier);
 
 #endif

@@ -3,42 +3,36 @@
  * (mean, then the centred sum of squares: exact where E[x^2] - mean^2
  * would cancel) and one for y, the row staying in cache (y larger than the
  * last-level cache written with non-temporal stores); rows split across
- * `threads` threads, loops vectorised (AVX2 clone at run time). GB/s counts
+ * `threads` threads; the row read from memory once (the mean), the other
+ * passes from L1 (cpu_rowops.c: AVX-512 or vectorised loops). GB/s counts
  * 2 * rows * cols * 4 bytes. Verified against the harness's reference. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
+#include "cpu_rowops.h"
 
 struct layernorm {
   int64_t rows, cols;
   float eps;
   float *x, *w, *b, *y;
   int stream;     /* non-temporal y */
-  float *rowbuf;  /* per thread: one row of y on its way out */
   struct cpu_pool *pool;
 };
 
-CPU_MULTIVERSION
 static void layernorm_rows(void *arg, int64_t r0, int64_t r1, int tid) {
+  (void)tid;
   const struct layernorm *s = arg;
   const int64_t cols = s->cols;
-  const float *restrict w = s->w, *restrict b = s->b;
   for (int64_t r = r0; r < r1; r++) {
-    const float *restrict x = s->x + r * cols;
-    float *restrict y = s->stream ? s->rowbuf + tid * cols : s->y + r * cols;
-    float sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t j = 0; j < cols; j++) sum += x[j];
-    const float mean = sum / (float)cols;
-    float var = 0;
-#pragma omp simd reduction(+ : var)
-    for (int64_t j = 0; j < cols; j++) var += (x[j] - mean) * (x[j] - mean);
-    const float rstd = 1.0f / sqrtf(var / (float)cols + s->eps);
-#pragma omp simd
-    for (int64_t j = 0; j < cols; j++) y[j] = (x[j] - mean) * rstd * w[j] + b[j];
-    if (s->stream) cpu_stream_copy(s->y + r * cols, y, cols);
+    const float *x = s->x + r * cols;
+    const float mean = cpu_row_sum(x, cols) / (float)cols; /* x from memory, then L1 */
+    const float var = cpu_row_sqdev(x, cols, mean, r + 1 < r1 ? x + cols : NULL) / (float)cols;
+    const float rstd = 1.0f / sqrtf(var + s->eps);
+    cpu_row_affine(s->y + r * cols, x, cols, mean, rstd, s->w, s->b, s->stream,
+                   r + 1 < r1 ? x + cols : NULL);
   }
   if (s->stream) cpu_stream_fence();
 }
@@ -51,6 +45,9 @@ static const struct bench_param params[] = {
     {.name = "eps", .type = BENCH_PARAM_FLOAT, .description = "added to the variance", .min = 0,
      .max = 1, .defaults = {"1e-5", "1e-5", "1e-5", "1e-5"}},
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
+    {.name = "stores", .type = BENCH_PARAM_STRING,
+     .description = "y's stores: auto (non-temporal when y exceeds the LLC), normal, nontemporal",
+     .choices = "auto,normal,nontemporal", .defaults = {"auto", "auto", "auto", "auto,nontemporal"}},
     {.name = NULL},
 };
 
@@ -69,10 +66,12 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->y = cpu_alloc(n * sizeof(float));
   s->w = cpu_alloc((size_t)s->cols * sizeof(float));
   s->b = cpu_alloc((size_t)s->cols * sizeof(float));
-  s->stream = cpu_stream_output((int64_t)(n * sizeof(float)));
-  s->rowbuf = cpu_alloc((size_t)(cpu_pool_size(s->pool) * s->cols) * sizeof(float));
-  if (!s->x || !s->y || !s->w || !s->b || !s->rowbuf) return host->fail(host, "out of memory");
+  const char *stores = host->param_str(host, "stores");
+  s->stream = !strcmp(stores, "nontemporal") ||
+              (!strcmp(stores, "auto") && cpu_stream_output((int64_t)(n * sizeof(float))));
+  if (!s->x || !s->y || !s->w || !s->b) return host->fail(host, "out of memory");
   host->set_info(host, "stores", s->stream ? "nontemporal" : "normal");
+  host->set_info(host, "isa", cpu_rowops_isa());
   host->fill_random(host, s->x, n, BENCH_F32, 1);
   host->fill_random(host, s->w, (size_t)s->cols, BENCH_F32, 2);
   host->fill_random(host, s->b, (size_t)s->cols, BENCH_F32, 3);
@@ -103,7 +102,6 @@ static void teardown(const struct bench_host *host, void *state) {
   cpu_free(s->y);
   cpu_free(s->w);
   cpu_free(s->b);
-  cpu_free(s->rowbuf);
   free(s);
 }
 

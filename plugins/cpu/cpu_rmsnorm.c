@@ -1,41 +1,37 @@
 /* cpu_rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over each row of a
  * rows x cols fp32 matrix (LLaMA's RMSNorm), rows split across `threads`
- * threads, each row one pass for the sum of squares (vectorised, AVX2 clone
- * at run time) and one for y while it is still in cache; y larger than the
- * last-level cache is written with non-temporal stores (through a row
- * buffer), saving the read a plain store makes first. GB/s counts
+ * threads: each row read from memory once, for the sum of squares, and
+ * y = x * rstd * w written from the row still in L1 (cpu_rowops.c: AVX-512
+ * or vectorised loops); y larger than the last-level cache is written with
+ * non-temporal stores, saving the read a plain store makes first. GB/s counts
  * 2 * rows * cols * 4 bytes (read x, write y). Verified against the
  * harness's rmsnorm reference. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
+#include "cpu_rowops.h"
 
 struct rmsnorm {
   int64_t rows, cols;
   float eps;
   float *x, *w, *y;
   int stream;     /* non-temporal y */
-  float *rowbuf;  /* per thread: one row of y on its way out */
   struct cpu_pool *pool;
 };
 
-CPU_MULTIVERSION
 static void rmsnorm_rows(void *arg, int64_t r0, int64_t r1, int tid) {
+  (void)tid;
   const struct rmsnorm *s = arg;
   const int64_t cols = s->cols;
-  const float *restrict w = s->w;
   for (int64_t r = r0; r < r1; r++) {
-    const float *restrict x = s->x + r * cols;
-    float *restrict y = s->stream ? s->rowbuf + tid * cols : s->y + r * cols;
-    float ss = 0;
-#pragma omp simd reduction(+ : ss)
-    for (int64_t j = 0; j < cols; j++) ss += x[j] * x[j];
+    const float *x = s->x + r * cols;
+    const float ss = cpu_row_sumsq(x, cols); /* x comes from memory ... */
     const float rstd = 1.0f / sqrtf(ss / (float)cols + s->eps);
-#pragma omp simd
-    for (int64_t j = 0; j < cols; j++) y[j] = x[j] * rstd * w[j];
-    if (s->stream) cpu_stream_copy(s->y + r * cols, y, cols);
+    cpu_row_affine(s->y + r * cols, x, cols, 0.0f, rstd, s->w, NULL, s->stream,
+                   r + 1 < r1 ? x + cols : NULL); /* ... and from L1 */
   }
   if (s->stream) cpu_stream_fence();
 }
@@ -48,6 +44,9 @@ static const struct bench_param params[] = {
     {.name = "eps", .type = BENCH_PARAM_FLOAT, .description = "added to the mean square",
      .min = 0, .max = 1, .defaults = {"1e-5", "1e-5", "1e-5", "1e-5"}},
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
+    {.name = "stores", .type = BENCH_PARAM_STRING,
+     .description = "y's stores: auto (non-temporal when y exceeds the LLC), normal, nontemporal",
+     .choices = "auto,normal,nontemporal", .defaults = {"auto", "auto", "auto", "auto,nontemporal"}},
     {.name = NULL},
 };
 
@@ -65,10 +64,12 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->x = cpu_alloc(n * sizeof(float));
   s->y = cpu_alloc(n * sizeof(float));
   s->w = cpu_alloc((size_t)s->cols * sizeof(float));
-  s->stream = cpu_stream_output((int64_t)(n * sizeof(float)));
-  s->rowbuf = cpu_alloc((size_t)(cpu_pool_size(s->pool) * s->cols) * sizeof(float));
-  if (!s->x || !s->y || !s->w || !s->rowbuf) return host->fail(host, "out of memory");
+  const char *stores = host->param_str(host, "stores");
+  s->stream = !strcmp(stores, "nontemporal") ||
+              (!strcmp(stores, "auto") && cpu_stream_output((int64_t)(n * sizeof(float))));
+  if (!s->x || !s->y || !s->w) return host->fail(host, "out of memory");
   host->set_info(host, "stores", s->stream ? "nontemporal" : "normal");
+  host->set_info(host, "isa", cpu_rowops_isa());
   host->fill_random(host, s->x, n, BENCH_F32, 1);
   host->fill_random(host, s->w, (size_t)s->cols, BENCH_F32, 2);
   host->set_work(host, 4.0 * (double)n, 2.0 * (double)n * sizeof(float));
@@ -97,7 +98,6 @@ static void teardown(const struct bench_host *host, void *state) {
   cpu_free(s->x);
   cpu_free(s->y);
   cpu_free(s->w);
-  cpu_free(s->rowbuf);
   free(s);
 }
 

@@ -6,38 +6,31 @@
  * is written with non-temporal stores. GB/s counts 2 * rows * cols * 4
  * bytes. Verified against the harness's softmax reference. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
+#include "cpu_rowops.h"
 
 struct softmax {
   int64_t rows, cols;
   float *x, *y;
   int stream;     /* non-temporal y */
-  float *rowbuf;  /* per thread: one row of y on its way out */
+  float *rowbuf;  /* per thread: one row of e^(x - max) before y */
+  int64_t rowpad; /* its stride: cols rounded up to a line */
   struct cpu_pool *pool;
 };
 
-CPU_MULTIVERSION
 static void softmax_rows(void *arg, int64_t r0, int64_t r1, int tid) {
   const struct softmax *s = arg;
   const int64_t cols = s->cols;
   for (int64_t r = r0; r < r1; r++) {
-    const float *restrict x = s->x + r * cols;
-    float *restrict y = s->stream ? s->rowbuf + tid * cols : s->y + r * cols;
-    float mx = x[0];
-#pragma omp simd reduction(max : mx)
-    for (int64_t j = 0; j < cols; j++) mx = x[j] > mx ? x[j] : mx;
-    float sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t j = 0; j < cols; j++) {
-      y[j] = cpu_expf(x[j] - mx);
-      sum += y[j];
-    }
-    const float inv = 1.0f / sum;
-#pragma omp simd
-    for (int64_t j = 0; j < cols; j++) y[j] *= inv;
-    if (s->stream) cpu_stream_copy(s->y + r * cols, y, cols);
+    const float *x = s->x + r * cols;
+    float *y = s->y + r * cols;
+    float *e = s->stream ? s->rowbuf + tid * s->rowpad : y; /* e^(x - max), in L1 */
+    const float mx = cpu_row_max(x, cols);                 /* x from memory */
+    const float sum = cpu_row_exp_sum(e, x, cols, mx, r + 1 < r1 ? x + cols : NULL); /* L1 */
+    cpu_row_affine(y, e, cols, 0.0f, 1.0f / sum, NULL, NULL, s->stream, NULL);
   }
   if (s->stream) cpu_stream_fence();
 }
@@ -48,6 +41,9 @@ static const struct bench_param params[] = {
     {.name = "cols", .type = BENCH_PARAM_INT, .description = "row length (e.g. vocabulary, keys)",
      .min = 1, .max = 1 << 24, .zip = 1, .defaults = {"1000,4096", "4096", "4096,4096", "1,7,1000,4099"}},
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
+    {.name = "stores", .type = BENCH_PARAM_STRING,
+     .description = "y's stores: auto (non-temporal when y exceeds the LLC), normal, nontemporal",
+     .choices = "auto,normal,nontemporal", .defaults = {"auto", "auto", "auto", "auto,nontemporal"}},
     {.name = NULL},
 };
 
@@ -62,10 +58,14 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   const size_t n = (size_t)(s->rows * s->cols);
   s->x = cpu_alloc(n * sizeof(float));
   s->y = cpu_alloc(n * sizeof(float));
-  s->stream = cpu_stream_output((int64_t)(n * sizeof(float)));
-  s->rowbuf = cpu_alloc((size_t)(cpu_pool_size(s->pool) * s->cols) * sizeof(float));
+  const char *stores = host->param_str(host, "stores");
+  s->stream = !strcmp(stores, "nontemporal") ||
+              (!strcmp(stores, "auto") && cpu_stream_output((int64_t)(n * sizeof(float))));
+  s->rowpad = (s->cols + 15) / 16 * 16;
+  s->rowbuf = cpu_alloc((size_t)(cpu_pool_size(s->pool) * s->rowpad) * sizeof(float));
   if (!s->x || !s->y || !s->rowbuf) return host->fail(host, "out of memory");
   host->set_info(host, "stores", s->stream ? "nontemporal" : "normal");
+  host->set_info(host, "isa", cpu_rowops_isa());
   host->fill_random(host, s->x, n, BENCH_F32, 1);
   host->set_work(host, 0, 2.0 * (double)n * sizeof(float));
   return BENCH_OK;

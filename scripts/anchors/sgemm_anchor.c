@@ -1,7 +1,8 @@
 /* Direct cblas_sgemm timing for scripts/anchors.sh, outside bench: inputs
  * uniform in [-1, 1) like bench's, warm-up for WARM seconds (clocks and
  * OpenBLAS's threads settle, as bench's perf warm-up), then at least REPS
- * runs and one second; prints the median and best GFLOP/s.
+ * runs and one second; prints the median and best GFLOP/s and the core
+ * OpenBLAS runs (OPENBLAS_CORETYPE in the environment forces one).
  * Usage: sgemm_anchor N THREADS REPS WARM */
 #include <cblas.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 void openblas_set_num_threads(int);
+char *openblas_get_corename(void);
 
 static double now(void) {
   struct timespec t;
@@ -52,7 +54,8 @@ int main(int argc, char **argv) {
   }
   qsort(t, (size_t)reps, sizeof *t, cmp);
   const double flop = 2.0 * n * (double)n * n;
-  printf("median_gflops %.3f best_gflops %.3f\n", flop / t[reps / 2] * 1e-9, flop / t[0] * 1e-9);
+  printf("median_gflops %.3f best_gflops %.3f core %s\n", flop / t[reps / 2] * 1e-9,
+         flop / t[0] * 1e-9, openblas_get_corename());
   free(a);
   free(b);
   free(c);

@@ -5,8 +5,9 @@ anchors, from the files one anchors run left in DIR:
   DIR/bench-*/*.json   bench result files (schema bench-result/1)
   DIR/mbw.txt          mbw's per-run lines (optional)
   DIR/gbench.json      Google Benchmark's JSON output (optional)
-  DIR/sgemm-N-T.txt    direct cblas_sgemm timings (optional)
-  DIR/meta             key=value lines: gemm_sizes, threads_all, mbw_mib, ...
+  DIR/sgemm-C-N-T.txt  direct cblas_sgemm timings, OpenBLAS core C (auto: its own pick)
+  DIR/meta             key=value lines: gemm_sizes, threads_all, mbw_mib, the CPU
+                       (cpu_model, cpu_family, ...), clock_ghz, fma_*_gflops ...
 
 usage: table.py DIR
 """
@@ -44,6 +45,20 @@ def one(cases, plugin, **params):
 
 def gflops(c):
     return c["gflops"] if c and c.get("gflops") else None
+
+
+def gflops_best(c):
+    """GFLOP/s over the best (minimum) time: what a busy machine's preemptions
+    leave alone, as STREAM's best of trials."""
+    if not c or not c.get("flops"):
+        return None
+    timer = c.get("timer") or "host"
+    t = (c.get(timer) or c["host"])["min"]
+    return c["flops"] / t if t else None
+
+
+def best_ratio(a, b):
+    return a / b if isinstance(a, float) and isinstance(b, float) and b else None
 
 
 def gbps_median(c):
@@ -107,19 +122,65 @@ def read_gbench(d, kind="real_time"):
     return out
 
 
-def read_sgemm(d, n, t):
-    path = os.path.join(d, f"sgemm-{n}-{t}.txt")
+def read_sgemm(d, core, n, t):
+    """(median GFLOP/s, core OpenBLAS ran) of a direct cblas_sgemm run."""
+    path = os.path.join(d, f"sgemm-{core}-{n}-{t}.txt")
     if not os.path.exists(path):
+        return None, None
+    text = open(path).read()
+    m = re.search(r"median_gflops ([\d.]+)", text)
+    c = re.search(r"core (\S+)", text)
+    return (float(m.group(1)) if m else None), (c.group(1) if c else None)
+
+
+def flop_per_cycle(meta, isa):
+    """Nominal fp32 FLOP per cycle of one core for a kernel's ISA: 2 FMA pipes
+    x lanes x 2. AVX-512 on Zen 4 (family 25) runs on 256-bit units: no more
+    than AVX2; Zen 5 (family 26) and Intel's AVX-512 cores have 512-bit FMA."""
+    if isa.startswith("avx512"):
+        if meta.get("cpu_vendor") == "AuthenticAMD" and meta.get("cpu_family") == "25":
+            return 32
+        return 64
+    if isa.startswith("avx2"):
+        return 32
+    return None  # a generic kernel: whatever the compiler made of it
+
+
+def peak_gflops(meta, isa, threads):
+    """The physical estimate: nominal FLOP/cycle x measured clock x threads."""
+    try:
+        ghz = float(meta["clock_ghz"])
+    except (KeyError, ValueError):
         return None
-    m = re.search(r"median_gflops ([\d.]+)", open(path).read())
-    return float(m.group(1)) if m else None
+    fpc = flop_per_cycle(meta, isa)
+    return fpc * ghz * threads if fpc else None
+
+
+def kernel_isa(c):
+    """The ISA a GEMM-like case ran: its kernel's, or its BLAS core's."""
+    info = c["info"] if c else {}
+    if "kernel" in info:
+        return info["kernel"].split()[0]
+    core = (info.get("openblas_core") or info.get("blis_arch") or "").lower()
+    if core in ("skylakex", "cooperlake", "sapphirerapids", "skx", "knl", "zen4", "zen5"):
+        return "avx512"
+    if core in ("haswell", "zen", "zen2", "zen3", "excavator"):
+        return "avx2"
+    return "generic"
+
+
+def anchor_name(c):
+    info = c["info"]
+    if c["params"]["variant"] == "openblas":
+        return f"OpenBLAS {info.get('openblas_core', '?')}"
+    return f"BLIS {info.get('blis_arch', '?')}"
 
 
 class Table:
     def __init__(self):
         self.rows = []
 
-    def add(self, what, bench, anchor, ratio=None, target="", unit=""):
+    def add(self, what, bench, anchor, ratio=None, target="", unit="", peak=None, best=None):
         def fmt(x):
             if x is None:
                 return "n/a"
@@ -130,15 +191,19 @@ class Table:
         if ratio is None and isinstance(bench, float) and isinstance(anchor, float) and anchor:
             ratio = bench / anchor
         r = ratio if isinstance(ratio, str) else "n/a" if ratio is None else f"{ratio:.3f}"
-        self.rows.append((what, fmt(bench), fmt(anchor), r, target))
+        of_peak = ""
+        if isinstance(bench, float) and peak:
+            of_peak = f"{bench / peak:.3f}"
+        b = "" if best is None else f"{best:.3f}"
+        self.rows.append((what, fmt(bench), fmt(anchor), r, b, target, of_peak))
 
     def section(self, title):
-        self.rows.append((title, None, None, None, None))
+        self.rows.append((title, None, None, None, None, None, None))
 
     def print(self):
-        head = ("what", "bench", "anchor", "ratio", "target")
-        w = [max(len(head[i]), *(len(r[i]) for r in self.rows if r[1] is not None)) for i in range(5)]
-        line = "  ".join(f"{{:<{w[0]}}}" if i == 0 else f"{{:>{w[i]}}}" for i in range(5))
+        head = ("what", "bench", "anchor", "ratio", "best", "target", "of peak")
+        w = [max(len(head[i]), *(len(r[i]) for r in self.rows if r[1] is not None)) for i in range(7)]
+        line = "  ".join(f"{{:<{w[0]}}}" if i == 0 else f"{{:>{w[i]}}}" for i in range(7))
         print(line.format(*head))
         print("  ".join("-" * x for x in w))
         for r in self.rows:
@@ -157,25 +222,70 @@ def main():
     threads = [("1", "1 thread"), ("0", f"all threads ({all_t})")]
     t = Table()
 
-    # GEMM against OpenBLAS, in the same harness, then OpenBLAS direct.
-    t.section("GEMM (GFLOP/s at the median; anchor: cblas_sgemm as cpu_gemm variant=openblas)")
+    # This CPU and its limits.
+    ghz = meta.get("clock_ghz")
+    print(f"CPU: {meta.get('cpu_model', '?')} ({meta.get('cpu_vendor', '?')} family "
+          f"{meta.get('cpu_family', '?')} model {meta.get('cpu_model_id', '?')}), "
+          f"{all_t} CPUs, AVX-512 {'yes' if meta.get('avx512') == '1' else 'no'}")
+    for isa in (["avx512"] if meta.get("avx512") == "1" else []) + ["avx2"]:
+        fpc = flop_per_cycle(meta, isa)
+        measured = meta.get(f"fma_{isa}_gflops")
+        note = ""
+        if measured and ghz:
+            note = f"; measured FMA throughput {float(measured):.1f} GFLOP/s = {float(measured) / float(ghz):.1f} FLOP/cycle"
+        print(f"peak {isa}: {fpc} FLOP/cycle (nominal) x {ghz or '?'} GHz (measured) = "
+              f"{fpc * float(ghz) if ghz else float('nan'):.1f} GFLOP/s per core{note}")
+    print(f"OpenBLAS picks {meta.get('openblas_core') or 'n/a'}; BLIS picks {meta.get('blis_arch') or 'n/a'}")
+    print()
+
+    def nthreads(tv):
+        return int(all_t) if tv == "0" and all_t.isdigit() else 1
+
+    # GEMM against the strongest anchor, in the same harness, then OpenBLAS direct.
+    t.section("GEMM (GFLOP/s at the median; anchor: the strongest of the OpenBLAS and BLIS runs as "
+              "cpu_gemm variants (an anchor row's anchor column: its best); best: the ratio of the "
+              "best (minimum-time) figures, which a busy machine disturbs least; of peak: bench / "
+              "(nominal FLOP/cycle of the kernel's ISA x clock x threads))")
     for n in sizes:
         for tv, tname in threads:
             packed = find(cases, "cpu_gemm", variant="packed", m=n, threads=tv)
             best = max(packed, key=lambda c: c["gflops"] or 0) if packed else None
-            ob = one(cases, "cpu_gemm", variant="openblas", m=n, threads=tv)
-            target = ">= 0.8" if tv == "1" and n == sizes[-1] and len(sizes) > 1 else ""
+            anchors = find(cases, "cpu_gemm", variant="openblas", m=n, threads=tv) + \
+                find(cases, "cpu_gemm", variant="blis", m=n, threads=tv)
+            strong = max(anchors, key=lambda c: c["gflops"] or 0) if anchors else None
             label = f"cpu_gemm best ({best['info'].get('kernel', '?')})" if best else "cpu_gemm best"
-            t.add(f"{label} / OpenBLAS, {n}^3, {tname}", gflops(best), gflops(ob), target=target)
+            aname = anchor_name(strong) if strong else "no anchor"
+            target = ">= 0.97" if n in ("1024", "2048") else ""
+            bests = [gflops_best(a) for a in anchors if gflops_best(a)]
+            t.add(f"{label} / strongest ({aname}), {n}^3, {tname}", gflops(best), gflops(strong),
+                  target=target, peak=peak_gflops(meta, kernel_isa(best), nthreads(tv)),
+                  best=best_ratio(max((gflops_best(c) or 0 for c in packed), default=None),
+                                  max(bests) if bests else None))
             avx2 = one(cases, "cpu_gemm", variant="packed", m=n, threads=tv, isa="avx2")
             if avx2 and best and best is not avx2:
-                t.add(f"cpu_gemm packed avx2 6x16 / OpenBLAS, {n}^3, {tname}", gflops(avx2), gflops(ob))
-    t.section("OpenBLAS inside bench vs called directly (harness overhead; median GFLOP/s)")
+                same = [a for a in anchors if kernel_isa(a) == "avx2"]
+                strong2 = max(same, key=lambda c: c["gflops"] or 0) if same else None
+                aname2 = anchor_name(strong2) if strong2 else "no AVX2 anchor"
+                bests2 = [gflops_best(a) for a in same if gflops_best(a)]
+                t.add(f"cpu_gemm packed avx2 6x16 / strongest AVX2 ({aname2}), {n}^3, {tname}",
+                      gflops(avx2), gflops(strong2), target=target,
+                      peak=peak_gflops(meta, "avx2", nthreads(tv)),
+                      best=best_ratio(gflops_best(avx2), max(bests2) if bests2 else None))
+            for a in sorted(anchors, key=anchor_name):
+                t.add(f"  anchor {anchor_name(a)} ({kernel_isa(a)}), {n}^3, {tname}", gflops(a),
+                      gflops_best(a), ratio="-", peak=peak_gflops(meta, kernel_isa(a), nthreads(tv)))
+    t.section("OpenBLAS inside bench vs called directly (harness overhead; median GFLOP/s, same core)")
     for n in sizes:
         for tv, tname in threads:
-            ob = one(cases, "cpu_gemm", variant="openblas", m=n, threads=tv)
-            direct = read_sgemm(d, n, meta.get("threads_all", "1") if tv == "0" else "1")
-            t.add(f"bench openblas / direct cblas_sgemm, {n}^3, {tname}", gflops(ob), direct)
+            tt = meta.get("threads_all", "1") if tv == "0" else "1"
+            for core in ("auto", "SkylakeX"):
+                direct, dcore = read_sgemm(d, core, n, tt)
+                if core != "auto" and direct is None:
+                    continue
+                ob = [c for c in find(cases, "cpu_gemm", variant="openblas", m=n, threads=tv)
+                      if dcore is None or c["info"].get("openblas_core") == dcore]
+                t.add(f"bench openblas / direct cblas_sgemm ({dcore or core}), {n}^3, {tname}",
+                      gflops(ob[0] if ob else None), direct)
 
     # STREAM against mbw.
     mbw = read_mbw(d)
@@ -210,7 +320,8 @@ def main():
           gb_cpu.get("BM_empty"), ratio="-")
 
     # Memory-bound primitives against the copy roof; attention against GEMM.
-    t.section("LLM primitives (GB/s at the median / membw_cpu copy GB/s at the median, same threads)")
+    t.section("LLM primitives (GB/s at the median / membw_cpu copy GB/s at the median, same threads; "
+              "best: the same from minimum times)")
     prims = [("cpu_rmsnorm", {}), ("cpu_layernorm", {}), ("cpu_softmax", {}),
              ("cpu_rope", {"layout": "halves"}), ("cpu_rope", {"layout": "interleaved"})]
     for tv, tname in threads:
@@ -219,8 +330,11 @@ def main():
         for plugin, extra in prims:
             c = one(cases, plugin, threads=tv, **extra)
             shape = " ".join(f"{k}={v}" for k, v in (c or {}).get("params", {}).items()
-                             if k not in ("threads", "eps", "theta"))
-            t.add(f"{plugin} {shape}, {tname}", gbps_median(c), roof)
+                             if k not in ("threads", "eps", "theta", "stores"))
+            isa = (c or {}).get("info", {}).get("isa")
+            target = {"cpu_rmsnorm": ">= 0.8", "cpu_layernorm": ">= 0.8", "cpu_softmax": ">= 0.6"}.get(plugin, "")
+            t.add(f"{plugin} {shape}{f' ({isa})' if isa else ''}, {tname}", gbps_median(c), roof,
+                  target=target, best=best_ratio(gbps_best(c), gbps_best(copy)))
     t.section("attention (GFLOP/s, causal FLOPs / cpu_gemm best GFLOP/s at the largest size, same threads)")
     for tv, tname in threads:
         att = one(cases, "cpu_attention", threads=tv)
@@ -228,7 +342,10 @@ def main():
         best = max(packed, key=lambda c: c["gflops"] or 0) if packed else None
         shape = " ".join(f"{k}={v}" for k, v in (att or {}).get("params", {}).items()
                          if k in ("batch", "heads", "seq", "head_dim"))
-        t.add(f"cpu_attention {shape}, {tname}", gflops(att), gflops(best))
+        kern = (att or {}).get("info", {}).get("kernel", "?")
+        t.add(f"cpu_attention {shape} ({kern}) / cpu_gemm, {tname}", gflops(att), gflops(best),
+              target=">= 0.75", peak=peak_gflops(meta, kernel_isa(att), nthreads(tv)),
+              best=best_ratio(gflops_best(att), max((gflops_best(c) or 0 for c in packed), default=None)))
     t.print()
 
 

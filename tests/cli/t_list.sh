@@ -32,7 +32,7 @@ expect_in "$T/out" 'fx_ok n=8: OK'
 # --verbose shows parameters and their tier defaults.
 run_bench --list --verbose --plugin cpu_gemm
 expect_rc 0
-expect_in "$T/out" 'variant +string \{naive,blocked,packed,openblas\}'
+expect_in "$T/out" 'variant +string \{naive,blocked,packed,openblas,blis\}'
 expect_in "$T/out" 'defaults: smoke=.* standard=.* perf=.* verify='
 
 # BENCH_PLUGIN_PATH is searched too.

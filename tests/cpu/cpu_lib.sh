@@ -10,16 +10,23 @@ VERIFIED="cpu_gemm cpu_rmsnorm cpu_layernorm cpu_softmax cpu_rope cpu_attention"
 have_openblas() {
   python3 -c 'import ctypes; ctypes.CDLL("libopenblas.so.0")' 2>/dev/null
 }
+# And BLIS (variant=blis)?
+have_blis() {
+  python3 -c 'import ctypes; ctypes.CDLL("libblis.so.4")' 2>/dev/null
+}
 
 # check_results DIR PRESET: every CPU plugin has a result file and rollup
-# rows; every case OK, except openblas cases SKIPPED with the reason when
-# OpenBLAS is absent (or BENCH_CPU_NO_OPENBLAS is set); verified plugins
+# rows; every case OK, except openblas (blis) cases SKIPPED with the reason
+# when OpenBLAS (BLIS) is absent or BENCH_CPU_NO_OPENBLAS (BENCH_CPU_NO_BLIS)
+# is set; verified plugins
 # compared every element (method full), and with determinism on, bit for
 # bit equal outputs.
 check_results() {
-  python3 - "$1" "$2" "$CPU_PLUGINS" "$VERIFIED" "$(have_openblas && [ -z "${BENCH_CPU_NO_OPENBLAS:-}" ] && echo yes)" <<'PY'
+  python3 - "$1" "$2" "$CPU_PLUGINS" "$VERIFIED" "$(have_openblas && [ -z "${BENCH_CPU_NO_OPENBLAS:-}" ] && echo yes)" \
+    "$(have_blis && [ -z "${BENCH_CPU_NO_BLIS:-}" ] && echo yes)" <<'PY'
 import csv, glob, json, os, sys
-d, preset, plugins, verified, openblas = sys.argv[1:6]
+d, preset, plugins, verified, openblas, blis = sys.argv[1:7]
+absent = {"openblas": ("OpenBLAS", openblas != "yes"), "blis": ("BLIS", blis != "yes")}
 plugins, verified = plugins.split(), verified.split()
 bad = []
 rows = list(csv.DictReader(open(os.path.join(d, "rollup.csv"), newline="")))
@@ -34,9 +41,10 @@ for p in plugins:
         if not doc["cases"]: bad.append(f"{p}: no cases")
         for c in doc["cases"]:
             name = p + " " + " ".join(f"{k}={v}" for k, v in c["params"].items())
-            if c["params"].get("variant") == "openblas" and openblas != "yes":
-                if c["status"] != "SKIPPED" or "OpenBLAS" not in (c["message"] or ""):
-                    bad.append(f"{name}: {c['status']} '{c['message']}', expected SKIPPED naming OpenBLAS")
+            lib, missing = absent.get(c["params"].get("variant"), ("", False))
+            if missing:
+                if c["status"] != "SKIPPED" or lib not in (c["message"] or ""):
+                    bad.append(f"{name}: {c['status']} '{c['message']}', expected SKIPPED naming {lib}")
                 continue
             if c["status"] != "OK":
                 bad.append(f"{name}: {c['status']}: {c['message']} {c['stderr_tail']}"); continue

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/anchors.sh --quick runs to completion and prints every row of its
 # table with a bench figure (and an anchor figure wherever that anchor is
-# installed). The ratios themselves are not checked: a busy machine's
-# numbers are no test.
+# installed); so does --cputime, with its one-thread rows. The ratios
+# themselves are not checked: a busy machine's numbers are no test.
 . "$(dirname "$0")/cpu_lib.sh"
 
 RC=0
@@ -11,12 +11,14 @@ expect_rc 0
 cat "$T/table"
 
 rows=(
-  'cpu_gemm best \(.*\) / OpenBLAS, 128\^3, 1 thread'
-  'cpu_gemm best \(.*\) / OpenBLAS, 128\^3, all threads'
-  'cpu_gemm best \(.*\) / OpenBLAS, 256\^3, 1 thread'
-  'cpu_gemm best \(.*\) / OpenBLAS, 256\^3, all threads'
-  'bench openblas / direct cblas_sgemm, 256\^3, 1 thread'
-  'bench openblas / direct cblas_sgemm, 256\^3, all threads'
+  '^CPU: .*family [0-9]+ model [0-9]+'
+  '^peak avx2: 32 FLOP/cycle \(nominal\) x [0-9.]+ GHz \(measured\)'
+  'cpu_gemm best \(.*\) / strongest \(.*\), 128\^3, 1 thread'
+  'cpu_gemm best \(.*\) / strongest \(.*\), 128\^3, all threads'
+  'cpu_gemm best \(.*\) / strongest \(.*\), 256\^3, 1 thread'
+  'cpu_gemm best \(.*\) / strongest \(.*\), 256\^3, all threads'
+  'bench openblas / direct cblas_sgemm \(.*\), 256\^3, 1 thread'
+  'bench openblas / direct cblas_sgemm \(.*\), 256\^3, all threads'
   'membw_cpu copy / mbw, 1 thread'
   'membw_cpu copy / mbw, all threads'
   'membw_cpu triad / mbw, 1 thread'
@@ -48,7 +50,8 @@ for l in lines[dash + 1:]:
         break
 PY
 }
-for r in "${rows[@]}"; do
+for r in "${rows[@]:0:2}"; do expect_in "$T/table" "$r"; done
+for r in "${rows[@]:2}"; do
   expect_in "$T/table" "$r"
   bench=$(columns "$r" | cut -d'|' -f2)
   [ -n "$bench" ] && [ "$bench" != n/a ] && ok || fail "row /$r/: no bench figure ('$bench')"
@@ -65,5 +68,29 @@ if echo '#include <benchmark/benchmark.h>' | g++ -x c++ -fsyntax-only - 2>/dev/n
   anchor_ok 'cpu_spin .* / BM_spin'
   anchor_ok 'cpu_noop floor / BM_noop_call'
 fi
-if have_openblas; then anchor_ok 'OpenBLAS, 256\^3, 1 thread'; fi
+if have_openblas; then
+  anchor_ok 'strongest \(.*\), 256\^3, 1 thread'
+  expect_in "$T/table" '^  anchor OpenBLAS [A-Za-z0-9]+ \(.*\), 256\^3, 1 thread'
+fi
+# BLIS: its rows where it is installed, none where it is not.
+if have_blis; then
+  expect_in "$T/table" '^  anchor BLIS [a-z0-9]+ \(.*\), 256\^3, 1 thread'
+else
+  expect_not_in "$T/table" '^  anchor BLIS'
+fi
+# With AVX-512 and a library that picked narrower kernels, the forced run is there too.
+if grep -qw avx512f /proc/cpuinfo; then
+  core=$(sed -n 's/^openblas_core=//p' "$T/a/meta")
+  case "$core" in ""|SkylakeX|Cooperlake|SapphireRapids) ;;
+    *) expect_in "$T/table" '^  anchor OpenBLAS SkylakeX \(avx512\), 256\^3, 1 thread' ;; esac
+fi
+# --cputime: the one-thread figures by thread CPU time, each with a number.
+RC=0
+"$SRC/scripts/anchors.sh" --quick --cputime --bench "$BENCH" >"$T/ct" 2>"$T/ctlog" || RC=$?
+expect_rc 0 "--cputime"
+cat "$T/ct"
+for r in 'cpu_gemm packed [a-z0-9]+ / strongest .*, 256\^3 +[0-9.]+ ' 'cpu_rmsnorm GB/s / membw_cpu copy GB/s +[0-9.]+ +[0-9.]+ ' \
+         'cpu_softmax GB/s / membw_cpu copy GB/s +[0-9.]+ +[0-9.]+ ' 'cpu_attention GFLOP/s / cpu_gemm packed 256\^3 +[0-9.]+ +[0-9.]+ '; do
+  expect_in "$T/ct" "$r"
+done
 finish

@@ -1,0 +1,256 @@
+/* Row kernels (cpu_rowops.h): an AVX-512 version of each, written with
+ * intrinsics (masked loads for the tail, aligned non-temporal stores after
+ * a masked head), and a portable one the compiler vectorises. */
+#include "cpu_rowops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_common.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ROWOPS_X86 1
+#endif
+
+/* ---- portable ------------------------------------------------------------------ */
+
+CPU_MULTIVERSION
+static float sum_c(const float *restrict x, int64_t n) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t j = 0; j < n; j++) s += x[j];
+  return s;
+}
+
+CPU_MULTIVERSION
+static float sumsq_c(const float *restrict x, int64_t n) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t j = 0; j < n; j++) s += x[j] * x[j];
+  return s;
+}
+
+CPU_MULTIVERSION
+static float sqdev_c(const float *restrict x, int64_t n, float mean) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t j = 0; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
+  return s;
+}
+
+CPU_MULTIVERSION
+static float max_c(const float *restrict x, int64_t n) {
+  float m = x[0];
+#pragma omp simd reduction(max : m)
+  for (int64_t j = 0; j < n; j++) m = x[j] > m ? x[j] : m;
+  return m;
+}
+
+CPU_MULTIVERSION
+static void affine_c(float *y, const float *x, int64_t n, float shift, float scale,
+                     const float *restrict w, const float *restrict b) {
+#pragma omp simd
+  for (int64_t j = 0; j < n; j++)
+    y[j] = (x[j] - shift) * scale * (w ? w[j] : 1.0f) + (b ? b[j] : 0.0f);
+}
+
+CPU_MULTIVERSION
+static float exp_sum_c(float *restrict y, const float *restrict x, int64_t n, float shift) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t j = 0; j < n; j++) {
+    y[j] = cpu_expf(x[j] - shift);
+    s += y[j];
+  }
+  return s;
+}
+
+/* ---- AVX-512 ------------------------------------------------------------------------ */
+
+#ifdef ROWOPS_X86
+#define AVX512 __attribute__((target("avx512f")))
+
+static AVX512 inline __mmask16 tail_mask(int64_t left) {
+  return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+}
+
+/* Reductions: four accumulators of 16 floats, then the tail masked into the
+ * first (OP(acc, v) for v = x[j..j+16) or e.g. (x - mean)); pf, when not
+ * NULL, is prefetched along (the next row). */
+#define REDUCE(OP, INIT, FOLD, REDUCE_ALL)                                          \
+  __m512 a0 = INIT, a1 = INIT, a2 = INIT, a3 = INIT;                                \
+  int64_t j = 0;                                                                    \
+  for (; j + 64 <= n; j += 64) {                                                    \
+    if (pf)                                                                         \
+      for (int l = 0; l < 64; l += 16) _mm_prefetch((const char *)(pf + j + l), _MM_HINT_T0); \
+    a0 = OP(a0, _mm512_loadu_ps(x + j));                                            \
+    a1 = OP(a1, _mm512_loadu_ps(x + j + 16));                                       \
+    a2 = OP(a2, _mm512_loadu_ps(x + j + 32));                                       \
+    a3 = OP(a3, _mm512_loadu_ps(x + j + 48));                                       \
+  }                                                                                 \
+  for (; j < n; j += 16) {                                                          \
+    const __mmask16 k = tail_mask(n - j);                                           \
+    a0 = _mm512_mask_mov_ps(a0, k, OP(a0, _mm512_maskz_loadu_ps(k, x + j)));        \
+  }                                                                                 \
+  return REDUCE_ALL(FOLD(FOLD(a0, a1), FOLD(a2, a3)))
+
+#define OP_SUM(a, v) _mm512_add_ps(a, v)
+#define OP_SQ(a, v) _mm512_fmadd_ps(v, v, a)
+#define OP_DEV(a, v) _mm512_fmadd_ps(_mm512_sub_ps(v, m), _mm512_sub_ps(v, m), a)
+#define OP_MAX(a, v) _mm512_max_ps(a, v)
+
+static AVX512 float sum_512(const float *x, int64_t n) {
+  const float *pf = NULL;
+  REDUCE(OP_SUM, _mm512_setzero_ps(), _mm512_add_ps, _mm512_reduce_add_ps);
+}
+
+static AVX512 float sumsq_512(const float *x, int64_t n) {
+  const float *pf = NULL;
+  REDUCE(OP_SQ, _mm512_setzero_ps(), _mm512_add_ps, _mm512_reduce_add_ps);
+}
+
+static AVX512 float sqdev_512(const float *x, int64_t n, float mean, const float *pf) {
+  const __m512 m = _mm512_set1_ps(mean);
+  REDUCE(OP_DEV, _mm512_setzero_ps(), _mm512_add_ps, _mm512_reduce_add_ps);
+}
+
+static AVX512 float max_512(const float *x, int64_t n) {
+  const float *pf = NULL;
+  REDUCE(OP_MAX, _mm512_set1_ps(-INFINITY), _mm512_max_ps, _mm512_reduce_max_ps);
+}
+
+static AVX512 inline __m512 affine_16(const float *x, const float *w, const float *b, int64_t j,
+                                      __mmask16 k, __m512 shift, __m512 scale) {
+  __m512 v = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), shift), scale);
+  if (w) v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(k, w + j));
+  if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(k, b + j));
+  return v;
+}
+
+static AVX512 void affine_512(float *y, const float *x, int64_t n, float shift_, float scale_,
+                              const float *w, const float *b, int stream, const float *next) {
+  const __m512 shift = _mm512_set1_ps(shift_), scale = _mm512_set1_ps(scale_);
+  int64_t j = 0;
+  if (stream) {
+    /* a masked head up to y's next 64-byte boundary, then whole lines */
+    const int64_t head = (int64_t)((64 - ((uintptr_t)y & 63)) & 63) / 4;
+    if (((uintptr_t)y & 3) == 0 && head > 0) {
+      const __mmask16 k = tail_mask(head < n ? head : n);
+      _mm512_mask_storeu_ps(y, k, affine_16(x, w, b, 0, k, shift, scale));
+      j = head < n ? head : n;
+    }
+    if (((uintptr_t)(y + j) & 63) == 0)
+      for (; j + 16 <= n; j += 16) {
+        if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+        _mm512_stream_ps(y + j, affine_16(x, w, b, j, 0xffff, shift, scale));
+      }
+  }
+  for (; j < n; j += 16) {
+    if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+    const __mmask16 k = tail_mask(n - j);
+    _mm512_mask_storeu_ps(y + j, k, affine_16(x, w, b, j, k, shift, scale));
+  }
+}
+
+/* cpu_expf on 16 lanes: the same lower clamp, reduction and polynomial,
+ * 2^n applied with vscalefps, which overflows to inf by itself (the callers
+ * pass x - max <= 0: no upper clamp). */
+static AVX512 inline __m512 exp_16(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-87.33654f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(p, n);
+}
+
+static AVX512 float exp_sum_512(float *y, const float *x, int64_t n, float shift_,
+                                 const float *next) {
+  const __m512 shift = _mm512_set1_ps(shift_);
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    if (next) {
+      _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+      _mm_prefetch((const char *)(next + j + 16), _MM_HINT_T0);
+    }
+    const __m512 e0 = exp_16(_mm512_sub_ps(_mm512_loadu_ps(x + j), shift));
+    const __m512 e1 = exp_16(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), shift));
+    _mm512_storeu_ps(y + j, e0);
+    _mm512_storeu_ps(y + j + 16, e1);
+    s0 = _mm512_add_ps(s0, e0);
+    s1 = _mm512_add_ps(s1, e1);
+  }
+  for (; j < n; j += 16) {
+    const __mmask16 k = tail_mask(n - j);
+    const __m512 e = exp_16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), shift));
+    _mm512_mask_storeu_ps(y + j, k, e);
+    s0 = _mm512_mask_add_ps(s0, k, s0, e);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+static int have_512(void) {
+  static int known = -1;
+  if (known < 0) {
+    const char *force = getenv("BENCH_CPU_ROWOPS"); /* "portable": the fallback, for tests */
+    known = __builtin_cpu_supports("avx512f") && !(force && !strcmp(force, "portable"));
+  }
+  return known;
+}
+#else
+static int have_512(void) { return 0; }
+#endif
+
+/* ---- dispatch --------------------------------------------------------------------------- */
+
+const char *cpu_rowops_isa(void) { return have_512() ? "avx512" : "portable"; }
+
+#ifdef ROWOPS_X86
+#define DISPATCH(f512, fc) return have_512() ? f512 : fc
+#else
+#define DISPATCH(f512, fc) return fc
+#endif
+
+float cpu_row_sum(const float *x, int64_t n) { DISPATCH(sum_512(x, n), sum_c(x, n)); }
+float cpu_row_sumsq(const float *x, int64_t n) { DISPATCH(sumsq_512(x, n), sumsq_c(x, n)); }
+float cpu_row_sqdev(const float *x, int64_t n, float mean, const float *next) {
+  (void)next;
+  DISPATCH(sqdev_512(x, n, mean, next), sqdev_c(x, n, mean));
+}
+float cpu_row_max(const float *x, int64_t n) { DISPATCH(max_512(x, n), max_c(x, n)); }
+float cpu_row_exp_sum(float *y, const float *x, int64_t n, float shift, const float *next) {
+  (void)next;
+  DISPATCH(exp_sum_512(y, x, n, shift, next), exp_sum_c(y, x, n, shift));
+}
+
+void cpu_row_affine(float *y, const float *x, int64_t n, float shift, float scale,
+                    const float *w, const float *b, int stream, const float *next) {
+  (void)next;
+#ifdef ROWOPS_X86
+  if (have_512()) {
+    affine_512(y, x, n, shift, scale, w, b, stream, next);
+    return;
+  }
+#endif
+  if (!stream) {
+    affine_c(y, x, n, shift, scale, w, b);
+    return;
+  }
+  /* through a buffer on the stack, out with non-temporal stores */
+  float buf[1024] __attribute__((aligned(64)));
+  for (int64_t j = 0; j < n; j += 1024) {
+    const int64_t len = n - j < 1024 ? n - j : 1024;
+    affine_c(buf, x + j, len, shift, scale, w ? w + j : NULL, b ? b + j : NULL);
+    cpu_stream_copy(y + j, buf, len);
+  }
+}

@@ -40,6 +40,7 @@ struct suite {
   const char *cur_plugin;
   const char *cur_label;
   int cur_index;
+  int isolation_case;            /* one process per case (else one worker per plugin) */
 };
 
 static int mkdir_p(const char *path) {
@@ -128,63 +129,74 @@ static struct run_file *run_file_new(const struct suite *s, int argc, char **arg
   return f;
 }
 
+/* The plugin being run: its result file and where its cases are. */
+struct plugin_pass {
+  struct suite *s;
+  const struct plugin *pl;
+  size_t first;        /* suite index of its first case */
+  struct run_file *f;
+  char *base;
+  int rc, save_failed;
+  char *label;         /* of the case running now */
+};
+
+static void case_begins(void *arg, size_t k) {
+  struct plugin_pass *pp = arg;
+  struct suite *s = pp->s;
+  const struct case_def *c = &s->cases.cases[pp->first + k];
+  int index = (int)(pp->first + k);
+  free(pp->label);
+  pp->label = case_label(c);
+  struct case_result id;
+  case_identity(&id, pp->pl, c, index);
+  events_test_start(&s->events, &id, pp->label, index, s->total, s->preset.policy.timeout_s);
+  case_result_release(&id);
+  s->cur_plugin = pp->pl->desc->name;
+  s->cur_label = pp->label;
+  s->cur_index = index;
+  progress_show(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
+                pp->pl->desc->name, pp->label, (s->total - s->done) * expected_case_s(s), 1);
+}
+
+static void case_ends(void *arg, size_t k, struct case_result *r) {
+  struct plugin_pass *pp = arg;
+  struct suite *s = pp->s;
+  (void)k;
+  pp->f->cases = xrealloc(pp->f->cases, (pp->f->ncases + 1) * sizeof *pp->f->cases);
+  pp->f->cases[pp->f->ncases++] = *r; /* the file owns it now */
+  r = &pp->f->cases[pp->f->ncases - 1];
+  const char *label = pp->label ? pp->label : "";
+  s->done++;
+  s->done_wall += r->wall_s;
+  if (case_status_failed(r->status)) s->failed++;
+  if (r->status == CASE_SKIPPED) s->skipped++;
+  events_test_end(&s->events, r, label);
+  print_case(s, r, label);
+  s->cur_label = NULL;
+  if (!pp->save_failed && results_save(s->opt->results_dir, pp->f, &pp->base) != 0) {
+    pp->save_failed = 1; /* said once; the rest of the suite still runs */
+    pp->rc = -1;
+  }
+}
+
 /* Run every case of one plugin; its result file is rewritten after each
  * case, so an interrupted or killed run keeps what was measured. Returns 0,
  * or -1 when the result file could not be written. */
 static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t *next_case) {
   const struct plugin *pl = s->plugins[pi];
-  struct run_file *f = run_file_new(s, argc, argv, pl);
-  char *base = NULL;
-  int rc = 0, save_failed = 0;
-  /* init() is per process and sees no case: when it declines this machine
-   * (no device, no driver), every case is SKIPPED for that reason without
-   * starting a process per case. */
-  char skip_reason[512] = "";
-  if (pl->desc->init &&
-      probe_in_child(pl, s->preset.policy.timeout_s, s->opt->debug, skip_reason, sizeof skip_reason) != BENCH_SKIP)
-    skip_reason[0] = '\0';
-  for (; *next_case < s->cases.n && s->cases.cases[*next_case].plugin_index == pi; (*next_case)++) {
-    if (child_interrupted()) break;
-    const struct case_def *c = &s->cases.cases[*next_case];
-    char *label = case_label(c);
-    int index = (int)*next_case;
-    f->cases = xrealloc(f->cases, (f->ncases + 1) * sizeof *f->cases);
-    struct case_result *r = &f->cases[f->ncases++];
-    case_identity(r, pl, c, index);
-    events_test_start(&s->events, r, label, index, s->total, s->preset.policy.timeout_s);
-
-    s->cur_plugin = pl->desc->name;
-    s->cur_label = label;
-    s->cur_index = index;
-    progress_show(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
-                  pl->desc->name, label, (s->total - s->done) * expected_case_s(s), 1);
-
-    if (skip_reason[0]) {
-      r->status = CASE_SKIPPED;
-      r->message = xstrdup(skip_reason);
-    } else {
-      case_result_release(r);
-      run_case(pl, c, index, &s->preset.policy, s->opt->debug, heartbeat, s, r);
-    }
-
-    s->done++;
-    s->done_wall += r->wall_s;
-    if (case_status_failed(r->status)) s->failed++;
-    if (r->status == CASE_SKIPPED) s->skipped++;
-    events_test_end(&s->events, r, label);
-    print_case(s, r, label);
-    free(label);
-    s->cur_label = NULL;
-
-    if (!save_failed && results_save(s->opt->results_dir, f, &base) != 0) {
-      save_failed = 1; /* said once; the rest of the suite still runs */
-      rc = -1;
-    }
-  }
-  run_file_release(f);
-  free(f);
-  free(base);
-  return rc;
+  struct plugin_pass pp = {s, pl, *next_case, run_file_new(s, argc, argv, pl), NULL, 0, 0, NULL};
+  size_t n = 0;
+  while (*next_case + n < s->cases.n && s->cases.cases[*next_case + n].plugin_index == pi) n++;
+  struct plugin_job job = {pl, &s->cases.cases[*next_case], n, (int)*next_case,
+                           &s->preset.policy, s->isolation_case, s->opt->debug,
+                           heartbeat, s, case_begins, case_ends, &pp};
+  run_plugin_cases(&job);
+  *next_case += n;
+  run_file_release(pp.f);
+  free(pp.f);
+  free(pp.base);
+  free(pp.label);
+  return pp.rc;
 }
 
 static char *preset_dir(void) {
@@ -217,6 +229,7 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   free(known);
   if (rc != 0) return -1;
   s->total = (int)s->cases.n;
+  s->isolation_case = o->isolation ? o->isolation == 2 : s->preset.policy.isolation_case;
   if (mkdir_p(o->results_dir) != 0) return -1;
   if (events_open(&s->events, o->events) != 0) return -1;
   return 0;

@@ -171,39 +171,70 @@ static void verify_output(const struct plugin *pl, struct host_state *h, void *s
   r->determinism = h->hash == first ? DET_BITWISE_EQUAL : DET_DIFFERS;
 }
 
-void measure_case(const struct plugin *pl, const struct case_def *c,
-                  const struct run_policy *pol, struct case_result *r) {
-  struct host_state h;
-  host_init(&h, c, r, pol->verify);
+/* Point the host at a new case and its result (the address of h->api, which
+ * a plugin may have kept from init, stays the same). */
+static void host_bind(struct host_state *h, const struct case_def *c, struct case_result *r,
+                      enum verify_level verify) {
+  struct host_state fresh;
+  host_init(&fresh, c, r, verify);
+  fresh.api.host_data = h;
+  *h = fresh;
+}
+
+int measure_init(struct plugin_run *pr, const struct plugin *pl) {
+  memset(pr, 0, sizeof *pr);
+  pr->pl = pl;
+  case_result_init(&pr->init);
+  host_init(&pr->h, NULL, &pr->init, VERIFY_NONE);
+  pr->init.status = CASE_OK;
+  if (!pl->desc->init) return BENCH_OK;
+  int rc = pl->desc->init(&pr->h.api, &pr->ctx);
+  if (rc == BENCH_OK && !pr->h.bug) {
+    pr->inited = 1;
+    return BENCH_OK;
+  }
+  record_failure(&pr->init, &pr->h, rc, "init");
+  /* init succeeded but misused the host: what it allocated is freed. */
+  if (rc == BENCH_OK && pl->desc->deinit) pl->desc->deinit(&pr->h.api, pr->ctx);
+  return pr->init.status == CASE_SKIPPED ? BENCH_SKIP : BENCH_ERROR;
+}
+
+void measure_deinit(struct plugin_run *pr) {
+  if (pr->inited && pr->pl->desc->deinit) {
+    host_bind(&pr->h, NULL, &pr->init, VERIFY_NONE);
+    pr->pl->desc->deinit(&pr->h.api, pr->ctx);
+  }
+  pr->inited = 0;
+  case_result_release(&pr->init);
+}
+
+void measure_one(struct plugin_run *pr, const struct case_def *c, const struct run_policy *pol,
+                 struct case_result *r) {
+  const struct plugin *pl = pr->pl;
+  struct host_state *h = &pr->h;
+  host_bind(h, c, r, pol->verify);
+  for (size_t i = 0; i < pr->init.ninfo; i++) /* what init said holds for every case */
+    kv_list_add(&r->ninfo, &r->info, pr->init.info[i].key, pr->init.info[i].value);
   r->target_cv = pol->target_cv;
   r->check.pass = 1;
   snprintf(r->check.method, sizeof r->check.method, "none");
-  void *ctx = NULL, *state = NULL;
+  void *state = NULL;
   struct samples s = {0};
-  int rc = BENCH_OK;
-
-  if (pl->desc->init) {
-    rc = pl->desc->init(&h.api, &ctx);
-    if (rc != BENCH_OK || h.bug) {
-      record_failure(r, &h, rc, "init");
-      return;
-    }
-  }
-  rc = pl->desc->setup(&h.api, ctx, &state);
-  if (rc != BENCH_OK || h.bug) {
-    record_failure(r, &h, rc, "setup");
+  int rc = pl->desc->setup(&h->api, pr->ctx, &state);
+  if (rc != BENCH_OK || h->bug) {
+    record_failure(r, h, rc, "setup");
     goto teardown;
   }
   double iter_ns;
-  warm_up(pl, &h, state, pol, r, &iter_ns, &rc);
-  if (rc != BENCH_OK || h.bug) {
-    record_failure(r, &h, rc, "run");
+  warm_up(pl, h, state, pol, r, &iter_ns, &rc);
+  if (rc != BENCH_OK || h->bug) {
+    record_failure(r, h, rc, "run");
     goto teardown;
   }
   r->batch = pick_batch(pol, iter_ns);
-  rc = sample_loop(pl, &h, state, pol, r, &s);
-  if (rc != BENCH_OK || h.bug) {
-    record_failure(r, &h, rc, "run");
+  rc = sample_loop(pl, h, state, pol, r, &s);
+  if (rc != BENCH_OK || h->bug) {
+    record_failure(r, h, rc, "run");
     goto teardown;
   }
   r->nsamples = s.n;
@@ -216,31 +247,34 @@ void measure_case(const struct plugin *pl, const struct case_def *c,
     stats_compute(r->device_ns, r->nsamples, &r->device);
   }
   r->status = CASE_OK;
-  verify_output(pl, &h, state, pol, r);
+  verify_output(pl, h, state, pol, r);
 teardown:
-  if (state && pl->desc->teardown) pl->desc->teardown(&h.api, state);
-  if (pl->desc->deinit) pl->desc->deinit(&h.api, ctx);
+  if (state && pl->desc->teardown) pl->desc->teardown(&h->api, state);
   free(s.host);
   free(s.dev);
 }
 
-int probe_plugin(const struct plugin *pl, char *reason, size_t len) {
-  struct case_result r;
-  case_result_init(&r);
-  struct host_state h;
-  host_init(&h, NULL, &r, VERIFY_NONE);
-  void *ctx = NULL;
-  int rc = BENCH_OK;
-  reason[0] = '\0';
-  if (pl->desc->init) {
-    rc = pl->desc->init(&h.api, &ctx);
-    if (rc != BENCH_OK || h.bug) {
-      snprintf(reason, len, "%s", h.message[0] ? h.message : "init() failed without a reason");
-      if (rc == BENCH_OK) rc = BENCH_ERROR;
-    } else if (pl->desc->deinit) {
-      pl->desc->deinit(&h.api, ctx);
-    }
+void measure_case(const struct plugin *pl, const struct case_def *c,
+                  const struct run_policy *pol, struct case_result *r) {
+  struct plugin_run pr;
+  if (measure_init(&pr, pl) != BENCH_OK) {
+    r->status = pr.init.status;
+    free(r->message);
+    r->message = pr.init.message;
+    pr.init.message = NULL;
+    for (size_t i = 0; i < pr.init.ninfo; i++)
+      kv_list_add(&r->ninfo, &r->info, pr.init.info[i].key, pr.init.info[i].value);
+    case_result_release(&pr.init);
+    return;
   }
-  case_result_release(&r);
+  measure_one(&pr, c, pol, r);
+  measure_deinit(&pr);
+}
+
+int probe_plugin(const struct plugin *pl, char *reason, size_t len) {
+  struct plugin_run pr;
+  int rc = measure_init(&pr, pl);
+  snprintf(reason, len, "%s", rc == BENCH_OK || !pr.init.message ? "" : pr.init.message);
+  measure_deinit(&pr);
   return rc;
 }

@@ -29,6 +29,7 @@ void usage(FILE *f) {
           "  --events FILE        write JSON-lines progress events to FILE ('-' for stdout)\n"
           "  --tag TAG            added to result file names and rows (e.g. the machine)\n"
           "  --mode perf|debug    debug: serialised GPU launches and the Vulkan validation layer\n"
+          "  --isolation plugin|case  one worker process per plugin (default) or one per case\n"
           "  --help, --version\n"
           "\n"
           "Exit status: 0 every case OK or SKIPPED; 1 a case failed; 2 usage or configuration error.\n");
@@ -41,7 +42,7 @@ static void push(const char ***list, size_t *n, const char *v) {
 
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
-         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION };
+         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_ISOLATION };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -51,6 +52,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"tag", required_argument, NULL, OPT_TAG},
       {"mode", required_argument, NULL, OPT_MODE},
       {"list", no_argument, NULL, OPT_LIST},
+      {"isolation", required_argument, NULL, OPT_ISOLATION},
       {"verbose", no_argument, NULL, OPT_VERBOSE},
       {"help", no_argument, NULL, OPT_HELP},
       {"version", no_argument, NULL, OPT_VERSION},
@@ -76,6 +78,11 @@ int options_parse(int argc, char **argv, struct options *o) {
       if (strcmp(optarg, "debug") == 0) o->debug = 1;
       else if (strcmp(optarg, "perf") == 0) o->debug = 0;
       else return error("--mode must be perf or debug, not '%s'", optarg);
+      break;
+    case OPT_ISOLATION:
+      if (strcmp(optarg, "case") == 0) o->isolation = 2;
+      else if (strcmp(optarg, "plugin") == 0) o->isolation = 1;
+      else return error("--isolation must be plugin or case, not '%s'", optarg);
       break;
     case OPT_LIST: o->list = 1; break;
     case 'v':

@@ -188,12 +188,12 @@ static int diag_cmp(const void *a, const void *b) {
 
 /* ---- the [run] keys --------------------------------------------------- */
 
-enum run_kind { RK_TIER, RK_COUNT, RK_DURATION, RK_FRACTION, RK_VERIFY, RK_BOOL };
+enum run_kind { RK_TIER, RK_COUNT, RK_DURATION, RK_FRACTION, RK_VERIFY, RK_BOOL, RK_CHOICE };
 
 enum run_key_id {
   RUN_TIER, RUN_WARMUP_ITERS, RUN_WARMUP_TIME, RUN_MIN_SAMPLES, RUN_MAX_SAMPLES,
   RUN_MIN_TIME, RUN_MAX_TIME, RUN_TARGET_NOISE, RUN_BATCH_MIN_TIME, RUN_VERIFY,
-  RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_NKEYS
+  RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_STOP, RUN_ISOLATION, RUN_NKEYS
 };
 
 struct run_key {
@@ -217,6 +217,8 @@ static const struct run_key run_keys[RUN_NKEYS] = {
   [RUN_DETERMINISM] = {"determinism", RK_BOOL, 0, 0},
   [RUN_TIMEOUT] = {"timeout", RK_DURATION, 0, 1},
   [RUN_HEARTBEAT] = {"heartbeat", RK_DURATION, 0, 1},
+  [RUN_STOP] = {"stop", RK_CHOICE, 0, 0},
+  [RUN_ISOLATION] = {"isolation", RK_CHOICE, 0, 0},
 };
 
 /* ---- the loader ------------------------------------------------------- */
@@ -425,6 +427,18 @@ static int set_run_value(struct loader *ld, enum run_key_id id, const char *valu
     return -1;
   }
   switch (k->kind) {
+  case RK_CHOICE: {
+    /* stop = ci | cv; isolation = plugin | case */
+    const char *a = id == RUN_STOP ? "ci" : "plugin", *b = id == RUN_STOP ? "cv" : "case";
+    int v = strcmp(value, a) == 0 ? 0 : strcmp(value, b) == 0 ? 1 : -1;
+    if (v < 0) {
+      add_diag(ld, line, "bad value '%s' for %s: expected %s or %s", value, name, a, b);
+      return -1;
+    }
+    if (id == RUN_STOP) pol->stop_cv = v;
+    else pol->isolation_case = v;
+    return 0;
+  }
   case RK_TIER: {
     enum bench_tier t;
     if (tier_parse(value, &t) != 0) {

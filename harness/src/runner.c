@@ -256,7 +256,7 @@ static void on_worker_line(void *arg, char *line, char *tail, double wall_s) {
 
 /* Every case from k on gets init's verdict (SKIPPED or ERROR). */
 static size_t finish_with(const struct plugin_job *job, size_t k, const struct case_result *init,
-                          int begun) {
+                          int begun, char *tail) {
   size_t n = 0;
   for (; k < job->ncases && !child_interrupted(); k++) {
     if (!begun) job->begin(job->cb_arg, k);
@@ -267,9 +267,12 @@ static size_t finish_with(const struct plugin_job *job, size_t k, const struct c
     r.message = xstrdup(init->message ? init->message : "init() failed without a reason");
     for (size_t i = 0; i < init->ninfo; i++)
       kv_list_add(&r.ninfo, &r.info, init->info[i].key, init->info[i].value);
+    r.stderr_tail = tail; /* what init printed, with the first case */
+    tail = NULL;
     job->done(job->cb_arg, k, &r);
     n++;
   }
+  free(tail);
   return n;
 }
 
@@ -288,7 +291,8 @@ static size_t run_workers(const struct plugin_job *job) {
     if (ws.got_init && ws.init.status != CASE_OK) {
       /* init declined or failed: no worker can do better */
       size_t first = k;
-      k += finish_with(job, k, &ws.init, 1);
+      k += finish_with(job, k, &ws.init, 1, ws.init_tail);
+      ws.init_tail = NULL;
       if (k == first) k = job->ncases;
     } else if (k < job->ncases) {
       /* The worker died, hung or was stopped in case k (or in init). */
@@ -329,7 +333,7 @@ static size_t run_isolated(const struct plugin_job *job) {
     case_result_init(&init);
     init.status = CASE_SKIPPED;
     init.message = xstrdup(reason);
-    size_t n = finish_with(job, 0, &init, 0);
+    size_t n = finish_with(job, 0, &init, 0, NULL);
     case_result_release(&init);
     return n;
   }

@@ -99,7 +99,14 @@ static void print_case(struct suite *s, const struct case_result *r, const char 
     const struct stats *t = case_time(r);
     char med[32];
     format_time(t->median, med, sizeof med);
-    fprintf(s->out, "  median %s (%s)  cv %.2f%%  n=%zu", med, case_timer_name(r), t->cv * 100, r->nsamples);
+    fprintf(s->out, "  median %s", med);
+    if (t->median > 0 && t->n >= 2) fprintf(s->out, " +-%.2f%%", (t->ci_hi - t->ci_lo) / 2 / t->median * 100);
+    fprintf(s->out, " (%s)  cv %.2f%%  n=%zu", case_timer_name(r), t->cv * 100, r->nsamples);
+    if (r->batch > 1) fprintf(s->out, "  batch %d", r->batch);
+    /* Many outliers (hyperfine warns on them): the median is robust, the
+     * machine was busy. */
+    if (t->outliers >= 2 && t->outliers * 20 >= t->n)
+      fprintf(s->out, "  outliers %zu (%.0f%%)", t->outliers, 100.0 * (double)t->outliers / (double)t->n);
     if (r->flops > 0) fprintf(s->out, "  %.3g GFLOP/s", case_gflops(r));
     if (r->bytes > 0) fprintf(s->out, "  %.3g GB/s", case_gbps(r));
     if (r->check.checked) fprintf(s->out, "  max_abs_err %.2g (%s)", r->check.max_abs_err, r->check.method);

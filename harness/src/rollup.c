@@ -13,6 +13,7 @@ const char *const rollup_columns[] = {
     "preset",    "params",    "status",    "samples",     "timer",       "median_ms",
     "mean_ms",   "min_ms",    "stddev_ms", "cv",          "gflops",      "gbps",
     "max_abs_err", "max_rel_err", "rtol",  "atol",        "settled",     "source",
+    "ci_lo_ms",  "ci_hi_ms",  "outliers",  "batch",
     NULL,
 };
 
@@ -89,6 +90,10 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   add_sep_number(sb, c->checked, c->atol);
   add_sep_field(sb, !timed ? NULL : r->settled ? "yes" : "no");
   add_sep_field(sb, source);
+  add_sep_number(sb, timed, t->ci_lo / 1e6);
+  add_sep_number(sb, timed, t->ci_hi / 1e6);
+  if (timed) strbuf_addf(sb, ",%zu,%d", t->outliers, r->batch);
+  else strbuf_adds(sb, ",,");
   strbuf_adds(sb, "\n");
 }
 

@@ -87,11 +87,11 @@ static void test_header(void) {
   struct strbuf want = STRBUF_INIT;
   size_t n = 0;
   for (; rollup_columns[n]; n++) strbuf_addf(&want, "%s%s", n ? "," : "", rollup_columns[n]);
-  CHECK(n == 24);
+  CHECK(n == 28);
   CHECK_STR(want.buf,
             "date,host,tag,plugin,backend,operation,preset,params,status,samples,timer,"
             "median_ms,mean_ms,min_ms,stddev_ms,cv,gflops,gbps,max_abs_err,max_rel_err,"
-            "rtol,atol,settled,source");
+            "rtol,atol,settled,source,ci_lo_ms,ci_hi_ms,outliers,batch");
 
   char *dir = make_tmpdir("rollup");
   REQUIRE(dir);
@@ -141,7 +141,7 @@ static void test_skip_and_sort(void) {
     CHECK(strncmp(line[0], "date,host,", strlen("date,host,")) == 0);
     CHECK_STR(line[1],
               "2026-11-21,host-a,t1,alpha,cpu,gemm,smoke,\"m=16 variant=a \"\"b\"\", c\",OK,3,"
-              "host,2,2,1,1,0.5,2000,,,,,,yes,2026-11-21_alpha_smoke_t1.2.json");
+              "host,2,2,1,1,0.5,2000,,,,,,yes,2026-11-21_alpha_smoke_t1.2.json,1,3,0,0");
     CHECK(strstr(line[2], ",2026-11-21_alpha_smoke_t1.json") != NULL);
     const char *zeta0 = "2026-11-21,host-b,,zeta,cpu,gemm,smoke,\"m=16 ";
     CHECK(strncmp(line[3], zeta0, strlen(zeta0)) == 0);

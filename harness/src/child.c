@@ -330,7 +330,7 @@ static char *take_tail(struct strbuf *tail) {
 static void deliver_lines(const struct child_opts *o, struct strbuf *buf, struct strbuf *tail,
                           int err_fd, int *err_open, double *t_mark) {
   char *nl;
-  while ((nl = memchr(buf->buf, '\n', buf->len))) {
+  while (buf->len && (nl = memchr(buf->buf, '\n', buf->len))) {
     size_t len = (size_t)(nl - buf->buf);
     char *line = xmalloc(len + 1);
     memcpy(line, buf->buf, len);

@@ -135,8 +135,10 @@ static int load_in_child(const char *path, char *msg, size_t msglen) {
     snprintf(msg, msglen, "loading it crashed (%s)", strsignal(out.signal));
   else if (out.interrupted)
     snprintf(msg, msglen, "interrupted while loading it");
+  else if (out.exit_code != 0) /* a sanitizer's report of a crash ends so */
+    snprintf(msg, msglen, "loading it crashed (exit status %d)", out.exit_code);
   else
-    snprintf(msg, msglen, "loading it ended the process (exit status %d) before it could answer", out.exit_code);
+    snprintf(msg, msglen, "loading it ended the process (exit status 0) before it could answer");
   child_outcome_release(&out);
   return rc;
 }

@@ -326,8 +326,9 @@ static char *take_tail(struct strbuf *tail) {
   return t;
 }
 
-/* Hand each complete line in buf to the callback (streaming mode). */
-static void deliver_lines(const struct child_opts *o, struct strbuf *buf, struct strbuf *tail,
+/* Hand each complete line in buf to the callback (streaming mode).
+ * Returns 1 when the callback said the child's work is complete. */
+static int deliver_lines(const struct child_opts *o, struct strbuf *buf, struct strbuf *tail,
                           int err_fd, int *err_open, double *t_mark) {
   char *nl;
   while (buf->len && (nl = memchr(buf->buf, '\n', buf->len))) {
@@ -342,9 +343,11 @@ static void deliver_lines(const struct child_opts *o, struct strbuf *buf, struct
     if (*err_open) *err_open = drain(err_fd, tail, 1);
     char *t = take_tail(tail);
     double now = now_s();
-    o->on_line(o->line_arg, line, t, now - *t_mark);
+    int done = o->on_line(o->line_arg, line, t, now - *t_mark);
     *t_mark = now;
+    if (done) return 1;
   }
+  return 0;
 }
 
 int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_outcome *out) {
@@ -355,6 +358,8 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
     child_become_subreaper(); /* where there is none, the group kill still works */
     subreaper = 1;
   }
+  while (waitpid(-1, NULL, WNOHANG) > 0) {
+  } /* a released child that has finished its exit */
   int res[2], err[2];
   if (pipe(res) != 0) return error("cannot create a pipe: %s", strerror(errno));
   if (pipe(err) != 0) {
@@ -383,7 +388,7 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
   fcntl(err[0], F_SETFL, O_NONBLOCK);
 
   struct strbuf line = STRBUF_INIT, tail = STRBUF_INIT;
-  int res_open = 1, err_open = 1, status = 0, reaped = 0;
+  int res_open = 1, err_open = 1, status = 0, reaped = 0, released = 0;
   double next_tick = o->tick_s > 0 ? t0 + o->tick_s : 0;
   double t_mark = t0; /* start of the current piece of work (streaming: the last line) */
   for (;;) {
@@ -424,14 +429,23 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
       if (err_open && (pf[1].revents & (POLLIN | POLLHUP))) err_open = drain(err[0], &tail, 1);
       if (o->on_line && !out->timed_out && !out->interrupted) {
         double before = t_mark;
-        deliver_lines(o, &line, &tail, err[0], &err_open, &t_mark);
+        released = deliver_lines(o, &line, &tail, err[0], &err_open, &t_mark);
         if (t_mark != before && next_tick) next_tick = t_mark + o->tick_s;
+        if (released) {
+          /* Its work is complete and it is on its way out: do not wait for
+           * the teardown of a large process (a GPU runtime's); the next
+           * child's sweep reaps it. */
+          kill_child(pid);
+          reaped = 1;
+          status = 0;
+          break;
+        }
       }
     }
   }
   if (!reaped) waitpid(pid, &status, 0);
   /* Whatever it started and left behind: orphans came back to us. */
-  child_kill_descendants(NULL, 0);
+  if (!released) child_kill_descendants(NULL, 0);
   close(res[0]);
   close(err[0]);
   out->wall_s = now_s() - t_mark;

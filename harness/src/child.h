@@ -17,8 +17,10 @@ typedef void (*child_tick_fn)(void *arg, double elapsed_s);
 /* In the parent, for each complete line as it arrives (streaming mode):
  * line without \n, the output tail written since the previous line (or
  * NULL), the seconds since the previous line (or the start). Both strings
- * are the callee's to keep (free them). */
-typedef void (*child_line_fn)(void *arg, char *line, char *tail, double wall_s);
+ * are the callee's to keep (free them). Returns 0, or 1 when this line says
+ * the child's work is complete: the child is then killed and not waited
+ * for (it counts as exited 0; the next child_run reaps it). */
+typedef int (*child_line_fn)(void *arg, char *line, char *tail, double wall_s);
 
 struct child_opts {
   double timeout_s;     /* kill after this long (0: never) */

@@ -179,6 +179,8 @@ int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *r
 
 /* ---- one worker per plugin ------------------------------------------------ */
 
+#define WORKER_DONE "bench: worker done"
+
 struct worker_job {
   const struct plugin_job *job;
   size_t from; /* first case this worker runs */
@@ -209,6 +211,7 @@ static void worker_child(void *arg, int fd) {
   }
   free(keep);
   measure_deinit(&pr);
+  child_send_line(fd, WORKER_DONE); /* the parent need not wait for our exit */
 }
 
 struct worker_state {
@@ -219,7 +222,7 @@ struct worker_state {
   char *init_tail;         /* what init printed: goes with the first case */
 };
 
-static void on_worker_line(void *arg, char *line, char *tail, double wall_s) {
+static int on_worker_line(void *arg, char *line, char *tail, double wall_s) {
   struct worker_state *ws = arg;
   const struct plugin_job *job = ws->job;
   if (!ws->got_init) {
@@ -227,12 +230,13 @@ static void on_worker_line(void *arg, char *line, char *tail, double wall_s) {
     take_line(line, &ws->init);
     free(line);
     ws->init_tail = tail;
-    return;
+    return 0;
   }
-  if (ws->next >= job->ncases) { /* more lines than cases: ignore */
+  if (ws->next >= job->ncases) { /* after the last case: deinit is done */
+    int done = strcmp(line, WORKER_DONE) == 0;
     free(line);
     free(tail);
-    return;
+    return done;
   }
   struct case_result r;
   case_identity(&r, job->pl, &job->cases[ws->next], job->first_index + (int)ws->next);
@@ -252,6 +256,7 @@ static void on_worker_line(void *arg, char *line, char *tail, double wall_s) {
   size_t k = ws->next++;
   job->done(job->cb_arg, k, &r);
   if (ws->next < job->ncases && !child_interrupted()) job->begin(job->cb_arg, ws->next);
+  return 0;
 }
 
 /* Every case from k on gets init's verdict (SKIPPED or ERROR). */

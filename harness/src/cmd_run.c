@@ -268,6 +268,7 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   size_t next = 0;
   for (size_t pi = 0; pi < s.nplugins && !child_interrupted(); pi++)
     if (run_plugin(&s, argc, argv, pi, &next) != 0) save_failed = 1;
+  child_kill_descendants(NULL, 0); /* the last worker, and anything it kept */
 
   progress_clear(&s.progress);
   int interrupted = child_interrupted() != 0;

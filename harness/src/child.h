@@ -1,7 +1,10 @@
 /* Running a function in a child process under a watchdog: the child gets its
- * own process group (Ctrl-C reaches only the harness), its stdout and stderr
- * are captured (the tail is kept), it reports one line through a pipe, and
- * it is killed with its whole group on timeout or interrupt. */
+ * own process group (Ctrl-C reaches only the harness) and dies with the
+ * harness (parent-death signal), its stdout and stderr are captured (the
+ * tail is kept), it reports lines through a pipe, and on timeout, interrupt
+ * or its end everything it started is killed: the child itself, its group,
+ * and every descendant (the harness is a child subreaper, so orphans that
+ * left the group or the session come back to it and are found). */
 #ifndef BENCH_CHILD_H
 #define BENCH_CHILD_H
 
@@ -11,6 +14,13 @@
 typedef void (*child_fn)(void *arg, int result_fd);
 /* In the parent, every tick_s while the child runs. */
 typedef void (*child_tick_fn)(void *arg, double elapsed_s);
+/* In the parent, for each complete line as it arrives (streaming mode):
+ * line without \n, the output tail written since the previous line (or
+ * NULL), the seconds since the previous line (or the start). Both strings
+ * are the callee's to keep (free them). Returns 0, or 1 when this line says
+ * the child's work is complete: the child is then killed and not waited
+ * for (it counts as exited 0; the next child_run reaps it). */
+typedef int (*child_line_fn)(void *arg, char *line, char *tail, double wall_s);
 
 struct child_opts {
   double timeout_s;     /* kill after this long (0: never) */
@@ -18,10 +28,14 @@ struct child_opts {
   child_tick_fn tick;
   void *tick_arg;
   int debug_env;        /* set the runtimes' debug variables in the child */
+  child_line_fn on_line; /* streaming: every line goes here, and the timeout,
+                            the tick's clock, wall_s and the tail restart */
+  void *line_arg;
 };
 
 struct child_outcome {
-  char *line;          /* the result line (without \n), or NULL if none came */
+  char *line;          /* the last result line (without \n), or NULL if none came
+                          (always NULL when streaming) */
   char *stderr_tail;   /* last lines of the child's stdout+stderr, or NULL */
   int exit_code;       /* or -1 */
   int signal;          /* signal that ended it, or 0 */
@@ -34,6 +48,21 @@ struct child_outcome {
  * after error() when no child could be started. */
 int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_outcome *out);
 void child_outcome_release(struct child_outcome *o);
+
+/* In a streaming child: send one line (no \n in it) to result_fd, marking
+ * the end of the output that belongs to it. */
+void child_send_line(int result_fd, const char *line);
+
+/* Kill every descendant of this process (SIGKILL) and reap those that are
+ * our children, until none is left; except pids in keep[0..nkeep) and their
+ * descendants. Used by the harness after each child and by a worker after
+ * each case. */
+void child_kill_descendants(const int *keep, size_t nkeep);
+/* The live descendants of this process now (malloc'd; *n of them). */
+int *child_children(size_t *n);
+/* Make this process a child subreaper (orphans of its descendants come back
+ * to it). Returns 0, or -1 where the kernel has no such thing. */
+int child_become_subreaper(void);
 
 /* SIGINT/SIGTERM/SIGHUP set a flag (and stop the running child) instead of
  * killing the harness. */

@@ -45,6 +45,7 @@ struct suite {
   const char *cur_label;
   int cur_index;
   struct baseline *baseline;     /* --baseline, or NULL */
+  int isolation_case;            /* one process per case (else one worker per plugin) */
 };
 
 static int mkdir_p(const char *path) {
@@ -110,7 +111,14 @@ static void print_case(struct suite *s, const struct case_result *r, const char 
     const struct stats *t = case_time(r);
     char med[32];
     format_time(t->median, med, sizeof med);
-    fprintf(s->out, "  median %s (%s)  cv %.2f%%  n=%zu", med, case_timer_name(r), t->cv * 100, r->nsamples);
+    fprintf(s->out, "  median %s", med);
+    if (t->median > 0 && t->n >= 2) fprintf(s->out, " +-%.2f%%", (t->ci_hi - t->ci_lo) / 2 / t->median * 100);
+    fprintf(s->out, " (%s)  cv %.2f%%  n=%zu", case_timer_name(r), t->cv * 100, r->nsamples);
+    if (r->batch > 1) fprintf(s->out, "  batch %d", r->batch);
+    /* Many outliers (hyperfine warns on them): the median is robust, the
+     * machine was busy. */
+    if (t->outliers >= 2 && t->outliers * 20 >= t->n)
+      fprintf(s->out, "  outliers %zu (%.0f%%)", t->outliers, 100.0 * (double)t->outliers / (double)t->n);
     if (r->flops > 0) fprintf(s->out, "  %.3g GFLOP/s", case_gflops(r));
     if (r->bytes > 0) fprintf(s->out, "  %.3g GB/s", case_gbps(r));
     if (r->items > 0)
@@ -147,67 +155,78 @@ static struct run_file *run_file_new(const struct suite *s, int argc, char **arg
   return f;
 }
 
+/* The plugin being run: its result file and where its cases are. */
+struct plugin_pass {
+  struct suite *s;
+  const struct plugin *pl;
+  size_t first;        /* suite index of its first case */
+  struct run_file *f;
+  struct results_run saver; /* journal + periodic rewrite, see results_run_add */
+  int rc, save_failed;
+  char *label;         /* of the case running now */
+};
+
+static void case_begins(void *arg, size_t k) {
+  struct plugin_pass *pp = arg;
+  struct suite *s = pp->s;
+  const struct case_def *c = &s->cases.cases[pp->first + k];
+  int index = (int)(pp->first + k);
+  free(pp->label);
+  pp->label = case_label(c);
+  struct case_result id;
+  case_identity(&id, pp->pl, c, index);
+  events_test_start(&s->events, &id, pp->label, index, s->total, s->preset.policy.timeout_s);
+  case_result_release(&id);
+  s->cur_plugin = pp->pl->desc->name;
+  s->cur_label = pp->label;
+  s->cur_index = index;
+  progress_show(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
+                pp->pl->desc->name, pp->label, (s->total - s->done) * expected_case_s(s), 1);
+}
+
+static void case_ends(void *arg, size_t k, struct case_result *r) {
+  struct plugin_pass *pp = arg;
+  struct suite *s = pp->s;
+  (void)k;
+  pp->f->cases = xrealloc(pp->f->cases, (pp->f->ncases + 1) * sizeof *pp->f->cases);
+  pp->f->cases[pp->f->ncases++] = *r; /* the file owns it now */
+  r = &pp->f->cases[pp->f->ncases - 1];
+  const char *label = pp->label ? pp->label : "";
+  baseline_annotate(s->baseline, r);
+  s->done++;
+  s->done_wall += r->wall_s;
+  if (case_status_failed(r->status)) s->failed++;
+  if (r->status == CASE_SKIPPED) s->skipped++;
+  events_test_end(&s->events, r, label);
+  print_case(s, r, label);
+  s->cur_label = NULL;
+  if (!pp->save_failed && results_run_add(&pp->saver, pp->f) != 0) {
+    pp->save_failed = 1; /* said once; the rest of the suite still runs */
+    pp->rc = -1;
+  }
+}
+
 /* Run every case of one plugin; each case is saved as it ends (journal +
  * periodic rewrite, see results_run_add), so an interrupted or killed run
  * keeps what was measured. Returns 0, or -1 when the result file could not
  * be written. */
 static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t *next_case) {
   const struct plugin *pl = s->plugins[pi];
-  struct run_file *f = run_file_new(s, argc, argv, pl);
-  struct results_run saver;
-  results_run_init(&saver, s->opt->results_dir);
-  int rc = 0, save_failed = 0;
-  /* init() is per process and sees no case: when it declines this machine
-   * (no device, no driver), every case is SKIPPED for that reason without
-   * starting a process per case. */
-  char skip_reason[512] = "";
-  if (pl->desc->init &&
-      probe_in_child(pl, s->preset.policy.timeout_s, s->opt->debug, skip_reason, sizeof skip_reason) != BENCH_SKIP)
-    skip_reason[0] = '\0';
-  for (; *next_case < s->cases.n && s->cases.cases[*next_case].plugin_index == pi; (*next_case)++) {
-    if (child_interrupted()) break;
-    const struct case_def *c = &s->cases.cases[*next_case];
-    char *label = case_label(c);
-    int index = (int)*next_case;
-    f->cases = xrealloc(f->cases, (f->ncases + 1) * sizeof *f->cases);
-    struct case_result *r = &f->cases[f->ncases++];
-    case_identity(r, pl, c, index);
-    events_test_start(&s->events, r, label, index, s->total, s->preset.policy.timeout_s);
-
-    s->cur_plugin = pl->desc->name;
-    s->cur_label = label;
-    s->cur_index = index;
-    progress_show(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
-                  pl->desc->name, label, (s->total - s->done) * expected_case_s(s), 1);
-
-    if (skip_reason[0]) {
-      r->status = CASE_SKIPPED;
-      r->message = xstrdup(skip_reason);
-    } else {
-      case_result_release(r);
-      run_case(pl, c, index, &s->preset.policy, s->opt->debug, heartbeat, s, r);
-    }
-
-    baseline_annotate(s->baseline, r);
-    s->done++;
-    s->done_wall += r->wall_s;
-    if (case_status_failed(r->status)) s->failed++;
-    if (r->status == CASE_SKIPPED) s->skipped++;
-    events_test_end(&s->events, r, label);
-    print_case(s, r, label);
-    free(label);
-    s->cur_label = NULL;
-
-    if (!save_failed && results_run_add(&saver, f) != 0) {
-      save_failed = 1; /* said once; the rest of the suite still runs */
-      rc = -1;
-    }
-  }
-  if (!save_failed && results_run_finish(&saver, f) != 0) rc = -1;
-  results_run_release(&saver);
-  run_file_release(f);
-  free(f);
-  return rc;
+  struct plugin_pass pp = {s, pl, *next_case, run_file_new(s, argc, argv, pl), {0}, 0, 0, NULL};
+  results_run_init(&pp.saver, s->opt->results_dir);
+  size_t n = 0;
+  while (*next_case + n < s->cases.n && s->cases.cases[*next_case + n].plugin_index == pi) n++;
+  struct plugin_job job = {pl, &s->cases.cases[*next_case], n, (int)*next_case,
+                           &s->preset.policy, s->isolation_case, s->opt->debug,
+                           heartbeat, s, case_begins, case_ends, &pp};
+  run_plugin_cases(&job);
+  *next_case += n;
+  if (!pp.save_failed && results_run_finish(&pp.saver, pp.f) != 0) pp.rc = -1;
+  results_run_release(&pp.saver);
+  run_file_release(pp.f);
+  free(pp.f);
+  free(pp.label);
+  return pp.rc;
 }
 
 static char *preset_dir(void) {
@@ -253,6 +272,7 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
     s->baseline = xcalloc(1, sizeof *s->baseline);
     if (baseline_load(s->baseline, o->baseline) != 0) return -1;
   }
+  s->isolation_case = o->isolation ? o->isolation == 2 : s->preset.policy.isolation_case;
   if (mkdir_p(o->results_dir) != 0) return -1;
   /* Can it take this run's files? Found now, not after the whole suite. */
   const char **names = xcalloc(s->nplugins, sizeof *names);
@@ -290,6 +310,7 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   size_t next = 0;
   for (size_t pi = 0; pi < s.nplugins && !child_interrupted(); pi++)
     if (run_plugin(&s, argc, argv, pi, &next) != 0) save_failed = 1;
+  child_kill_descendants(NULL, 0); /* the last worker, and anything it kept */
 
   progress_clear(&s.progress);
   int interrupted = child_interrupted() != 0;

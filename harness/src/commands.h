@@ -20,6 +20,7 @@ struct options {
   const char *events;        /* --events FILE or "-" */
   const char *tag;           /* --tag */
   int debug;                 /* --mode debug */
+  int isolation;             /* --isolation: 0 the preset's, 1 plugin, 2 case */
   int list;                  /* --list */
   int verbose;               /* --verbose: --list shows parameters */
   const char **params;       /* --param NAME=VALUE (repeatable) */

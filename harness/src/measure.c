@@ -12,7 +12,8 @@
 #include "stats.h"
 #include "util.h"
 
-#define MAX_BATCH 1000000
+#define MAX_BATCH (1 << 20)
+#define CALIBRATION_RUNS 5
 
 /* Turn a plugin's non-OK return into the case's status and message. */
 static void record_failure(struct case_result *r, const struct host_state *h, int rc,
@@ -91,46 +92,76 @@ static void samples_add(struct samples *s, double host, double dev, int dev_ok) 
   s->n++;
 }
 
+/* Untimed warm-up; *iter_ns gets a per-iteration host time estimate. */
 static void warm_up(const struct plugin *pl, struct host_state *h, void *state,
-                    const struct run_policy *pol, struct case_result *r, double *last_ns, int *rc) {
+                    const struct run_policy *pol, struct case_result *r, double *iter_ns, int *rc) {
   double t0 = now_s();
   int iters = 0;
-  *last_ns = 0;
+  double last[CALIBRATION_RUNS] = {0};
   *rc = BENCH_OK;
   while (iters < pol->warmup_iters || now_s() - t0 < pol->warmup_s) {
     double hn, dn;
     int dok;
     *rc = run_sample(pl, h, state, 1, &hn, &dn, &dok);
     if (*rc != BENCH_OK) return;
-    *last_ns = hn;
+    last[iters % CALIBRATION_RUNS] = hn;
     iters++;
     if (now_s() - t0 >= pol->max_time_s && iters >= 1) break; /* never warm longer than a case may sample */
   }
   r->warmup_iters = iters;
+  size_t nl = iters < CALIBRATION_RUNS ? (size_t)iters : CALIBRATION_RUNS;
+  /* The median of the last warm-up iterations (the first may hold a JIT). */
+  struct stats st;
+  stats_compute(last, nl, &st);
+  *iter_ns = st.median;
 }
 
-static int pick_batch(const struct run_policy *pol, double iter_ns) {
-  if (pol->batch_cold || pol->batch_min_s <= 0 || iter_ns <= 0) return 1;
-  double want = pol->batch_min_s * 1e9 / iter_ns;
-  if (want <= 1) return 1;
-  return want > MAX_BATCH ? MAX_BATCH : (int)ceil(want);
+/* Iterations per sample for a short kernel: time CALIBRATION_RUNS runs of a
+ * batch lasting about an eighth of batch_min_time each (single calls of a
+ * 50 ns kernel are mostly clock overhead and preemption), and size the batch
+ * from their median, each taken as the samples will be (run_batch when the
+ * plugin has it). Untimed; counts as warm-up. batch = cold: one iteration. */
+static int pick_batch(const struct plugin *pl, struct host_state *h, void *state,
+                      const struct run_policy *pol, struct case_result *r, double iter_ns, int *rc) {
+  *rc = BENCH_OK;
+  if (pol->batch_cold || pol->batch_min_s <= 0 || iter_ns <= 0 || iter_ns >= pol->batch_min_s * 1e9) return 1;
+  double probe = pol->batch_min_s * 1e9 / 8 / iter_ns;
+  int b = 1;
+  while (b * 2 <= probe && b < MAX_BATCH / 2) b *= 2;
+  double t[CALIBRATION_RUNS];
+  for (int i = 0; i < CALIBRATION_RUNS; i++) {
+    double dn;
+    int dok;
+    *rc = take_sample(pl, h, state, pol, b, &t[i], &dn, &dok);
+    if (*rc != BENCH_OK || h->bug) return 1;
+    r->warmup_iters += b;
+  }
+  return stats_batch_size(t, CALIBRATION_RUNS, pol->batch_min_s, MAX_BATCH);
 }
 
-/* Sample until the stopping rule holds. */
+/* Sample until the stopping rule holds. The rule looks at one timer for the
+ * whole case: device times while every sample so far had one, else host
+ * times of all samples (a plugin that stops reporting device time mid-run
+ * falls back to host for the whole case, never a mix). */
 static int sample_loop(const struct plugin *pl, struct host_state *h, void *state,
                        const struct run_policy *pol, struct case_result *r, struct samples *s) {
-  struct running_stats rs = {0};
   double t0 = now_s();
   const char *why = NULL;
+  size_t next_check = 0;
+  double noise = INFINITY;
   for (;;) {
     double hn, dn;
     int dok, rc = take_sample(pl, h, state, pol, r->batch, &hn, &dn, &dok);
     if (rc != BENCH_OK) return rc;
     samples_add(s, hn, dn, dok);
-    running_stats_add(&rs, s->dev_ok ? dn : hn);
-    double el = now_s() - t0, cv = running_stats_cv(&rs);
+    double el = now_s() - t0;
     int enough = (int)s->n >= pol->min_samples && el >= pol->min_time_s;
-    if (enough && s->n >= 2 && cv <= pol->target_cv) break;
+    /* The interval needs a sort: look again after every 1/16 more samples. */
+    if (enough && s->n >= next_check) {
+      if (stats_settled(s->dev_ok ? s->dev : s->host, s->n, pol->stop_cv, pol->target_cv, &noise))
+        break;
+      next_check = s->n + (s->n / 16 > 1 ? s->n / 16 : 1);
+    }
     if ((int)s->n >= pol->max_samples) {
       why = "max_samples";
       break;
@@ -142,13 +173,16 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
   }
   /* Settled: enough samples and the noise target met, whichever rule
    * stopped the loop (max_samples may come before min_time for a fast case). */
-  double cv = running_stats_cv(&rs), el = now_s() - t0;
+  double el = now_s() - t0;
+  int ok = stats_settled(s->dev_ok ? s->dev : s->host, s->n, pol->stop_cv, pol->target_cv, &noise);
+  const char *what = pol->stop_cv ? "cv" : "median's 95% CI";
   if ((int)s->n < pol->min_samples)
     r->settle_note = xasprintf("did not settle: only %zu of %d samples within max_time %.3g s",
                                s->n, pol->min_samples, pol->max_time_s);
-  else if (s->n < 2 || cv > pol->target_cv)
-    r->settle_note = xasprintf("did not settle: noise %.2f%% > target %.2f%% after %zu samples in %.3g s (%s)",
-                               cv * 100, pol->target_cv * 100, s->n, el, why ? why : "stopped");
+  else if (!ok)
+    r->settle_note = xasprintf("did not settle: noise (%s) %.2f%% > target %.2f%% after %zu samples in %.3g s (%s)",
+                               what, isfinite(noise) ? noise * 100 : 100.0, pol->target_cv * 100, s->n, el,
+                               why ? why : "stopped");
   else
     r->settled = 1;
   return BENCH_OK;
@@ -193,39 +227,74 @@ static void verify_output(const struct plugin *pl, struct host_state *h, void *s
   r->determinism = h->hash == first ? DET_BITWISE_EQUAL : DET_DIFFERS;
 }
 
-void measure_case(const struct plugin *pl, const struct case_def *c,
-                  const struct run_policy *pol, struct case_result *r) {
-  struct host_state h;
-  host_init(&h, c, r, pol->verify);
+/* Point the host at a new case and its result (the address of h->api, which
+ * a plugin may have kept from init, stays the same). */
+static void host_bind(struct host_state *h, const struct case_def *c, struct case_result *r,
+                      enum verify_level verify) {
+  struct host_state fresh;
+  host_init(&fresh, c, r, verify);
+  fresh.api.host_data = h;
+  *h = fresh;
+}
+
+int measure_init(struct plugin_run *pr, const struct plugin *pl) {
+  memset(pr, 0, sizeof *pr);
+  pr->pl = pl;
+  case_result_init(&pr->init);
+  host_init(&pr->h, NULL, &pr->init, VERIFY_NONE);
+  pr->init.status = CASE_OK;
+  if (!pl->desc->init) return BENCH_OK;
+  int rc = pl->desc->init(&pr->h.api, &pr->ctx);
+  if (rc == BENCH_OK && !pr->h.bug) {
+    pr->inited = 1;
+    return BENCH_OK;
+  }
+  record_failure(&pr->init, &pr->h, rc, "init");
+  /* init succeeded but misused the host: what it allocated is freed. */
+  if (rc == BENCH_OK && pl->desc->deinit) pl->desc->deinit(&pr->h.api, pr->ctx);
+  return pr->init.status == CASE_SKIPPED ? BENCH_SKIP : BENCH_ERROR;
+}
+
+void measure_deinit(struct plugin_run *pr) {
+  if (pr->inited && pr->pl->desc->deinit) {
+    host_bind(&pr->h, NULL, &pr->init, VERIFY_NONE);
+    pr->pl->desc->deinit(&pr->h.api, pr->ctx);
+  }
+  pr->inited = 0;
+  case_result_release(&pr->init);
+}
+
+void measure_one(struct plugin_run *pr, const struct case_def *c, const struct run_policy *pol,
+                 struct case_result *r) {
+  const struct plugin *pl = pr->pl;
+  struct host_state *h = &pr->h;
+  host_bind(h, c, r, pol->verify);
+  for (size_t i = 0; i < pr->init.ninfo; i++) /* what init said holds for every case */
+    kv_list_add(&r->ninfo, &r->info, pr->init.info[i].key, pr->init.info[i].value);
   r->target_cv = pol->target_cv;
   r->check.pass = 1;
   snprintf(r->check.method, sizeof r->check.method, "none");
-  void *ctx = NULL, *state = NULL;
+  void *state = NULL;
   struct samples s = {0};
-  int rc = BENCH_OK;
-
-  if (pl->desc->init) {
-    rc = pl->desc->init(&h.api, &ctx);
-    if (rc != BENCH_OK || h.bug) {
-      record_failure(r, &h, rc, "init");
-      return;
-    }
-  }
-  rc = pl->desc->setup(&h.api, ctx, &state);
-  if (rc != BENCH_OK || h.bug) {
-    record_failure(r, &h, rc, "setup");
+  int rc = pl->desc->setup(&h->api, pr->ctx, &state);
+  if (rc != BENCH_OK || h->bug) {
+    record_failure(r, h, rc, "setup");
     goto teardown;
   }
   double iter_ns;
-  warm_up(pl, &h, state, pol, r, &iter_ns, &rc);
-  if (rc != BENCH_OK || h.bug) {
-    record_failure(r, &h, rc, "run");
+  warm_up(pl, h, state, pol, r, &iter_ns, &rc);
+  if (rc != BENCH_OK || h->bug) {
+    record_failure(r, h, rc, "run");
     goto teardown;
   }
-  r->batch = pick_batch(pol, iter_ns);
-  rc = sample_loop(pl, &h, state, pol, r, &s);
-  if (rc != BENCH_OK || h.bug) {
-    record_failure(r, &h, rc, "run");
+  r->batch = pick_batch(pl, h, state, pol, r, iter_ns, &rc);
+  if (rc != BENCH_OK || h->bug) {
+    record_failure(r, h, rc, "run");
+    goto teardown;
+  }
+  rc = sample_loop(pl, h, state, pol, r, &s);
+  if (rc != BENCH_OK || h->bug) {
+    record_failure(r, h, rc, "run");
     goto teardown;
   }
   r->nsamples = s.n;
@@ -238,31 +307,34 @@ void measure_case(const struct plugin *pl, const struct case_def *c,
     stats_compute(r->device_ns, r->nsamples, &r->device);
   }
   r->status = CASE_OK;
-  verify_output(pl, &h, state, pol, r);
+  verify_output(pl, h, state, pol, r);
 teardown:
-  if (state && pl->desc->teardown) pl->desc->teardown(&h.api, state);
-  if (pl->desc->deinit) pl->desc->deinit(&h.api, ctx);
+  if (state && pl->desc->teardown) pl->desc->teardown(&h->api, state);
   free(s.host);
   free(s.dev);
 }
 
-int probe_plugin(const struct plugin *pl, char *reason, size_t len) {
-  struct case_result r;
-  case_result_init(&r);
-  struct host_state h;
-  host_init(&h, NULL, &r, VERIFY_NONE);
-  void *ctx = NULL;
-  int rc = BENCH_OK;
-  reason[0] = '\0';
-  if (pl->desc->init) {
-    rc = pl->desc->init(&h.api, &ctx);
-    if (rc != BENCH_OK || h.bug) {
-      snprintf(reason, len, "%s", h.message[0] ? h.message : "init() failed without a reason");
-      if (rc == BENCH_OK) rc = BENCH_ERROR;
-    } else if (pl->desc->deinit) {
-      pl->desc->deinit(&h.api, ctx);
-    }
+void measure_case(const struct plugin *pl, const struct case_def *c,
+                  const struct run_policy *pol, struct case_result *r) {
+  struct plugin_run pr;
+  if (measure_init(&pr, pl) != BENCH_OK) {
+    r->status = pr.init.status;
+    free(r->message);
+    r->message = pr.init.message;
+    pr.init.message = NULL;
+    for (size_t i = 0; i < pr.init.ninfo; i++)
+      kv_list_add(&r->ninfo, &r->info, pr.init.info[i].key, pr.init.info[i].value);
+    case_result_release(&pr.init);
+    return;
   }
-  case_result_release(&r);
+  measure_one(&pr, c, pol, r);
+  measure_deinit(&pr);
+}
+
+int probe_plugin(const struct plugin *pl, char *reason, size_t len) {
+  struct plugin_run pr;
+  int rc = measure_init(&pr, pl);
+  snprintf(reason, len, "%s", rc == BENCH_OK || !pr.init.message ? "" : pr.init.message);
+  measure_deinit(&pr);
   return rc;
 }

@@ -40,6 +40,7 @@ void usage(FILE *f) {
           "                       --filter 'm>=512,dtype=f16|bf16'; repeatable\n"
           "  --baseline PATH      compare each case with the same case in a result file or folder\n"
           "                       (ratio, 95%% interval and verdict on its line and in the .txt)\n"
+          "  --isolation plugin|case  one worker process per plugin (default) or one per case\n"
           "  --help, --version\n"
           "\n"
           "Exit status: 0 every case OK or SKIPPED; 1 a case failed; 2 usage or configuration error.\n");
@@ -52,7 +53,7 @@ static void push(const char ***list, size_t *n, const char *v) {
 
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
-         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER, OPT_BASELINE };
+         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER, OPT_BASELINE, OPT_ISOLATION };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -62,6 +63,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"tag", required_argument, NULL, OPT_TAG},
       {"mode", required_argument, NULL, OPT_MODE},
       {"list", no_argument, NULL, OPT_LIST},
+      {"isolation", required_argument, NULL, OPT_ISOLATION},
       {"verbose", no_argument, NULL, OPT_VERBOSE},
       {"help", no_argument, NULL, OPT_HELP},
       {"baseline", required_argument, NULL, OPT_BASELINE},
@@ -93,6 +95,11 @@ int options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_PARAM: push(&o->params, &o->nparams, optarg); break;
     case OPT_FILTER: push(&o->filters, &o->nfilters, optarg); break;
+    case OPT_ISOLATION:
+      if (strcmp(optarg, "case") == 0) o->isolation = 2;
+      else if (strcmp(optarg, "plugin") == 0) o->isolation = 1;
+      else return error("--isolation must be plugin or case, not '%s'", optarg);
+      break;
     case OPT_LIST: o->list = 1; break;
     case OPT_BASELINE: o->baseline = optarg; break;
     case 'v':

@@ -19,6 +19,7 @@
 
 #include "abi.h"
 #include "cases.h"
+#include "child.h"
 #include "hash.h"
 #include "util.h"
 
@@ -100,68 +101,47 @@ static int is_identifier(const char *s) {
   return 1;
 }
 
-/* Load the file in a child; returns 0 if it loaded and returned, else -1
- * with why in msg. */
+#define LOADED_OK "bench: loaded"
+
+static void load_child(void *arg, int fd) {
+  const char *path = arg;
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  const char *e = h ? NULL : dlerror();
+  char *line = xasprintf("%s%s", h ? LOADED_OK : "dlerror: ", e ? e : "");
+  for (char *p = line; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+  child_send_line(fd, line);
+  free(line);
+}
+
+/* Load the file in a child (child.c: its own group, killed with all it
+ * started, output kept off the user's terminal); returns 0 only when the
+ * child said it loaded, else -1 with why in msg. A constructor that ends
+ * the process, even with status 0, is refused. */
 static int load_in_child(const char *path, char *msg, size_t msglen) {
-  int fds[2];
-  if (pipe(fds) != 0) {
-    snprintf(msg, msglen, "cannot create a pipe: %s", strerror(errno));
+  struct child_opts o = {LOAD_PROBE_TIMEOUT_S, 0, NULL, NULL, 0, NULL, NULL};
+  struct child_outcome out;
+  if (child_run(load_child, (void *)path, &o, &out) != 0) {
+    snprintf(msg, msglen, "cannot start a process to load it");
     return -1;
   }
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    snprintf(msg, msglen, "cannot fork: %s", strerror(errno));
-    return -1;
-  }
-  if (pid == 0) {
-    /* Whatever the library prints while crashing (a sanitizer report, say)
-     * stays out of the user's terminal: the verdict comes through the pipe. */
-    close(fds[0]);
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) {
-      dup2(devnull, 1);
-      dup2(devnull, 2);
-      close(devnull);
-    }
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    const char *e = h ? NULL : dlerror();
-    if (e && write(fds[1], e, strlen(e)) < 0) _exit(3);
-    _exit(h ? 0 : 2);
-  }
-  close(fds[1]);
-  int status = 0;
-  double deadline = now_s() + LOAD_PROBE_TIMEOUT_S;
-  pid_t w;
-  while ((w = waitpid(pid, &status, WNOHANG)) == 0 && now_s() < deadline) {
-    struct timespec ts = {0, 2000000};
-    nanosleep(&ts, NULL);
-  }
-  if (w == 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    close(fds[0]);
+  int rc = -1;
+  if (out.line && strcmp(out.line, LOADED_OK) == 0 && out.exit_code == 0)
+    rc = 0;
+  else if (out.line && strncmp(out.line, "dlerror: ", 9) == 0)
+    snprintf(msg, msglen, "%s", out.line[9] ? out.line + 9 : "cannot load it"); /* not an ELF file, a missing library, ... */
+  else if (out.timed_out)
     snprintf(msg, msglen, "loading it hung for %d s", LOAD_PROBE_TIMEOUT_S);
-    return -1;
-  }
-  char buf[512] = "";
-  ssize_t n = read(fds[0], buf, sizeof buf - 1);
-  buf[n > 0 ? n : 0] = '\0';
-  close(fds[0]);
-  if (WIFSIGNALED(status)) {
-    snprintf(msg, msglen, "loading it crashed (%s)", strsignal(WTERMSIG(status)));
-    return -1;
-  }
-  if (WEXITSTATUS(status) == 2 && buf[0]) {
-    snprintf(msg, msglen, "%s", buf); /* dlerror(): not an ELF file, a missing library, ... */
-    return -1;
-  }
-  if (WEXITSTATUS(status) != 0) {
-    snprintf(msg, msglen, "loading it crashed (exit status %d)", WEXITSTATUS(status));
-    return -1;
-  }
-  return 0;
+  else if (out.signal)
+    snprintf(msg, msglen, "loading it crashed (%s)", strsignal(out.signal));
+  else if (out.interrupted)
+    snprintf(msg, msglen, "interrupted while loading it");
+  else if (out.exit_code != 0) /* a sanitizer's report of a crash ends so */
+    snprintf(msg, msglen, "loading it crashed (exit status %d)", out.exit_code);
+  else
+    snprintf(msg, msglen, "loading it ended the process (exit status 0) before it could answer");
+  child_outcome_release(&out);
+  return rc;
 }
 
 /* Check an entry's fields; msg gets the first problem. */

@@ -206,12 +206,12 @@ static int diag_cmp(const void *a, const void *b) {
 
 /* ---- the [run] keys --------------------------------------------------- */
 
-enum run_kind { RK_TIER, RK_COUNT, RK_DURATION, RK_FRACTION, RK_VERIFY, RK_BOOL, RK_BATCH };
+enum run_kind { RK_TIER, RK_COUNT, RK_DURATION, RK_FRACTION, RK_VERIFY, RK_BOOL, RK_BATCH, RK_CHOICE };
 
 enum run_key_id {
   RUN_TIER, RUN_WARMUP_ITERS, RUN_WARMUP_TIME, RUN_MIN_SAMPLES, RUN_MAX_SAMPLES,
   RUN_MIN_TIME, RUN_MAX_TIME, RUN_TARGET_NOISE, RUN_BATCH_MIN_TIME, RUN_VERIFY,
-  RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_BATCH, RUN_NKEYS
+  RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_BATCH, RUN_STOP, RUN_ISOLATION, RUN_NKEYS
 };
 
 /* One [run] key. A new key is one enum id above, one line here, and its
@@ -245,6 +245,8 @@ static const struct run_key run_keys[RUN_NKEYS] = {
   [RUN_TIMEOUT] = {"timeout", RK_DURATION, 0.1, WEEK, 0},
   [RUN_HEARTBEAT] = {"heartbeat", RK_DURATION, 0.1, HOUR, 0},
   [RUN_BATCH] = {"batch", RK_BATCH, 0, 0, 0},
+  [RUN_STOP] = {"stop", RK_CHOICE, 0, 0, 0},
+  [RUN_ISOLATION] = {"isolation", RK_CHOICE, 0, 0, 0},
 };
 
 /* "1ns", "100ms", "3600s": a duration as a preset may write it. */
@@ -474,6 +476,18 @@ static int set_run_value(struct loader *ld, enum run_key_id id, const char *valu
     return -1;
   }
   switch (k->kind) {
+  case RK_CHOICE: {
+    /* stop = ci | cv; isolation = plugin | case */
+    const char *a = id == RUN_STOP ? "ci" : "plugin", *b = id == RUN_STOP ? "cv" : "case";
+    int v = strcmp(value, a) == 0 ? 0 : strcmp(value, b) == 0 ? 1 : -1;
+    if (v < 0) {
+      add_diag(ld, line, "bad value '%s' for %s: expected %s or %s", value, name, a, b);
+      return -1;
+    }
+    if (id == RUN_STOP) pol->stop_cv = v;
+    else pol->isolation_case = v;
+    return 0;
+  }
   case RK_TIER: {
     enum bench_tier t;
     if (tier_parse(value, &t) != 0) {

@@ -22,6 +22,11 @@ struct run_policy {
   int determinism;          /* run twice, compare outputs bitwise */
   double timeout_s;         /* per case, whole child */
   double heartbeat_s;       /* events HEARTBEAT interval */
+  int stop_cv;              /* stop = cv: target_noise bounds the CV (the old rule);
+                               default (stop = ci): the relative half-width of the
+                               median's 95% confidence interval */
+  int isolation_case;       /* isolation = case: one process per case (default
+                               plugin: one worker process per plugin) */
 };
 /* The defaults used where a preset says nothing (those of "standard"). */
 void run_policy_defaults(struct run_policy *p);

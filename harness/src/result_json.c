@@ -116,6 +116,9 @@ static json_t *stats_to_json(const struct stats *s) {
   put(o, "mean", jnum(s->mean));
   put(o, "stddev", jnum(s->stddev));
   put(o, "cv", jnum(s->cv));
+  put(o, "ci_lo", jnum(s->ci_lo)); /* 95% CI of the median */
+  put(o, "ci_hi", jnum(s->ci_hi));
+  put(o, "outliers", ju64(s->outliers));
   return o;
 }
 
@@ -403,6 +406,11 @@ static int read_stats(const struct reader *rd, const json_t *obj, const char *ke
       read_double(&sub, o, "q3", &s->q3) || read_double(&sub, o, "max", &s->max) ||
       read_double(&sub, o, "mean", &s->mean) || read_double(&sub, o, "stddev", &s->stddev) ||
       read_double(&sub, o, "cv", &s->cv))
+    return -1;
+  /* Newer fields: absent from older files. */
+  if ((json_object_get(o, "ci_lo") && read_double(&sub, o, "ci_lo", &s->ci_lo)) ||
+      (json_object_get(o, "ci_hi") && read_double(&sub, o, "ci_hi", &s->ci_hi)) ||
+      (json_object_get(o, "outliers") && read_size(&sub, o, "outliers", &s->outliers)))
     return -1;
   return 0;
 }

@@ -173,7 +173,7 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
 /* ---- table ------------------------------------------------------------ */
 
 enum { COL_INDEX, COL_PARAMS, COL_STATUS, COL_SAMPLES, COL_TIMER, COL_MEDIAN, COL_MIN, COL_CV,
-       COL_GFLOPS, COL_GBPS, COL_ERR, COL_TOL, COL_SETTLED, NCOLS };
+       COL_GFLOPS, COL_GBPS, COL_ERR, COL_TOL, COL_SETTLED, COL_CI, COL_BATCH, COL_OUTLIERS, NCOLS };
 
 static const struct {
   const char *title;
@@ -186,6 +186,8 @@ static const struct {
     [COL_GFLOPS] = {"GFLOP/s", 1},    [COL_GBPS] = {"GB/s", 1},
     [COL_ERR] = {"max_abs_err", 1},   [COL_TOL] = {"rtol/atol", 0},
     [COL_SETTLED] = {"settled", 0},
+    [COL_CI] = {"ci95", 1},           [COL_BATCH] = {"batch", 1},
+    [COL_OUTLIERS] = {"outliers", 1},
 };
 
 static void row_cells(const struct case_result *r, char **cell) {
@@ -210,6 +212,11 @@ static void row_cells(const struct case_result *r, char **cell) {
     cell[COL_TOL] = xstrdup("-");
   }
   cell[COL_SETTLED] = xstrdup(!timed ? "-" : r->settled ? "yes" : "no");
+  cell[COL_CI] = timed && t->median > 0 && t->ci_hi > 0
+                     ? xasprintf("+-%.2f%%", (t->ci_hi - t->ci_lo) / 2 / t->median * 100.0)
+                     : xstrdup("-");
+  cell[COL_BATCH] = timed ? xasprintf("%d", r->batch) : xstrdup("-");
+  cell[COL_OUTLIERS] = timed ? xasprintf("%zu", t->outliers) : xstrdup("-");
 }
 
 static void add_row(struct strbuf *sb, char *const *cell, const size_t *width) {
@@ -244,7 +251,9 @@ static void add_table(struct strbuf *sb, const struct run_file *f) {
   for (size_t i = 0; i < (n + 1) * NCOLS; i++) free(cells[i]);
   free(cells);
   strbuf_adds(sb, "\ntimes per iteration, of the timer shown (device when the plugin "
-                  "reported it, else host); cv = stddev / mean\n");
+                  "reported it, else host); cv = stddev / mean; ci95 = half-width of the "
+                  "median's 95% confidence interval, relative; batch = iterations per sample; "
+                  "outliers = samples with a modified z-score above 3.5\n");
 }
 
 /* ---- notes ------------------------------------------------------------ */

@@ -18,6 +18,7 @@ const char *const rollup_columns[] = {
     "mean_ms",   "min_ms",    "stddev_ms", "cv",          "gflops",      "gbps",
     "max_abs_err", "max_rel_err", "rtol",  "atol",        "settled",     "source",
     "items_per_s", "ns_per_item", "item_unit",
+    "ci_lo_ms",  "ci_hi_ms",  "outliers",  "batch",
     NULL,
 };
 
@@ -234,6 +235,10 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   add_sep_number(sb, ips > 0, ips);
   add_sep_number(sb, ips > 0, case_ns_per_item(r));
   add_sep_field(sb, r->items > 0 ? r->item_unit : NULL);
+  add_sep_number(sb, timed, t->ci_lo / 1e6);
+  add_sep_number(sb, timed, t->ci_hi / 1e6);
+  if (timed) strbuf_addf(sb, ",%zu,%d", t->outliers, r->batch);
+  else strbuf_adds(sb, ",,");
   strbuf_adds(sb, "\n");
 }
 

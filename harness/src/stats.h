@@ -9,10 +9,37 @@ struct stats {
   double min, q1, median, q3, max; /* quartiles by linear interpolation (type 7) */
   double mean, stddev;             /* sample standard deviation (n-1); 0 if n < 2 */
   double cv;                       /* stddev / mean: relative noise; 0 if mean == 0 */
+  double ci_lo, ci_hi;             /* 95% confidence interval of the median (order
+                                      statistics, binomial; [min, max] below 6 samples) */
+  size_t outliers;                 /* samples with a modified z-score |0.6745 (x - median)
+                                      / MAD| above 3.5 (Iglewicz-Hoaglin; hyperfine's idea) */
 };
 
 /* Compute stats over x[0..n). n == 0 gives all zeros. x is not modified. */
 void stats_compute(const double *x, size_t n, struct stats *out);
+
+/* The 95% confidence interval of the median of sorted x[0..n): the order
+ * statistics x[k-1], x[n-k] with the largest k whose binomial coverage is at
+ * least 95% (exact up to 1000 samples, the normal approximation above); for
+ * n < 6 no k reaches 95% and [min, max] is given. n == 0: zeros. */
+void stats_median_ci_sorted(const double *x, size_t n, double *lo, double *hi);
+/* Relative half-width (hi - lo) / 2 / median of that interval over the
+ * unsorted x[0..n) (not modified); INFINITY when n < 2 or the median is 0. */
+double stats_median_ci_rel(const double *x, size_t n);
+
+/* Has a timing settled? noise gets the stopping statistic over x[0..n):
+ * use_cv: the coefficient of variation; else the relative half-width of the
+ * median's 95% confidence interval. Returns 1 when n >= 2 and noise <=
+ * target. Heavy tails with a tight median settle under the interval rule,
+ * not under the CV. */
+int stats_settled(const double *x, size_t n, int use_cv, double target, double *noise);
+
+/* Iterations per sample so that a sample lasts at least batch_min_s, from
+ * per-iteration times of several calibration runs (their median: one slow
+ * run does not move it), rounded up to a power of two (so repeated runs
+ * agree or differ by 2x at a boundary), at most max_batch. 1 when batching
+ * is off (batch_min_s <= 0) or the iteration is long enough. */
+int stats_batch_size(const double *iter_ns, size_t n, double batch_min_s, int max_batch);
 
 /* Running mean/variance (Welford) for the stopping rule while sampling. */
 struct running_stats {

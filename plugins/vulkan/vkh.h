@@ -62,6 +62,10 @@ struct vkh {
   int validation;          /* the validation layer is on */
   int messages;            /* validation messages so far */
   char message[384];       /* the first of them */
+  VkPipelineCache pcache;  /* on disk between processes (vkh_pipeline_cache.c), or null */
+  size_t pcache_loaded;    /* bytes read from the file */
+  int pcache_created;      /* pipelines created through it */
+  char pcache_path[512];
 };
 
 /* ---- init and deinit (vkh_instance.c, vkh_device.c) --------------------- */
@@ -77,6 +81,11 @@ int vkh_physical_device_choose(struct vkh *vk);
 int vkh_device_create(struct vkh *vk);
 void vkh_device_destroy(struct vkh *vk);
 void vkh_instance_destroy(struct vkh *vk);
+
+/* The on-disk pipeline cache: opened after the device is created, written
+ * (if it grew) and destroyed before the device goes. */
+void vkh_pipeline_cache_open(struct vkh *vk);
+void vkh_pipeline_cache_close(struct vkh *vk);
 
 /* A case's view of the context: remembers host for the calls that follow. */
 struct vkh *vkh_case(const struct bench_host *host, void *ctx);

@@ -163,6 +163,7 @@ int vkh_device_create(struct vkh *vk) {
                                       .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                       .queueFamilyIndex = vk->family};
   VKH_CALL(vk, vkCreateCommandPool, (vk->device, &pi, NULL, &vk->pool));
+  vkh_pipeline_cache_open(vk);
 
   vk->direct = choose_direct(vk);
   h->set_info(h, "vk_memory", vk->direct ? "direct: host-visible device memory, no staging"
@@ -173,6 +174,7 @@ int vkh_device_create(struct vkh *vk) {
 void vkh_device_destroy(struct vkh *vk) {
   if (!vk->device) return;
   vkDeviceWaitIdle(vk->device);
+  vkh_pipeline_cache_close(vk);
   if (vk->pool) vkDestroyCommandPool(vk->device, vk->pool, NULL);
   vk->pool = VK_NULL_HANDLE;
   vkDestroyDevice(vk->device, NULL);

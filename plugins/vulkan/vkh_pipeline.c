@@ -72,7 +72,8 @@ int vkh_pipeline_create(struct vkh *vk, struct vkh_pipeline *p, const struct vkh
                 .pName = "main",
                 .pSpecializationInfo = &si},
       .layout = p->layout};
-  VKH_CALL(vk, vkCreateComputePipelines, (vk->device, VK_NULL_HANDLE, 1, &ci, NULL, &p->pipeline));
+  VKH_CALL(vk, vkCreateComputePipelines, (vk->device, vk->pcache, 1, &ci, NULL, &p->pipeline));
+  vk->pcache_created++;
 
   const VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, d->buffers};
   const VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,

@@ -36,4 +36,22 @@ wait "$pid"
 RC=$?
 expect_rc 130 "terminated run"
 expect_in "$T/r2/rollup.csv" 'fx_devtime,.*,OK,'
+
+# bench killed outright (SIGKILL): the case's process dies with it.
+"$BENCH" --preset "$SRC/tests/cli/presets/fast.ini" --plugin-dir "$FX_GOOD" --plugin fx_hang \
+  --results-dir "$T/r3" --events "$T/ev3.jsonl" >"$T/out" 2>"$T/err" &
+pid=$!
+for _ in $(seq 100); do
+  grep -q '"TEST_START".*"fx_hang"' "$T/ev3.jsonl" 2>/dev/null && break
+  sleep 0.05
+done
+kids=$(pgrep -P "$pid")
+[ -n "$kids" ] && ok || fail "no case process under bench"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+sleep 0.5
+for k in $kids; do
+  st=$(awk '{print $3}' "/proc/$k/stat" 2>/dev/null)
+  if [ -n "$st" ] && [ "$st" != Z ]; then fail "case process $k outlived bench"; kill -9 "$k"; else ok; fi
+done
 finish

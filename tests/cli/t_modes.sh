@@ -18,6 +18,12 @@ expect_rc 0 "unsettled is not a failure"
 expect_eq "$(csv_field "$T/r2/rollup.csv" fx_noisy n=8 settled)" no "settled column"
 expect_in "$T/out" 'did not settle: noise .*% > target 0\.10% after 8 samples'
 expect_in "$T/r2/${TODAY}_fx_noisy_tight.txt" 'did not settle'
+# The default rule looks at the median's confidence interval; stop = cv at the CV.
+expect_in "$T/out" "did not settle: noise \(median's 95% CI\)"
+printf 'stop = cv\n' >>"$T/tight.ini"
+run_bench --preset "$T/tight.ini" --plugin-dir "$FX_GOOD" --plugin fx_noisy --results-dir "$T/r2cv"
+expect_rc 0 "stop = cv"
+expect_in "$T/out" 'did not settle: noise \(cv\) .*% > target 0\.10% after 8 samples'
 
 # verify preset: determinism checked and reported, awkward sizes.
 run_bench --preset verify --plugin-dir "$FX_GOOD" --plugin fx_ok,fx_nondet --results-dir "$T/r3"

@@ -142,6 +142,107 @@ static void test_running(void) {
   CHECK_NEAR(running_stats_cv(&r), s.cv, 1e-12);
 }
 
+/* ---- the median's confidence interval and the stopping rule ---------- */
+
+static unsigned lcg_state = 2463534242u;
+static double uniform01(void) { /* (0, 1) */
+  lcg_state = lcg_state * 1664525u + 1013904223u;
+  return ((lcg_state >> 8) + 0.5) / 16777216.0;
+}
+
+static void test_median_ci_ranks(void) {
+  /* 1..n sorted: the interval's ends are the order statistics themselves.
+   * Exact binomial ranks (R: qbinom(0.025, n, 0.5)): n = 6 -> x(1), x(6);
+   * n = 10 -> x(2), x(9); n = 20 -> x(6), x(15); n = 100 -> x(40), x(61). */
+  double x[100];
+  for (int i = 0; i < 100; i++) x[i] = i + 1;
+  double lo, hi;
+  stats_median_ci_sorted(x, 6, &lo, &hi);
+  CHECK(lo == 1 && hi == 6);
+  stats_median_ci_sorted(x, 10, &lo, &hi);
+  CHECK(lo == 2 && hi == 9);
+  stats_median_ci_sorted(x, 20, &lo, &hi);
+  CHECK(lo == 6 && hi == 15);
+  stats_median_ci_sorted(x, 100, &lo, &hi);
+  CHECK(lo == 40 && hi == 61);
+  stats_median_ci_sorted(x, 5, &lo, &hi); /* below 6: [min, max] */
+  CHECK(lo == 1 && hi == 5);
+  CHECK(isinf(stats_median_ci_rel(x, 1)));
+  struct stats st;
+  stats_compute(x, 20, &st);
+  CHECK(st.ci_lo == 6 && st.ci_hi == 15);
+}
+
+static void test_outliers(void) {
+  double x[20];
+  for (int i = 0; i < 20; i++) x[i] = 100.0 + (i % 5); /* 100..104, MAD 1 */
+  x[3] = 1000.0;
+  x[7] = 5.0;
+  struct stats st;
+  stats_compute(x, 20, &st);
+  CHECK(st.outliers == 2);
+  for (int i = 0; i < 20; i++) x[i] = 7.0; /* MAD 0: none counted */
+  stats_compute(x, 20, &st);
+  CHECK(st.outliers == 0);
+}
+
+/* A planted stream: 90% of the samples within +-0.5% of 1000 ns, 10% slow
+ * by 2x to 50x (preemption, heavy tail). The median is tight, the CV is not. */
+static void test_heavy_tail_settles(void) {
+  double x[400];
+  for (int i = 0; i < 400; i++) {
+    double u = uniform01();
+    x[i] = 1000.0 * (1.0 + 0.005 * (2 * uniform01() - 1));
+    if (u < 0.1) {
+      double slow = 2.0 / pow(uniform01(), 0.9); /* Pareto-like, from 2x */
+      x[i] *= slow > 50 ? 50 : slow;
+    }
+  }
+  double noise;
+  CHECK(stats_settled(x, 400, 0, 0.005, &noise)); /* median CI within 0.5% */
+  CHECK(noise < 0.002);
+  CHECK(!stats_settled(x, 400, 1, 0.005, &noise)); /* the CV rule never gets there */
+  CHECK(noise > 0.5);
+}
+
+/* Bimodal: half the samples near 1000 ns, half near 1500 ns, interleaved at
+ * random. The median sits between the modes; its interval spans both. */
+static void test_bimodal_does_not_settle(void) {
+  double x[400];
+  for (int i = 0; i < 400; i++)
+    x[i] = (uniform01() < 0.5 ? 1000.0 : 1500.0) * (1.0 + 0.001 * uniform01());
+  double noise;
+  CHECK(!stats_settled(x, 400, 0, 0.005, &noise));
+  CHECK(!stats_settled(x, 400, 0, 0.02, &noise));
+  CHECK(noise > 0.05);
+  CHECK(!stats_settled(x, 1, 0, 1.0, &noise)); /* one sample never settles */
+}
+
+/* Batch sizes from calibration runs of a ~55 ns kernel with 30% jitter and
+ * one run in five preempted (10x): always a power of two, and over 1000
+ * repetitions never more than 2x apart. */
+static void test_batch_stable(void) {
+  int lo = 1 << 30, hi = 0;
+  for (int rep = 0; rep < 1000; rep++) {
+    double t[5];
+    for (int i = 0; i < 5; i++) t[i] = 55.0 * (0.85 + 0.3 * uniform01());
+    t[rep % 5] *= 10.0;
+    int b = stats_batch_size(t, 5, 1e-3, 1 << 20);
+    CHECK((b & (b - 1)) == 0);
+    if (b < lo) lo = b;
+    if (b > hi) hi = b;
+  }
+  CHECK(lo >= 16384 && hi <= 2 * lo);
+  double one[1] = {2e6};
+  CHECK(stats_batch_size(one, 1, 1e-3, 1 << 20) == 1); /* 2 ms: no batching */
+  CHECK(stats_batch_size(one, 1, 0, 1 << 20) == 1);    /* batching off */
+  double tiny[1] = {0.001};
+  CHECK(stats_batch_size(tiny, 1, 1e-3, 1 << 20) == 1 << 20); /* capped */
+}
+
 TEST_MAIN(TEST_ENTRY(test_empty), TEST_ENTRY(test_one), TEST_ENTRY(test_two),
           TEST_ENTRY(test_odd), TEST_ENTRY(test_even), TEST_ENTRY(test_r_type7),
-          TEST_ENTRY(test_cv), TEST_ENTRY(test_large_offset), TEST_ENTRY(test_running))
+          TEST_ENTRY(test_cv), TEST_ENTRY(test_large_offset), TEST_ENTRY(test_running),
+          TEST_ENTRY(test_median_ci_ranks), TEST_ENTRY(test_outliers),
+          TEST_ENTRY(test_heavy_tail_settles), TEST_ENTRY(test_bimodal_does_not_settle),
+          TEST_ENTRY(test_batch_stable))

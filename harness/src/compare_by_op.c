@@ -15,7 +15,7 @@
 #include "util.h"
 
 int is_implementation_param(const char *name) {
-  static const char *const knobs[] = {"variant", "isa", "tile", "threads", "flush_l2", NULL};
+  static const char *const knobs[] = {"variant", "isa", "tile", "threads", "flush_l2", "stores", NULL};
   for (size_t i = 0; knobs[i]; i++)
     if (strcmp(name, knobs[i]) == 0) return 1;
   return 0;

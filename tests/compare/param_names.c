@@ -1,7 +1,7 @@
 /* param_names DIR...: the plugins of each operation agree on the names of
  * the parameters that state the problem (shape and dtype), so that bench
  * compare --by operation can line them up across plugins and backends.
- * Parameters that choose how it is computed (variant, isa, tile, threads,
+ * Parameters that choose how it is computed (variant, isa, tile, threads, stores,
  * flush_l2) are left out; a plugin without dtype computes in f32. Prints
  * each operation's names; exit 1 naming the plugins that disagree. */
 #include <stdio.h>

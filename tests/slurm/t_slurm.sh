@@ -111,11 +111,17 @@ done
 expect_eq "$(csv_field "$R/rollup.csv" fx_crash "n=8" status)" CRASH "fx_crash in the rollup"
 expect_in "$T/out" 'smoke @ n2: 0 ok, 0 skipped, 2 failed - a case failed' "summary of the failures"
 
-# Everything home: nothing submitted.
-run_slurm "$T/out" --resume --results-dir "$R" smoke cpu_noop,vk_smoke,fx_wrong "${FXARGS[@]}"
+# Everything that passed is home: nothing submitted.
+run_slurm "$T/out" --resume --results-dir "$R" smoke cpu_noop,vk_smoke "${FXARGS[@]}"
 expect_rc 0 "resume with nothing left"
 expect_not_in "$T/out" 'submitting' "resume with nothing left"
 expect_in "$T/out" 'smoke @ n2: - nothing to run' "resume with nothing left"
+
+# A failed result is not home: --resume runs fx_wrong again (kept as .2).
+run_slurm "$T/out" --resume --nodelist n1 --results-dir "$R" smoke cpu_noop,fx_wrong "${FXARGS[@]}"
+expect_rc 1 "resume of a failed plugin"
+expect_in "$T/out" 'smoke on n1: skipping cpu_noop' "resume skips what passed"
+[ -f "$R/${TODAY}_fx_wrong_smoke_n1.2.json" ] && ok || fail "the failed fx_wrong was not run again"
 
 # Without --resume, one node named: results never overwritten.
 run_slurm "$T/out" --nodelist n2 --results-dir "$R" smoke cpu_noop

@@ -75,58 +75,38 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0
 REMOTE_HOST='' REMOTE_PATH=bench-remote REMOTE_TAG='' REMOTE_SETUP='' BUILD_JOBS=0 TAG_OPT=''
 SSH_OPTS=() RSYNC_OPTS=() BUILD_OPTS=() BUILD_TARGETS=()
 
-# split_words NAME VALUE: whitespace-separated words into the array NAME
-# (no quoting or globbing; use ~/.ssh/config for anything with spaces).
-split_words() {
-  local -n _w=$1
-  read -r -a _w <<<"$2" || true
+# remote_config_key KEY VALUE WHERE: one pair of the configuration file
+# (read_config); 1 for an unknown key.
+remote_config_key() {
+  case $1 in
+  REMOTE_HOST) REMOTE_HOST=$2 ;;
+  REMOTE_PATH) REMOTE_PATH=$2 ;;
+  REMOTE_TAG) REMOTE_TAG=$2 TAG_WHERE=$3 ;;
+  REMOTE_SETUP) REMOTE_SETUP=$2 ;;
+  BUILD_JOBS) BUILD_JOBS=$2 ;;
+  SSH_OPTIONS) split_words SSH_OPTS "$2" ;;
+  RSYNC_OPTIONS) split_words RSYNC_OPTS "$2" ;;
+  BUILD_OPTIONS) split_words BUILD_OPTS "$2" ;;
+  BUILD_TARGETS) split_words BUILD_TARGETS "$2" ;;
+  *) return 1 ;;
+  esac
 }
 
-# load_config FILE: KEY=VALUE lines (optionally quoted with '...' or "...",
-# nothing expanded or run); '#' starts a comment line.
+# load_config FILE: the configuration (see scripts/remote.conf.example).
 load_config() {
-  local file=$1 line key value n=0 tag_line=0
-  if [ ! -f "$file" ] || [ ! -r "$file" ]; then die 2 "cannot read configuration '$file'"; fi
-  while IFS= read -r line || [ -n "$line" ]; do
-    n=$((n + 1))
-    line=${line#"${line%%[![:space:]]*}"}
-    line=${line%"${line##*[![:space:]]}"}
-    [ -z "$line" ] || [[ $line == '#'* ]] && continue
-    line=${line#export }
-    [[ $line =~ ^([A-Z_]+)=(.*)$ ]] || die 2 "$file:$n: expected KEY=VALUE, got '$line'"
-    key=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]}
-    if [[ $value =~ ^\'(.*)\'$ || $value =~ ^\"(.*)\"$ ]]; then value=${BASH_REMATCH[1]}; fi
-    case $key in
-    REMOTE_HOST) REMOTE_HOST=$value ;;
-    REMOTE_PATH) REMOTE_PATH=$value ;;
-    REMOTE_TAG) REMOTE_TAG=$value tag_line=$n ;;
-    REMOTE_SETUP) REMOTE_SETUP=$value ;;
-    BUILD_JOBS) BUILD_JOBS=$value ;;
-    SSH_OPTIONS) split_words SSH_OPTS "$value" ;;
-    RSYNC_OPTIONS) split_words RSYNC_OPTS "$value" ;;
-    BUILD_OPTIONS) split_words BUILD_OPTS "$value" ;;
-    BUILD_TARGETS) split_words BUILD_TARGETS "$value" ;;
-    *) die 2 "$file:$n: unknown key '$key' (see scripts/remote.conf.example)" ;;
-    esac
-  done <"$file"
+  TAG_WHERE=$1
+  read_config "$1" remote_config_key scripts/remote.conf.example
   if [ -n "$REMOTE_TAG" ] && [ -z "$REMOTE_HOST" ]; then
-    die 2 "$file:$tag_line: REMOTE_TAG is the tag of REMOTE_HOST, and no REMOTE_HOST is set (other hosts are tagged with their own name, or --tag)"
+    die 2 "$TAG_WHERE: REMOTE_TAG is the tag of REMOTE_HOST, and no REMOTE_HOST is set (other hosts are tagged with their own name, or --tag)"
   fi
 }
 
 # The configuration file first, so that options override it wherever they
 # stand on the command line.
-config=${BENCH_REMOTE_CONFIG:-}
-args=("$@")
-for i in "${!args[@]}"; do
-  case ${args[i]} in
-  --) break ;;
-  --config) config=${args[i + 1]:-} ;;
-  --config=*) config=${args[i]#--config=} ;;
-  esac
-done
-if [ -n "$config" ]; then
-  load_config "$config"
+BENCH_REMOTE_CONFIG=${BENCH_REMOTE_CONFIG:-}
+config_option BENCH_REMOTE_CONFIG "$@"
+if [ -n "$CONFIG_FILE" ]; then
+  load_config "$CONFIG_FILE"
 elif [ -f "${XDG_CONFIG_HOME:-$HOME/.config}/bench/remote.conf" ]; then
   load_config "${XDG_CONFIG_HOME:-$HOME/.config}/bench/remote.conf"
 fi
@@ -310,14 +290,10 @@ sync_tree() {
   "${RSYNC[@]}" -rlp --checksum --delete "${ex[@]}" "${RSYNC_OPTS[@]}" -- "$SRC/" "$(raddr)/"
 }
 
-# fetch_run ID: the run's result files into RESULTS_DIR, each complete file
-# moved into place under a name not taken yet (.2, .3 ... as bench does). A
-# file already home (the same bytes under its name or a numbered one, e.g.
-# fetched by another session collecting the same run) is not placed again;
-# the placing holds a lock (flock) on the results folder itself so that two sessions
-# fetching at once cannot both miss each other's copy.
+# fetch_run ID: the run's result files into a temporary folder inside
+# RESULTS_DIR, then placed (place_results: never overwritten, never twice).
 fetch_run() {
-  local id=$1 j base cand k n=0 dup=0 old
+  local id=$1
   FETCH_TMP=$(mktemp -d "$RESULTS_DIR/.fetch.$$.XXXXXX")
   "${RSYNC[@]}" -rt --include='*.json' --include='*.txt' --exclude='*' -- \
     "$(raddr ".bench-remote/runs/$id/results")/" "$FETCH_TMP/" || {
@@ -326,46 +302,14 @@ fetch_run() {
     FETCH_TMP=''
     return "$rc"
   }
-  exec {lockfd}<"$RESULTS_DIR"
-  flock -w 60 "$lockfd" || warn "could not lock $RESULTS_DIR; placing the results without the lock"
-  for j in "$FETCH_TMP"/*.json; do
-    [ -f "$j" ] || continue
-    base=${j##*/}
-    base=${base%.json}
-    for old in "$RESULTS_DIR/$base.json" "$RESULTS_DIR/$base".[0-9]*.json; do
-      if [ -f "$old" ] && cmp -s -- "$j" "$old"; then
-        dup=$((dup + 1))
-        continue 2
-      fi
-    done
-    for ((k = 1; k < 10000; k++)); do
-      cand=$base
-      [ "$k" -eq 1 ] || cand=$base.$k
-      [ ! -e "$RESULTS_DIR/$cand.txt" ] || continue
-      claim_file "$j" "$RESULTS_DIR/$cand.json" || continue
-      [ ! -f "$FETCH_TMP/$base.txt" ] || claim_file "$FETCH_TMP/$base.txt" "$RESULTS_DIR/$cand.txt" || true
-      n=$((n + 1))
-      break
-    done
-  done
-  exec {lockfd}>&-
+  place_results "$FETCH_TMP"
   rm -rf -- "$FETCH_TMP"
   FETCH_TMP=''
-  if [ "$dup" -eq 0 ]; then
-    say "fetched $n result file(s) into $RESULTS_DIR"
+  if [ "$ALREADY_HOME" -eq 0 ]; then
+    say "fetched $PLACED result file(s) into $RESULTS_DIR"
   else
-    say "fetched $n result file(s) into $RESULTS_DIR ($dup already home, not fetched again)"
+    say "fetched $PLACED result file(s) into $RESULTS_DIR ($ALREADY_HOME already home, not fetched again)"
   fi
-}
-
-# claim_file SRC DST: move SRC to DST unless DST exists (then 1).
-claim_file() {
-  if ln -- "$1" "$2" 2>/dev/null; then
-    rm -f -- "$1"
-    return 0
-  fi
-  [ ! -e "$2" ] || return 1
-  mv -n -- "$1" "$2" && [ ! -e "$1" ]
 }
 
 # follow_run ID LOG: stream the run into LOG and the terminal until it ends;

@@ -90,15 +90,9 @@ CFG_TAG_BY=node CFG_EXCLUSIVE=1 CFG_BUILD_PER_NODE=0 CFG_BUILD_DIR='' CFG_BUILD_
 CFG_RESULTS_DIR='' CFG_POLL=5
 CFG_SBATCH_OPTS=() CFG_BUILD_OPTS=() CFG_BUILD_TARGETS=()
 
-config=${BENCH_SLURM_CONFIG:-}
-args=("$@")
-for i in "${!args[@]}"; do
-  case ${args[i]} in
-  --) break ;;
-  --config) config=${args[i + 1]:-} ;;
-  --config=*) config=${args[i]#--config=} ;;
-  esac
-done
+BENCH_SLURM_CONFIG=${BENCH_SLURM_CONFIG:-}
+config_option BENCH_SLURM_CONFIG "$@"
+config=$CONFIG_FILE
 if [ -n "$config" ]; then
   load_slurm_config "$config"
 elif [ -f "${XDG_CONFIG_HOME:-$HOME/.config}/bench/slurm.conf" ]; then
@@ -234,7 +228,8 @@ gather_task() {
   TAG=$(task_field "$d" tag)
   rc=$(task_rc "$d")
   job=$(task_field "$d" job)
-  move_results "$d/results"
+  place_results "$d/results"
+  MOVED=$PLACED
   LOG=''
   if [ -s "$d/log" ]; then
     new_log "$preset"

@@ -79,6 +79,99 @@ result_all_passed() {
   [ -z "$s" ]
 }
 
+# split_words NAME VALUE: blank-separated words into the array NAME (no
+# quoting or globbing; anything with spaces belongs in ~/.ssh/config or a
+# wrapper script).
+split_words() {
+  local -n _w=$1
+  read -r -a _w <<<"$2" || true
+}
+
+# read_config FILE HANDLER EXAMPLE: a configuration file of KEY=VALUE lines
+# (a value may be quoted with '...' or "..." as a whole; an "export " before
+# the key is allowed; '#' starts a comment line), read as data: nothing is
+# expanded or run. Each pair goes to `HANDLER KEY VALUE FILE:LINE`, which
+# returns 1 for a key it does not know (refused with file:line, pointing at
+# EXAMPLE).
+read_config() {
+  local file=$1 handler=$2 example=$3 line key value n=0
+  if [ ! -f "$file" ] || [ ! -r "$file" ]; then die 2 "cannot read configuration '$file'"; fi
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line#"${line%%[![:space:]]*}"}
+    line=${line%"${line##*[![:space:]]}"}
+    [ -z "$line" ] || [[ $line == '#'* ]] && continue
+    line=${line#export }
+    [[ $line =~ ^([A-Z_]+)=(.*)$ ]] || die 2 "$file:$n: expected KEY=VALUE, got '$line'"
+    key=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]}
+    if [[ $value =~ ^\'(.*)\'$ || $value =~ ^\"(.*)\"$ ]]; then value=${BASH_REMATCH[1]}; fi
+    "$handler" "$key" "$value" "$file:$n" || die 2 "$file:$n: unknown key '$key' (see $example)"
+  done <"$file"
+}
+
+# config_option ENVVAR ARG...: the --config FILE (or --config=FILE) among the
+# command line ARGs (up to a "--"), else $ENVVAR's value, in CONFIG_FILE. The
+# configuration is read before the options so that they override it
+# wherever they stand.
+config_option() {
+  local -n _env=$1
+  shift
+  CONFIG_FILE=${_env:-}
+  while [ $# -gt 0 ]; do
+    case $1 in
+    --) break ;;
+    --config) CONFIG_FILE=${2:-} ;;
+    --config=*) CONFIG_FILE=${1#--config=} ;;
+    esac
+    shift
+  done
+}
+
+# claim_file SRC DST: move SRC to DST unless DST exists (then 1).
+claim_file() {
+  if ln -- "$1" "$2" 2>/dev/null; then
+    rm -f -- "$1"
+    return 0
+  fi
+  [ ! -e "$2" ] || return 1
+  mv -n -- "$1" "$2" && [ ! -e "$1" ]
+}
+
+# place_results FROM: FROM's result files (each .json with its .txt) into
+# RESULTS_DIR under a name not taken yet (.2, .3 ... as bench does); never
+# overwrites. A file already home (the same bytes under its name or a
+# numbered one, e.g. fetched by another session collecting the same run) is
+# not placed again. The placing holds a lock (flock) on the results folder
+# itself, so two sessions placing at once cannot both miss each other's
+# copy. Sets PLACED and ALREADY_HOME to the counts.
+place_results() {
+  local from=$1 j base cand k old lockfd
+  PLACED=0 ALREADY_HOME=0
+  exec {lockfd}<"$RESULTS_DIR"
+  flock -w 60 "$lockfd" || warn "could not lock $RESULTS_DIR; placing the results without the lock"
+  for j in "$from"/*.json; do
+    [ -f "$j" ] || continue
+    base=${j##*/}
+    base=${base%.json}
+    for old in "$RESULTS_DIR/$base.json" "$RESULTS_DIR/$base".[0-9]*.json; do
+      if [ -f "$old" ] && cmp -s -- "$j" "$old"; then
+        ALREADY_HOME=$((ALREADY_HOME + 1))
+        continue 2
+      fi
+    done
+    for ((k = 1; k < 10000; k++)); do
+      cand=$base
+      [ "$k" -eq 1 ] || cand=$base.$k
+      [ ! -e "$RESULTS_DIR/$cand.txt" ] || continue
+      claim_file "$j" "$RESULTS_DIR/$cand.json" || continue
+      [ ! -f "$from/$base.txt" ] || claim_file "$from/$base.txt" "$RESULTS_DIR/$cand.txt" || true
+      PLACED=$((PLACED + 1))
+      break
+    done
+  done
+  exec {lockfd}>&-
+}
+
 # is_preset_file PRESET: a path to a local .ini rather than a shipped name.
 is_preset_file() { [[ $1 == */* || $1 == *.ini ]]; }
 

@@ -25,58 +25,43 @@
 
 # --- configuration ----------------------------------------------------------
 
-# yes_no KEY VALUE WHERE: 1 or 0 for yes/no/true/false/on/off/1/0.
+# yes_no KEY VALUE WHERE: YES_NO = 1 or 0 for yes/no/true/false/on/off/1/0
+# (a variable, not output: die must end the script, not a subshell).
 yes_no() {
   case ${2,,} in
-  1 | yes | true | on) echo 1 ;;
-  0 | no | false | off) echo 0 ;;
+  1 | yes | true | on) YES_NO=1 ;;
+  0 | no | false | off) YES_NO=0 ;;
   *) die 2 "$3: $1 must be yes or no, got '$2'" ;;
   esac
 }
 
-# split_words NAME VALUE: blank-separated words into the array NAME (no
-# quoting, no globbing).
-split_words() {
-  local -n _w=$1
-  read -r -a _w <<<"$2" || true
+# slurm_config_key KEY VALUE WHERE: one pair of the configuration file
+# (read_config in presets.sh); 1 for an unknown key.
+slurm_config_key() {
+  case $1 in
+  SLURM_PARTITION) CFG_PARTITION=$2 ;;
+  SLURM_NODES) CFG_NODES=$2 ;;
+  SLURM_NODELIST) CFG_NODELIST=$2 ;;
+  SLURM_TIME) CFG_TIME=$2 ;;
+  SLURM_ACCOUNT) CFG_ACCOUNT=$2 ;;
+  SLURM_GPUS_PER_NODE) CFG_GPUS_PER_NODE=$2 ;;
+  SLURM_TAG_BY) CFG_TAG_BY=$2 ;;
+  SLURM_EXCLUSIVE) yes_no "$1" "$2" "$3" && CFG_EXCLUSIVE=$YES_NO ;;
+  SLURM_SBATCH_OPTIONS) split_words CFG_SBATCH_OPTS "$2" ;;
+  SLURM_BUILD_PER_NODE) yes_no "$1" "$2" "$3" && CFG_BUILD_PER_NODE=$YES_NO ;;
+  SLURM_BUILD_DIR) CFG_BUILD_DIR=$2 ;;
+  SLURM_BUILD_OPTIONS) split_words CFG_BUILD_OPTS "$2" ;;
+  SLURM_BUILD_TARGETS) split_words CFG_BUILD_TARGETS "$2" ;;
+  SLURM_BUILD_JOBS) CFG_BUILD_JOBS=$2 ;;
+  SLURM_RESULTS_DIR) CFG_RESULTS_DIR=$2 ;;
+  SLURM_POLL) CFG_POLL=$2 ;;
+  *) return 1 ;;
+  esac
 }
 
-# load_slurm_config FILE: KEY=VALUE lines (a value may be quoted with '...'
-# or "..." as a whole; nothing is expanded or run); '#' starts a comment
-# line. Sets the CFG_* variables; unknown keys are refused with file:line.
-load_slurm_config() {
-  local file=$1 line key value n=0
-  if [ ! -f "$file" ] || [ ! -r "$file" ]; then die 2 "cannot read configuration '$file'"; fi
-  while IFS= read -r line || [ -n "$line" ]; do
-    n=$((n + 1))
-    line=${line#"${line%%[![:space:]]*}"}
-    line=${line%"${line##*[![:space:]]}"}
-    [ -z "$line" ] || [[ $line == '#'* ]] && continue
-    line=${line#export }
-    [[ $line =~ ^([A-Z_]+)=(.*)$ ]] || die 2 "$file:$n: expected KEY=VALUE, got '$line'"
-    key=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]}
-    if [[ $value =~ ^\'(.*)\'$ || $value =~ ^\"(.*)\"$ ]]; then value=${BASH_REMATCH[1]}; fi
-    case $key in
-    SLURM_PARTITION) CFG_PARTITION=$value ;;
-    SLURM_NODES) CFG_NODES=$value ;;
-    SLURM_NODELIST) CFG_NODELIST=$value ;;
-    SLURM_TIME) CFG_TIME=$value ;;
-    SLURM_ACCOUNT) CFG_ACCOUNT=$value ;;
-    SLURM_GPUS_PER_NODE) CFG_GPUS_PER_NODE=$value ;;
-    SLURM_TAG_BY) CFG_TAG_BY=$value ;;
-    SLURM_EXCLUSIVE) CFG_EXCLUSIVE=$(yes_no "$key" "$value" "$file:$n") ;;
-    SLURM_SBATCH_OPTIONS) split_words CFG_SBATCH_OPTS "$value" ;;
-    SLURM_BUILD_PER_NODE) CFG_BUILD_PER_NODE=$(yes_no "$key" "$value" "$file:$n") ;;
-    SLURM_BUILD_DIR) CFG_BUILD_DIR=$value ;;
-    SLURM_BUILD_OPTIONS) split_words CFG_BUILD_OPTS "$value" ;;
-    SLURM_BUILD_TARGETS) split_words CFG_BUILD_TARGETS "$value" ;;
-    SLURM_BUILD_JOBS) CFG_BUILD_JOBS=$value ;;
-    SLURM_RESULTS_DIR) CFG_RESULTS_DIR=$value ;;
-    SLURM_POLL) CFG_POLL=$value ;;
-    *) die 2 "$file:$n: unknown key '$key' (see scripts/slurm.conf.example)" ;;
-    esac
-  done <"$file"
-}
+# load_slurm_config FILE: the configuration (see scripts/slurm.conf.example);
+# sets the CFG_* variables.
+load_slurm_config() { read_config "$1" slurm_config_key scripts/slurm.conf.example; }
 
 # --- nodes ------------------------------------------------------------------
 
@@ -163,34 +148,3 @@ task_eta() {
   echo "${e:--}"
 }
 
-# claim_file SRC DST: move SRC to DST unless DST exists (then 1).
-claim_file() {
-  if ln -- "$1" "$2" 2>/dev/null; then
-    rm -f -- "$1"
-    return 0
-  fi
-  [ ! -e "$2" ] || return 1
-  mv -n -- "$1" "$2" && [ ! -e "$1" ]
-}
-
-# move_results FROM: FROM's result files (.json and its .txt) into
-# RESULTS_DIR, each under a name not taken yet (.2, .3 ... as bench does);
-# never overwrites. Sets MOVED to the count.
-move_results() {
-  local j base cand k
-  MOVED=0
-  for j in "$1"/*.json; do
-    [ -f "$j" ] || continue
-    base=${j##*/}
-    base=${base%.json}
-    for ((k = 1; k < 10000; k++)); do
-      cand=$base
-      [ "$k" -eq 1 ] || cand=$base.$k
-      [ ! -e "$RESULTS_DIR/$cand.txt" ] || continue
-      claim_file "$j" "$RESULTS_DIR/$cand.json" || continue
-      [ ! -f "$1/$base.txt" ] || claim_file "$1/$base.txt" "$RESULTS_DIR/$cand.txt" || true
-      MOVED=$((MOVED + 1))
-      break
-    done
-  done
-}

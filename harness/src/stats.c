@@ -1,5 +1,5 @@
 /* Summary statistics of timing samples: order statistics, mean, sample
- * standard deviation, relative noise; and Welford's running variance. */
+ * standard deviation, relative noise. */
 #include "stats.h"
 
 #include <math.h>
@@ -109,20 +109,6 @@ void stats_compute(const double *x, size_t n, struct stats *out) {
   }
   out->cv = out->mean != 0.0 ? out->stddev / fabs(out->mean) : 0.0;
   free(s);
-}
-
-void running_stats_add(struct running_stats *r, double x) {
-  r->n++;
-  double delta = x - r->mean;
-  r->mean += delta / (double)r->n;
-  r->m2 += delta * (x - r->mean);
-}
-
-double running_stats_cv(const struct running_stats *r) {
-  if (r->n < 2 || r->mean == 0.0) return 0.0;
-  double var = r->m2 / (double)(r->n - 1);
-  if (var < 0.0) var = 0.0;
-  return sqrt(var) / fabs(r->mean);
 }
 
 int stats_settled(const double *x, size_t n, int use_cv, double target, double *noise) {

@@ -41,15 +41,4 @@ int stats_settled(const double *x, size_t n, int use_cv, double target, double *
  * is off (batch_min_s <= 0) or the iteration is long enough. */
 int stats_batch_size(const double *iter_ns, size_t n, double batch_min_s, int max_batch);
 
-/* Running mean/variance (Welford) for the stopping rule while sampling. */
-struct running_stats {
-  size_t n;
-  double mean, m2;
-};
-/* Start from {0} (struct running_stats r = {0};). */
-void running_stats_add(struct running_stats *r, double x);
-/* Sample standard deviation (n-1) / mean, as stats_compute: 0 while n < 2
- * or when the mean is 0. */
-double running_stats_cv(const struct running_stats *r);
-
 #endif

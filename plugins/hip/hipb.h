@@ -190,13 +190,6 @@ int hipb_output(const struct bench_host *h, struct hipb_buf *b, size_t count, en
 int hipb_download(const struct bench_host *h, struct hipb_ctx *c, struct hipb_buf *b);
 void hipb_free(struct hipb_buf *b);
 
-/* Check an elementwise fp32 result out[i] = sum_j w[j] * in[j][i] (j < k,
- * in[j] == NULL meaning all ones) against the harness's reference, written
- * as the GEMM out[n x 1] = X[n x k] * w[k x 1] with X[i][j] = in[j][i]: the
- * harness has no copy or add operation of its own. Call from verify. */
-int hipb_check_linear(const struct bench_host *h, size_t n, int k, const float *const *in,
-                      const float *w, const float *out);
-
 /* ---- device-side helpers -------------------------------------------- */
 
 /* 16-bit floats travel as their bits. */

@@ -294,24 +294,3 @@ void hipb_free(struct hipb_buf *b) {
   free(b->host);
   b->dev = b->host = NULL;
 }
-
-int hipb_check_linear(const struct bench_host *h, size_t n, int k, const float *const *in,
-                      const float *w, const float *out) {
-  float *x = (float *)malloc(n * (size_t)k * sizeof *x);
-  if (!x) return h->fail(h, "out of memory for the check (%zu MiB)", (n * (size_t)k * 4) >> 20);
-  for (size_t i = 0; i < n; i++)
-    for (int j = 0; j < k; j++) x[i * (size_t)k + (size_t)j] = in[j] ? in[j][i] : 1.0f;
-  struct bench_check c = {};
-  c.op = "gemm";
-  c.dtype = BENCH_F32;
-  c.out_dtype = BENCH_F32;
-  c.m = (int64_t)n;
-  c.n = 1;
-  c.k = k;
-  c.in[0] = x;
-  c.in[1] = w;
-  c.out = out;
-  const int rc = h->check(h, &c);
-  free(x);
-  return rc;
-}

@@ -1,5 +1,5 @@
 /* stats_compute against hand- and R-computed values (quantile type 7,
- * sd with n-1), and Welford's running stats against it. */
+ * sd with n-1). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -114,32 +114,6 @@ static void test_large_offset(void) {
   CHECK_NEAR(s.mean, 1e9 + 10, 1e-6);
   CHECK_NEAR(s.stddev, sqrt(30.0), 1e-6);
 
-  struct running_stats r = {0};
-  for (int i = 0; i < 4; i++) running_stats_add(&r, x[i]);
-  CHECK_NEAR(r.mean, 1e9 + 10, 1e-6);
-  CHECK_NEAR(running_stats_cv(&r), sqrt(30.0) / (1e9 + 10), 1e-12);
-}
-
-static void test_running(void) {
-  struct running_stats r = {0};
-  CHECK(running_stats_cv(&r) == 0.0);
-  running_stats_add(&r, 5.0);
-  CHECK(r.n == 1);
-  CHECK(running_stats_cv(&r) == 0.0); /* n < 2 */
-
-  double x[200];
-  unsigned seed = 12345;
-  r = (struct running_stats){0};
-  for (int i = 0; i < 200; i++) {
-    seed = seed * 1103515245u + 12345u;
-    x[i] = 1000.0 + (double)(seed >> 16 & 0x7fff) / 327.68;
-    running_stats_add(&r, x[i]);
-  }
-  struct stats s;
-  stats_compute(x, 200, &s);
-  CHECK(r.n == 200);
-  CHECK_NEAR(r.mean, s.mean, 1e-9);
-  CHECK_NEAR(running_stats_cv(&r), s.cv, 1e-12);
 }
 
 /* ---- the median's confidence interval and the stopping rule ---------- */
@@ -242,7 +216,7 @@ static void test_batch_stable(void) {
 
 TEST_MAIN(TEST_ENTRY(test_empty), TEST_ENTRY(test_one), TEST_ENTRY(test_two),
           TEST_ENTRY(test_odd), TEST_ENTRY(test_even), TEST_ENTRY(test_r_type7),
-          TEST_ENTRY(test_cv), TEST_ENTRY(test_large_offset), TEST_ENTRY(test_running),
+          TEST_ENTRY(test_cv), TEST_ENTRY(test_large_offset),
           TEST_ENTRY(test_median_ci_ranks), TEST_ENTRY(test_outliers),
           TEST_ENTRY(test_heavy_tail_settles), TEST_ENTRY(test_bimodal_does_not_settle),
           TEST_ENTRY(test_batch_stable))

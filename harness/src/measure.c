@@ -179,11 +179,20 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
   if ((int)s->n < pol->min_samples)
     r->settle_note = xasprintf("did not settle: only %zu of %d samples within max_time %.3g s",
                                s->n, pol->min_samples, pol->max_time_s);
-  else if (!ok)
-    r->settle_note = xasprintf("did not settle: noise (%s) %.2f%% > target %.2f%% after %zu samples in %.3g s (%s)",
+  else if (!ok) {
+    /* Say when it is the level that moved (the block medians disagree), not
+     * the spread of the samples: a longer run would not help, a quieter
+     * machine would. */
+    struct stats st;
+    stats_compute(s->dev_ok ? s->dev : s->host, s->n, &st);
+    char drift[96] = "";
+    if (!pol->stop_cv && st.drift > pol->target_cv)
+      snprintf(drift, sizeof drift, "; the level drifted during the run (block medians +-%.2f%%)",
+               st.drift * 100);
+    r->settle_note = xasprintf("did not settle: noise (%s) %.2f%% > target %.2f%% after %zu samples in %.3g s (%s)%s",
                                what, isfinite(noise) ? noise * 100 : 100.0, pol->target_cv * 100, s->n, el,
-                               why ? why : "stopped");
-  else
+                               why ? why : "stopped", drift);
+  } else
     r->settled = 1;
   return BENCH_OK;
 }

@@ -118,6 +118,7 @@ static json_t *stats_to_json(const struct stats *s) {
   put(o, "cv", jnum(s->cv));
   put(o, "ci_lo", jnum(s->ci_lo)); /* 95% CI of the median */
   put(o, "ci_hi", jnum(s->ci_hi));
+  put(o, "drift", jnum(s->drift)); /* relative half-width from block medians */
   put(o, "outliers", ju64(s->outliers));
   return o;
 }
@@ -410,7 +411,8 @@ static int read_stats(const struct reader *rd, const json_t *obj, const char *ke
   /* Newer fields: absent from older files. */
   if ((json_object_get(o, "ci_lo") && read_double(&sub, o, "ci_lo", &s->ci_lo)) ||
       (json_object_get(o, "ci_hi") && read_double(&sub, o, "ci_hi", &s->ci_hi)) ||
-      (json_object_get(o, "outliers") && read_size(&sub, o, "outliers", &s->outliers)))
+      (json_object_get(o, "outliers") && read_size(&sub, o, "outliers", &s->outliers)) ||
+      (json_object_get(o, "drift") && read_double(&sub, o, "drift", &s->drift)))
     return -1;
   return 0;
 }

@@ -50,16 +50,35 @@ void stats_median_ci_sorted(const double *x, size_t n, double *lo, double *hi) {
   *hi = x[n - k];
 }
 
-double stats_median_ci_rel(const double *x, size_t n) {
-  if (n < 2) return INFINITY;
-  double *s = xmalloc(n * sizeof *s);
-  memcpy(s, x, n * sizeof *s);
-  qsort(s, n, sizeof *s, cmp_double);
-  double lo, hi, med = quantile_sorted(s, n, 0.5);
-  stats_median_ci_sorted(s, n, &lo, &hi);
-  free(s);
-  if (!(med > 0.0)) return INFINITY;
-  return (hi - lo) / 2.0 / med;
+#define DRIFT_BLOCKS 16
+#define DRIFT_MIN_BLOCKS 8 /* fewer blocks say little about drift (t's tail grows) */
+
+/* Two-sided 95% quantile of Student's t with df = 7..15 degrees of freedom. */
+static const double t975[DRIFT_BLOCKS] = {0,     0,     0,     0,     0,     0,     0,     2.365,
+                                          2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131};
+
+/* Batch medians: cut x (in the order taken) into B = min(16, n/2) blocks of
+ * consecutive samples (no term below 8 blocks, i.e. 16 samples), take each
+ * block's median, and the t interval of their mean: t(B-1) * sd / sqrt(B). Independent samples give about the order-
+ * statistic interval; a level that moves between blocks (another tenant, a
+ * clock change) widens it, as it should: a longer run would not agree. */
+double stats_block_drift_rel(const double *x, size_t n, double median) {
+  size_t nb = n / 2 < DRIFT_BLOCKS ? n / 2 : DRIFT_BLOCKS;
+  if (nb < DRIFT_MIN_BLOCKS || !(median > 0.0)) return 0.0;
+  double bm[DRIFT_BLOCKS], mean = 0.0, ss = 0.0;
+  double *tmp = xmalloc((n / nb + 1) * sizeof *tmp);
+  for (size_t b = 0; b < nb; b++) {
+    size_t lo = b * n / nb, hi = (b + 1) * n / nb;
+    memcpy(tmp, x + lo, (hi - lo) * sizeof *tmp);
+    qsort(tmp, hi - lo, sizeof *tmp, cmp_double);
+    bm[b] = quantile_sorted(tmp, hi - lo, 0.5);
+    mean += bm[b];
+  }
+  free(tmp);
+  mean /= (double)nb;
+  for (size_t b = 0; b < nb; b++) ss += (bm[b] - mean) * (bm[b] - mean);
+  double sd = sqrt(ss / (double)(nb - 1));
+  return t975[nb - 1] * sd / sqrt((double)nb) / median;
 }
 
 /* Modified z-scores above 3.5 in sorted s[0..n). */
@@ -92,6 +111,10 @@ void stats_compute(const double *x, size_t n, struct stats *out) {
   out->median = quantile_sorted(s, n, 0.5);
   out->q3 = quantile_sorted(s, n, 0.75);
   stats_median_ci_sorted(s, n, &out->ci_lo, &out->ci_hi);
+  out->drift = stats_block_drift_rel(x, n, out->median);
+  double half = out->drift * out->median;
+  if (out->median - half < out->ci_lo) out->ci_lo = out->median - half;
+  if (out->median + half > out->ci_hi) out->ci_hi = out->median + half;
   out->outliers = count_outliers(s, n, out->median);
 
   /* Two passes: the mean, then the squared deviations from it (stable for
@@ -112,14 +135,15 @@ void stats_compute(const double *x, size_t n, struct stats *out) {
 }
 
 int stats_settled(const double *x, size_t n, int use_cv, double target, double *noise) {
-  if (use_cv) {
-    struct stats st;
-    stats_compute(x, n, &st);
-    *noise = n >= 2 ? st.cv : INFINITY;
-  } else {
-    *noise = stats_median_ci_rel(x, n);
-  }
-  return n >= 2 && *noise <= target;
+  *noise = INFINITY;
+  if (n < 2) return 0;
+  struct stats st;
+  stats_compute(x, n, &st);
+  if (use_cv)
+    *noise = st.cv;
+  else if (st.median > 0.0) /* the interval the case line shows: order statistics and drift */
+    *noise = (st.ci_hi - st.ci_lo) / 2.0 / st.median;
+  return *noise <= target;
 }
 
 int stats_batch_size(const double *iter_ns, size_t n, double batch_min_s, int max_batch) {

@@ -9,13 +9,22 @@ struct stats {
   double min, q1, median, q3, max; /* quartiles by linear interpolation (type 7) */
   double mean, stddev;             /* sample standard deviation (n-1); 0 if n < 2 */
   double cv;                       /* stddev / mean: relative noise; 0 if mean == 0 */
-  double ci_lo, ci_hi;             /* 95% confidence interval of the median (order
-                                      statistics, binomial; [min, max] below 6 samples) */
+  double ci_lo, ci_hi;             /* 95% confidence interval of the median: the wider of
+                                      the order-statistic interval (binomial; [min, max]
+                                      below 6 samples) and median +- drift */
+  double drift;                    /* relative half-width of the 95% interval from the
+                                      medians of up to 16 consecutive blocks of the
+                                      samples in the order taken (Student's t over the
+                                      block medians, "batch means"): it widens when the
+                                      level moves during the run, which the order-
+                                      statistic interval, assuming independent samples,
+                                      does not see. 0 below 16 samples */
   size_t outliers;                 /* samples with a modified z-score |0.6745 (x - median)
                                       / MAD| above 3.5 (Iglewicz-Hoaglin; hyperfine's idea) */
 };
 
-/* Compute stats over x[0..n). n == 0 gives all zeros. x is not modified. */
+/* Compute stats over x[0..n), in the order the samples were taken (the drift
+ * term reads the order). n == 0 gives all zeros. x is not modified. */
 void stats_compute(const double *x, size_t n, struct stats *out);
 
 /* The 95% confidence interval of the median of sorted x[0..n): the order
@@ -23,15 +32,17 @@ void stats_compute(const double *x, size_t n, struct stats *out);
  * least 95% (exact up to 1000 samples, the normal approximation above); for
  * n < 6 no k reaches 95% and [min, max] is given. n == 0: zeros. */
 void stats_median_ci_sorted(const double *x, size_t n, double *lo, double *hi);
-/* Relative half-width (hi - lo) / 2 / median of that interval over the
- * unsorted x[0..n) (not modified); INFINITY when n < 2 or the median is 0. */
-double stats_median_ci_rel(const double *x, size_t n);
+/* The drift term of struct stats over x[0..n) in the order taken, relative
+ * to median; 0 when n < 16 (fewer than 8 blocks of 2). */
+double stats_block_drift_rel(const double *x, size_t n, double median);
 
-/* Has a timing settled? noise gets the stopping statistic over x[0..n):
- * use_cv: the coefficient of variation; else the relative half-width of the
- * median's 95% confidence interval. Returns 1 when n >= 2 and noise <=
- * target. Heavy tails with a tight median settle under the interval rule,
- * not under the CV. */
+/* Has a timing settled? noise gets the stopping statistic over x[0..n), in
+ * the order the samples were taken: use_cv: the coefficient of variation;
+ * else the relative half-width of the median's 95% confidence interval, the
+ * larger of the order-statistic one and the block-median drift term (so
+ * samples that are tight but drifting, autocorrelated, do not settle early).
+ * Returns 1 when n >= 2 and noise <= target. Heavy tails with a tight median
+ * settle under the interval rule, not under the CV. */
 int stats_settled(const double *x, size_t n, int use_cv, double target, double *noise);
 
 /* Iterations per sample so that a sample lasts at least batch_min_s, from

@@ -30,7 +30,11 @@ int cs_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb
 #define CS_SEED UINT64_C(0x62656e6368) /* "bench" */
 
 /* new / old: the ratio of medians (times: above 1 is slower), its 95%
- * interval and the Mann-Whitney p-value. */
+ * interval and the Mann-Whitney p-value. The interval is the bootstrap's,
+ * widened to at least ratio * (1 +- h) where h combines both sides' drift
+ * (stats_block_drift_rel over the samples in the order taken): samples whose
+ * level moved during a run are not independent, and the bootstrap alone
+ * would call a drift a change. */
 struct cs_ratio {
   double old_median, new_median;
   double ratio, lo, hi;

@@ -101,6 +101,42 @@ static void test_compare(void) {
   CHECK(cs_compare(zero, 2, b, 30, &c) == -1);
 }
 
+static double uniform(uint32_t *seed) { /* [0, 1) */
+  *seed = *seed * 1103515245u + 12345u;
+  return (double)((*seed >> 8) & 0xffff) / 65536.0;
+}
+
+/* A new run 1.5% slower whose level wandered (AR(1), coefficient 0.98, +-2%)
+ * against a steady old run: with the samples taken as independent the ratio
+ * is sure to be above 1.01 (SLOWER); in the order taken, the drift widens
+ * the interval and the verdict is NOISY. Shuffled, SLOWER again. */
+static void test_compare_drift(void) {
+  double a[600], b[600], e = 0.0;
+  uint32_t seed = 11;
+  fill(a, 600, 1000, &seed);
+  for (int i = 0; i < 600; i++) {
+    double g = 0.0;
+    for (int k = 0; k < 12; k++) g += uniform(&seed);
+    e = 0.98 * e + 0.004 * (g - 6.0);
+    b[i] = 1015.0 * (1.0 + e);
+  }
+  struct cs_ratio c;
+  REQUIRE(cs_compare(a, 600, b, 600, &c) == 0);
+  CHECK(c.lo <= c.ratio && c.ratio <= c.hi);
+  CHECK(cs_verdict_of(&c, 0.01, 0.05) == CS_NOISY);
+  double wide = c.hi - c.lo;
+  for (int i = 599; i > 0; i--) { /* shuffle: the same values, no drift */
+    int j = (int)(uniform(&seed) * (i + 1));
+    if (j > i) j = i;
+    double t = b[i];
+    b[i] = b[j];
+    b[j] = t;
+  }
+  REQUIRE(cs_compare(a, 600, b, 600, &c) == 0);
+  CHECK(c.hi - c.lo < wide / 2);
+  CHECK(cs_verdict_of(&c, 0.01, 0.05) == CS_SLOWER);
+}
+
 static void test_verdict_rules(void) {
   struct cs_ratio c = {.ratio = 1.0, .lo = 0.97, .hi = 1.04, .p = 0.5};
   CHECK(cs_verdict_of(&c, 0.05, 0.05) == CS_SAME);
@@ -128,5 +164,6 @@ static void test_geomean(void) {
 }
 
 TEST_MAIN(TEST_ENTRY(test_median), TEST_ENTRY(test_mann_whitney), TEST_ENTRY(test_bootstrap_reproducible),
-          TEST_ENTRY(test_bootstrap_coverage), TEST_ENTRY(test_compare), TEST_ENTRY(test_verdict_rules),
+          TEST_ENTRY(test_bootstrap_coverage), TEST_ENTRY(test_compare), TEST_ENTRY(test_compare_drift),
+          TEST_ENTRY(test_verdict_rules),
           TEST_ENTRY(test_geomean))

@@ -167,19 +167,24 @@ static int kernel_runs_here(const struct gemm_kernel *k) {
 
 static int64_t clamp64(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
 
-/* Cache blocks from this machine's caches (Goto's rules):
- *   kc: a B micro-panel, kc x nr floats, 4/3 of L1 (up to 512): 512 for
- *       nr = 32 on a 48 KiB L1 (Zen 5), 336 on a 32 KiB L1 (Zen 4). It
- *       spills to L2, which the kernel's 24 FMAs per 14 loads tolerate, and
- *       a longer kc means fewer passes over C: at 2048^3 on Zen 5, kc = 512
- *       measured 2-4% faster than 256 (and the same at 1024^3)
- *   mc: the packed A block, mc x kc, in half of L2 (it stays there while
- *       B's micro-panels pass; A's micro-panels stream from it)
- *   nc: the packed B panel, kc x nc, in a quarter of the last-level cache. */
+/* Cache blocks from this machine's caches:
+ *   kc: a B micro-panel (kc x nr) and two A micro-panels (kc x mr) in a
+ *       quarter of L2, at most 1024: 1024 on a 1 MiB L2 for both kernels.
+ *       A long kc means few passes over C, whose tiles cost the most when
+ *       C's rows are a power of two apart (2048 floats: they share cache
+ *       sets): on Zen 5 at 2048^3, kc = 1024 measured 5% faster than 512
+ *   mc: the packed A block (mc x kc) in a tenth of L2 (24 rows on a 1 MiB
+ *       L2): a short block walks C's tiles along its rows, not down its
+ *       columns, and each B micro-panel, streamed from L3, serves every A
+ *       micro-panel of the block while it is in L1/L2; at 2048^3 mc = 24
+ *       measured 5% faster than 252 (half of L2), the same at 1024^3
+ *   nc: the packed B panel (kc x nc) in a quarter of the last-level cache. */
 static void size_blocks(struct gemm_kernel *k) {
-  const int64_t l1 = cpu_cache_bytes(1), l2 = cpu_cache_bytes(2), llc = cpu_llc_bytes(0);
-  if (l1 > 0) k->kc = (int)clamp64(l1 * 4 / 3 / (k->nr * 4) / 16 * 16, 128, 512);
-  if (l2 > 0) k->mc = (int)clamp64(l2 / 2 / (k->kc * 4) / k->mr * k->mr, k->mr, 1020 / k->mr * k->mr);
+  const int64_t l2 = cpu_cache_bytes(2), llc = cpu_llc_bytes(0);
+  if (l2 > 0) {
+    k->kc = (int)clamp64(l2 / 4 / ((k->nr + 2 * k->mr) * 4) / 16 * 16, 128, 1024);
+    k->mc = (int)clamp64(l2 / 10 / (k->kc * 4) / k->mr * k->mr, k->mr, 1020 / k->mr * k->mr);
+  }
   if (llc > 0) k->nc = (int)clamp64(llc / 4 / (k->kc * 4) / k->nr * k->nr, k->nr, 8192 / k->nr * k->nr);
 }
 

@@ -12,6 +12,7 @@
  * of C go through a small buffer) and converts f16/bf16 to f32. */
 #include "cpu_gemm_packed.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "cpu_common.h"
@@ -365,29 +366,59 @@ void gemm_packed_block(const struct gemm_kernel *kr, const struct gemm_problem *
   }
 }
 
-size_t gemm_packed_shared_floats(const struct gemm_kernel *kr) {
-  return (size_t)round_up(kr->kc * round_up(kr->nc, kr->nr), 16);
+int gemm_team_init(struct gemm_team *t, const struct gemm_kernel *kr, int nthreads) {
+  const size_t floats = (size_t)round_up(kr->kc * round_up(kr->nc, kr->nr), 16);
+  t->b[0] = cpu_alloc(floats * sizeof(float));
+  t->b[1] = cpu_alloc(floats * sizeof(float));
+  cpu_barrier_init(&t->barrier, nthreads);
+  atomic_init(&t->next, 0);
+  return t->b[0] && t->b[1] ? 0 : -1;
 }
 
-void gemm_packed_shared(const struct gemm_kernel *kr, const struct gemm_problem *g, int tid,
-                        int nthreads, float *buf, float *bshared, struct cpu_barrier *barrier) {
+void gemm_team_free(struct gemm_team *t) {
+  cpu_free(t->b[0]);
+  cpu_free(t->b[1]);
+}
+
+/* The next piece of work below `end`, or -1: pieces are numbered across
+ * the whole GEMM, so the counter only grows and needs no reset between
+ * panels; a thread never takes a piece of the next panel's phase early. */
+static int64_t claim(struct gemm_team *t, int64_t end) {
+  int64_t u = atomic_load_explicit(&t->next, memory_order_relaxed);
+  while (u < end)
+    if (atomic_compare_exchange_weak_explicit(&t->next, &u, u + 1, memory_order_relaxed,
+                                              memory_order_relaxed))
+      return u;
+  return -1;
+}
+
+#define PACK_PIECE 8 /* B micro-panels per piece of packing */
+
+void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g, float *buf,
+                      struct gemm_team *team) {
   const struct buffers b = split_buffer(kr, buf);
-  int64_t i0, i1;
-  cpu_split(g->m, kr->mr, tid, nthreads, &i0, &i1);
-  const int64_t kb = balanced(g->k, kr->kc, 16), mb = balanced(i1 - i0, kr->mc, kr->mr);
+  const int64_t kb = balanced(g->k, kr->kc, 16), mb = balanced(g->m, kr->mc, kr->mr);
+  const int64_t blocks = (g->m + mb - 1) / mb, cols = (int64_t)PACK_PIECE * kr->nr;
+  int64_t end = 0, u;
+  unsigned panel = 0;
   for (int64_t jc = 0; jc < g->n; jc += kr->nc) {
     const int64_t nc = min64(kr->nc, g->n - jc);
-    for (int64_t pc = 0; pc < g->k; pc += kb) {
+    for (int64_t pc = 0; pc < g->k; pc += kb, panel++) {
       const int64_t kc = min64(kb, g->k - pc);
-      int64_t p0, p1; /* this thread's micro-panels of the shared B panel */
-      cpu_split(nc, kr->nr, tid, nthreads, &p0, &p1);
-      cpu_barrier_wait(barrier); /* everyone is done with the previous panel */
-      if (p0 < p1) pack_b(kr, g, pc, kc, jc + p0, p1 - p0, bshared + p0 * kc, b.tmp);
-      cpu_barrier_wait(barrier); /* the whole panel is packed */
-      for (int64_t ic = i0; ic < i1; ic += mb) {
-        const int64_t mc = min64(mb, i1 - ic);
+      float *bp = team->b[panel & 1]; /* the other one may still be read */
+      const int64_t packs = end;
+      end += (nc + cols - 1) / cols;
+      while ((u = claim(team, end)) >= 0) {
+        const int64_t j = (u - packs) * cols;
+        pack_b(kr, g, pc, kc, jc + j, min64(cols, nc - j), bp + j * kc, b.tmp);
+      }
+      cpu_barrier_wait(&team->barrier); /* the panel is packed; the last one is done with */
+      const int64_t rows = end;
+      end += blocks;
+      while ((u = claim(team, end)) >= 0) {
+        const int64_t ic = (u - rows) * mb, mc = min64(mb, g->m - ic);
         pack_a(kr, g, ic, mc, pc, kc, b.ap, b.tmp);
-        multiply_block(kr, g, b.ap, bshared, ic, mc, jc, nc, kc, pc > 0);
+        multiply_block(kr, g, b.ap, bp, ic, mc, jc, nc, kc, pc > 0);
       }
     }
   }

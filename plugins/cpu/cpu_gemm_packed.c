@@ -35,6 +35,16 @@ static void kern_generic(int64_t kc, const float *restrict a, const float *restr
     for (int j = 0; j < 16; j++) c[i * ldc + j] = accumulate ? c[i * ldc + j] + t[i][j] : t[i][j];
 }
 
+static void rows_generic(int64_t kc, const float *restrict a, int64_t lda, const float *restrict b,
+                         float *restrict c, int64_t ldc) {
+  float t[6][16] = {{0}};
+  for (int64_t p = 0; p < kc; p++, b += 16)
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < 16; j++) t[i][j] += a[i * lda + p] * b[j];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 16; j++) c[i * ldc + j] = t[i][j];
+}
+
 #ifdef GEMM_X86
 /* AVX2+FMA, 6 x 16: 12 accumulators, 2 loads of B and 6 broadcasts of A
  * for 12 FMAs per step of k (BLIS's Haswell/Zen shape). */
@@ -73,6 +83,40 @@ __attribute__((target("avx2,fma"))) static void kern_avx2(int64_t kc, const floa
     ROW2(5);
     a += 6;
     b += 16;
+  }
+  STORE2(0);
+  STORE2(1);
+  STORE2(2);
+  STORE2(3);
+  STORE2(4);
+  STORE2(5);
+}
+
+/* The same with A's rows in place: row i of A at a0[i * lda] (a3 for rows
+ * 3..5), so each broadcast is one load with a scaled index. */
+#define ROW2R(i, base, r)                                \
+  do {                                                   \
+    const __m256 ai = _mm256_broadcast_ss(base + (r));   \
+    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);          \
+    c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);          \
+  } while (0)
+
+__attribute__((target("avx2,fma"))) static void rows_avx2(int64_t kc, const float *restrict a,
+                                                           int64_t lda, const float *restrict b,
+                                                           float *restrict c, int64_t ldc) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+         c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  const float *a0 = a, *a3 = a + 3 * lda;
+  const int accumulate = 0;
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; p++, a0++, a3++, b += 16) {
+    const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+    ROW2R(0, a0, 0);
+    ROW2R(1, a0, lda);
+    ROW2R(2, a0, 2 * lda);
+    ROW2R(3, a3, 0);
+    ROW2R(4, a3, lda);
+    ROW2R(5, a3, 2 * lda);
   }
   STORE2(0);
   STORE2(1);
@@ -145,16 +189,65 @@ __attribute__((target("avx512f"))) static void kern_avx512(int64_t kc, const flo
   STORE512(10);
   STORE512(11);
 }
+
+/* The same with A's rows in place: row i of A at a0/a4/a8[(i % 4) * lda]. */
+#define ROW512R(i, base, r)                              \
+  do {                                                   \
+    const __m512 ai = _mm512_set1_ps(base[r]);           \
+    c##i##_0 = _mm512_fmadd_ps(ai, b0, c##i##_0);        \
+    c##i##_1 = _mm512_fmadd_ps(ai, b1, c##i##_1);        \
+  } while (0)
+
+__attribute__((target("avx512f"))) static void rows_avx512(int64_t kc, const float *restrict a,
+                                                            int64_t lda, const float *restrict b,
+                                                            float *restrict c, int64_t ldc) {
+  __m512 c0_0 = _mm512_setzero_ps(), c0_1 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c2_0 = c0_0,
+         c2_1 = c0_0, c3_0 = c0_0, c3_1 = c0_0, c4_0 = c0_0, c4_1 = c0_0, c5_0 = c0_0,
+         c5_1 = c0_0, c6_0 = c0_0, c6_1 = c0_0, c7_0 = c0_0, c7_1 = c0_0, c8_0 = c0_0,
+         c8_1 = c0_0, c9_0 = c0_0, c9_1 = c0_0, c10_0 = c0_0, c10_1 = c0_0, c11_0 = c0_0,
+         c11_1 = c0_0;
+  const float *a0 = a, *a4 = a + 4 * lda, *a8 = a + 8 * lda;
+  const int64_t l3 = 3 * lda;
+  const int accumulate = 0;
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; p++, a0++, a4++, a8++, b += 32) {
+    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+    ROW512R(0, a0, 0);
+    ROW512R(1, a0, lda);
+    ROW512R(2, a0, 2 * lda);
+    ROW512R(3, a0, l3);
+    ROW512R(4, a4, 0);
+    ROW512R(5, a4, lda);
+    ROW512R(6, a4, 2 * lda);
+    ROW512R(7, a4, l3);
+    ROW512R(8, a8, 0);
+    ROW512R(9, a8, lda);
+    ROW512R(10, a8, 2 * lda);
+    ROW512R(11, a8, l3);
+  }
+  STORE512(0);
+  STORE512(1);
+  STORE512(2);
+  STORE512(3);
+  STORE512(4);
+  STORE512(5);
+  STORE512(6);
+  STORE512(7);
+  STORE512(8);
+  STORE512(9);
+  STORE512(10);
+  STORE512(11);
+}
 #endif
 
 /* The kernels, widest first; the cache blocks here are the fallbacks when
  * sysfs has no cache sizes (gemm_kernel_pick sizes them for this machine). */
 static const struct gemm_kernel kernels[] = {
 #ifdef GEMM_X86
-    {"avx512 12x32", 12, 32, 144, 256, 4096, kern_avx512},
-    {"avx2 6x16", 6, 16, 144, 256, 4080, kern_avx2},
+    {"avx512 12x32", 12, 32, 144, 256, 4096, kern_avx512, rows_avx512},
+    {"avx2 6x16", 6, 16, 144, 256, 4080, kern_avx2, rows_avx2},
 #endif
-    {"generic 6x16", 6, 16, 96, 256, 2048, kern_generic},
+    {"generic 6x16", 6, 16, 96, 256, 2048, kern_generic, rows_generic},
 };
 
 static int kernel_runs_here(const struct gemm_kernel *k) {

@@ -4,7 +4,8 @@
  * applied to q and k first (cos/sin table built in setup).
  *
  * Both products run on cpu_gemm's packed micro-kernel (cpu_gemm_packed.c,
- * AVX-512 12x32 or AVX2 6x16, chosen at run time), mr queries at a time:
+ * AVX-512 12x32, AVX2 6x16 or portable 6x16: isa, auto = the widest this
+ * CPU runs), mr queries at a time:
  *  1. per (batch, head): k (rotated) packed as the kernel's B micro-panels
  *     of nr keys (K^T), v packed as B micro-panels of nr columns;
  *     K^T times 1/sqrt(d);
@@ -164,6 +165,9 @@ static const struct bench_param params[] = {
     {.name = "theta", .type = BENCH_PARAM_FLOAT, .description = "RoPE frequency base", .min = 1,
      .max = 1e9, .defaults = {"10000", "10000", "10000", "10000"}},
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
+    {.name = "isa", .type = BENCH_PARAM_STRING,
+     .description = "micro-kernel instruction set (auto = the widest this CPU runs)",
+     .choices = "auto,avx512,avx2,generic", .defaults = {"auto", "auto", "auto", "auto"}},
     {.name = NULL},
 };
 
@@ -185,7 +189,9 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->scale = (float)(1.0 / sqrt((double)s->dim));
   if (!(s->pool = cpu_pool_from_param(host))) return BENCH_ERROR;
   const int threads = cpu_pool_size(s->pool);
-  if (gemm_kernel_pick("auto", &s->kern) != 0) return host->fail(host, "no GEMM micro-kernel");
+  const char *isa = host->param_str(host, "isa");
+  if (gemm_kernel_pick(isa, &s->kern) != 0)
+    return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
   host->set_info(host, "kernel", s->kern.name);
   s->mr = s->kern.mr;
   s->nr = s->kern.nr;

@@ -244,10 +244,10 @@ __attribute__((target("avx512f"))) static void rows_avx512(int64_t kc, const flo
  * sysfs has no cache sizes (gemm_kernel_pick sizes them for this machine). */
 static const struct gemm_kernel kernels[] = {
 #ifdef GEMM_X86
-    {"avx512 12x32", 12, 32, 144, 256, 4096, kern_avx512, rows_avx512, 1024, 10},
-    {"avx2 6x16", 6, 16, 144, 256, 4080, kern_avx2, rows_avx2, 512, 7},
+    {"avx512 12x32", 12, 32, 144, 256, 4096, kern_avx512, rows_avx512, 1024},
+    {"avx2 6x16", 6, 16, 144, 256, 4080, kern_avx2, rows_avx2, 512},
 #endif
-    {"generic 6x16", 6, 16, 96, 256, 2048, kern_generic, rows_generic, 512, 7},
+    {"generic 6x16", 6, 16, 96, 256, 2048, kern_generic, rows_generic, 512},
 };
 
 static int kernel_runs_here(const struct gemm_kernel *k) {
@@ -269,18 +269,18 @@ static int64_t clamp64(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo :
  *       C's rows are a power of two apart (2048 floats: they share cache
  *       sets): AVX-512 at 2048^3 measured 5% faster with 1024 than 512;
  *       AVX2 (half the FLOPs per load of C) 1-2% slower
- *   mc: the packed A block (mc x kc) in 1/a_share of L2: AVX-512 24 rows
- *       (a tenth): a short block walks C's tiles along its rows, not down
+ *   mc: the packed A block (mc x kc) in a tenth of L2 (AVX-512 24 rows,
+ *       AVX2 48): a short block walks C's tiles along its rows, not down
  *       its columns, and each B micro-panel, streamed from L3, serves the
- *       block's A micro-panels while in L1/L2 (2048^3: 5% faster than 252
- *       rows, the same at 1024^3); AVX2 72 rows (a seventh)
+ *       block's A micro-panels while in L1/L2 (AVX-512 at 2048^3: 5% faster
+ *       than 252 rows, the same at 1024^3; AVX2: 48 and 72 rows equal
+ *       within the noise)
  *   nc: the packed B panel (kc x nc) in a quarter of the last-level cache. */
 static void size_blocks(struct gemm_kernel *k) {
   const int64_t l2 = cpu_cache_bytes(2), llc = cpu_llc_bytes(0);
   if (l2 > 0) {
     k->kc = (int)clamp64(l2 / 4 / ((k->nr + 2 * k->mr) * 4) / 16 * 16, 128, k->kc_most);
-    k->mc = (int)clamp64(l2 / k->a_share / (k->kc * 4) / k->mr * k->mr, k->mr,
-                         1020 / k->mr * k->mr);
+    k->mc = (int)clamp64(l2 / 10 / (k->kc * 4) / k->mr * k->mr, k->mr, 1020 / k->mr * k->mr);
   }
   if (llc > 0) k->nc = (int)clamp64(llc / 4 / (k->kc * 4) / k->nr * k->nr, k->nr, 8192 / k->nr * k->nr);
 }

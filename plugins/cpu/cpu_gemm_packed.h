@@ -19,7 +19,7 @@ struct gemm_kernel {
   int mc, kc, nc;  /* cache blocks: A block mc x kc in L2, B panel kc x nc in L3 */
   void (*fn)(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int accumulate);
   void (*rows)(int64_t kc, const float *a, int64_t lda, const float *bp, float *c, int64_t ldc);
-  int kc_most, a_share; /* blocking rules: kc at most; A block in 1/a_share of L2 */
+  int kc_most;     /* the longest kc worth it (size_blocks) */
 };
 
 /* *out = the kernel for isa "auto" (the widest this CPU runs), "avx512",

@@ -4,17 +4,19 @@
  * applied to q and k first (cos/sin table built in setup).
  *
  * Both products run on cpu_gemm's packed micro-kernel (cpu_gemm_packed.c,
- * AVX-512 12x32 or AVX2 6x16, chosen at run time), mr queries at a time:
+ * AVX-512 12x32, AVX2 6x16 or portable 6x16: isa, auto = the widest this
+ * CPU runs), mr queries at a time:
  *  1. per (batch, head): k (rotated) packed as the kernel's B micro-panels
  *     of nr keys (K^T), v packed as B micro-panels of nr columns;
+ *     K^T times 1/sqrt(d);
  *  2. per tile of mr queries (work items handed out longest first, across
- *     `threads` threads): the tile of q, times 1/sqrt(d), packed as an A
- *     micro-panel; S = Q K^T for the keys up to the tile's last query,
- *     nr keys per kernel call (k = head_dim); an exact softmax per row over
- *     its causal keys (cpu_rowops.c: vectorised exp), later keys 0, the
- *     row's 1/sum kept; P packed as an A micro-panel (keys as the
- *     reduction); O = P V, nr columns per kernel call (k = the keys), each
- *     row times its 1/sum. S and P stay in L1/L2.
+ *     `threads` threads): S = Q K^T for the keys up to the tile's last
+ *     query, nr keys per kernel call (k = head_dim), the kernel reading
+ *     the tile's rows of q in place; an exact softmax per row over its
+ *     causal keys (cpu_rowops.c: vectorised exp), in place, later keys 0,
+ *     the row's 1/sum kept; O = P V, nr columns per kernel call (k = the
+ *     keys), the kernel reading P's rows in place (no packing), each row
+ *     times its 1/sum. S/P stays in L1/L2.
  * GFLOP/s counts 4 * batch * heads * seq^2 * head_dim / 2 (causal).
  * Verified against the harness's attention reference. */
 #include <math.h>
@@ -86,6 +88,7 @@ static void prepare_groups(void *arg, int64_t g0, int64_t g1, int tid) {
         for (int64_t t = 0; t < d; t++)
           for (int64_t j = 0; j < keys; j++) panel[t * nr + j] = src[j * d + t];
       }
+      for (int64_t t = 0; t < d * nr; t++) panel[t] *= s->scale; /* S comes out scaled */
     }
     for (int64_t p = 0; p < n; p++) /* row p of v into the column panels (padding stays 0) */
       for (int64_t c0 = 0; c0 < d; c0 += nr) {
@@ -104,9 +107,8 @@ static void attention_task(void *arg, int tid, int nthreads) {
   const int mr = s->mr, nr = s->nr;
   const float *q = s->rope ? s->qr : s->q;
   float *S = s->work + (size_t)tid * s->work_floats; /* mr x ld */
-  float *pp = S + (size_t)mr * ld;                    /* kpad x mr */
-  float *qp = pp + (size_t)s->kpad * mr;              /* d x mr */
-  float *ot = qp + (size_t)d * mr + 16;               /* mr x nr */
+  float *qt = S + (size_t)mr * ld;                    /* mr x d: a last, short tile */
+  float *ot = qt + (size_t)d * mr + 16;               /* mr x nr */
   ot = (float *)(((uintptr_t)ot + 63) & ~(uintptr_t)63);
   float inv_sum[12];
   for (;;) {
@@ -117,17 +119,14 @@ static void attention_task(void *arg, int tid, int nthreads) {
     const int64_t i0 = tile * mr, nq = n - i0 < mr ? n - i0 : mr;
     const int64_t nk = (i0 + nq + nr - 1) / nr * nr; /* keys, to a whole micro-panel */
     const float *kt = s->kt + g * s->kpad * d, *vp = s->vp + g * s->kpad * s->dpad;
-    const float *qg = q + (g * n + i0) * d;
-
-    if (nq == mr) { /* the Q tile as an A micro-panel, times 1/sqrt(d) */
-      gemm_pack_rows_f32(qg, d, mr, d, qp);
-    } else {
-      for (int64_t t = 0; t < d; t++)
-        for (int i = 0; i < mr; i++) qp[t * mr + i] = i < nq ? qg[i * d + t] : 0.0f;
+    const float *qg = q + (g * n + i0) * d; /* the tile's queries, read in place */
+    if (nq < mr) { /* past the last query: rows of zeros */
+      memcpy(qt, qg, (size_t)(nq * d) * sizeof(float));
+      memset(qt + nq * d, 0, (size_t)((mr - nq) * d) * sizeof(float));
+      qg = qt;
     }
-    for (int64_t t = 0; t < d * mr; t++) qp[t] *= s->scale;
-    for (int64_t j0 = 0; j0 < nk; j0 += nr) s->kern.fn(d, qp, kt + j0 * d, S + j0, ld, 0);
-    for (int i = 0; i < mr; i++) {
+    for (int64_t j0 = 0; j0 < nk; j0 += nr) s->kern.rows(d, qg, d, kt + j0 * d, S + j0, ld);
+    for (int i = 0; i < mr; i++) { /* S -> P in place, row by row */
       float *row = S + i * ld;
       if (i >= nq) {
         memset(row, 0, (size_t)nk * sizeof(float));
@@ -138,10 +137,9 @@ static void attention_task(void *arg, int tid, int nthreads) {
       inv_sum[i] = 1.0f / cpu_row_exp_sum(row, row, valid, mx, NULL);
       memset(row + valid, 0, (size_t)(nk - valid) * sizeof(float));
     }
-    gemm_pack_rows_f32(S, ld, mr, i0 + nq, pp); /* P as an A micro-panel: the keys P V reads */
     float *o = s->o + (g * n + i0) * d;
     for (int64_t c0 = 0; c0 < d; c0 += nr) {
-      s->kern.fn(i0 + nq, pp, vp + c0 * s->kpad, ot, nr, 0); /* P is 0 past the last query */
+      s->kern.rows(i0 + nq, S, ld, vp + c0 * s->kpad, ot, nr); /* P is 0 past the last query */
       const int64_t w = d - c0 < nr ? d - c0 : nr;
       for (int64_t i = 0; i < nq; i++)
         for (int64_t c = 0; c < w; c++) o[i * d + c0 + c] = ot[i * nr + c] * inv_sum[i];
@@ -167,6 +165,9 @@ static const struct bench_param params[] = {
     {.name = "theta", .type = BENCH_PARAM_FLOAT, .description = "RoPE frequency base", .min = 1,
      .max = 1e9, .defaults = {"10000", "10000", "10000", "10000"}},
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
+    {.name = "isa", .type = BENCH_PARAM_STRING,
+     .description = "micro-kernel instruction set (auto = the widest this CPU runs)",
+     .choices = "auto,avx512,avx2,generic", .defaults = {"auto", "auto", "auto", "auto"}},
     {.name = NULL},
 };
 
@@ -188,7 +189,9 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->scale = (float)(1.0 / sqrt((double)s->dim));
   if (!(s->pool = cpu_pool_from_param(host))) return BENCH_ERROR;
   const int threads = cpu_pool_size(s->pool);
-  if (gemm_kernel_pick("auto", &s->kern) != 0) return host->fail(host, "no GEMM micro-kernel");
+  const char *isa = host->param_str(host, "isa");
+  if (gemm_kernel_pick(isa, &s->kern) != 0)
+    return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
   host->set_info(host, "kernel", s->kern.name);
   s->mr = s->kern.mr;
   s->nr = s->kern.nr;
@@ -196,7 +199,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->kpad = (s->seq + s->nr - 1) / s->nr * s->nr;
   s->dpad = (s->dim + s->nr - 1) / s->nr * s->nr;
   s->ld = s->kpad + 16;
-  s->work_floats = (size_t)((s->mr * s->ld + s->kpad * s->mr + s->dim * s->mr + 16 + 16 +
+  s->work_floats = (size_t)((s->mr * s->ld + s->dim * s->mr + 16 + 16 +
                              s->mr * s->nr + s->nr * s->dim + 15) / 16 * 16);
 
   const size_t n = (size_t)(s->batch * s->heads * s->seq * s->dim), half = (size_t)s->dim / 2;

@@ -9,11 +9,13 @@
  *                    time: the in-harness anchor; SKIPPED when absent
  *   variant=blis     cblas_sgemm from BLIS, the same way: a second anchor
  *                    (cpu_gemm_blas.c, also for forcing their kernel sets)
- * All run on `threads` threads (rows of C split among them; packed splits
- * the wider of m and n). f16/bf16 inputs are converted to f32 inside the
+ * All run on `threads` threads (rows of C split among them; packed hands
+ * out C's row blocks from a counter, or splits C's columns when C is wider
+ * than tall). f16/bf16 inputs are converted to f32 inside the
  * timed iteration: while packing (packed), up front otherwise.
  * Verified against the harness's GEMM reference. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +50,7 @@ struct gemm {
   struct gemm_kernel kernel;
   float *pack;             /* packed: one buffer per thread */
   size_t pack_floats;
-  float *pack_shared;      /* packed, rows split: the B panel all threads share */
-  struct cpu_barrier barrier;
+  struct gemm_team *team;  /* packed, rows split: B panels shared, work handed out */
   gemm_sgemm_fn sgemm;
 };
 
@@ -113,8 +114,8 @@ static void packed_task(void *arg, int tid, int nthreads) {
   struct gemm *g = arg;
   const struct gemm_kernel *kr = &g->kernel;
   float *buf = g->pack + (size_t)tid * g->pack_floats;
-  if (g->pack_shared) { /* rows split, B panels packed together */
-    gemm_packed_shared(kr, &g->p, tid, nthreads, buf, g->pack_shared, &g->barrier);
+  if (g->team) { /* B panels packed together, C's row blocks handed out */
+    gemm_packed_team(kr, &g->p, buf, g->team);
     return;
   }
   int64_t b, e;
@@ -245,13 +246,14 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     g->pack = cpu_alloc(g->pack_floats * (size_t)threads * sizeof(float));
     if (!g->pack) return host->fail(host, "out of memory for packing buffers");
     /* Several threads and C at least as tall as wide, with enough rows for
-     * each thread: split the rows and pack each B panel once, together. */
+     * each thread: the threads share C's rows, and pack each B panel once,
+     * together. */
     const int64_t per_thread = g->p.m / threads;
     if (threads > 1 && g->p.m >= g->p.n && per_thread >= 4 * g->kernel.mr &&
         g->p.m * g->p.n * g->p.k >= MIN_WORK * threads) {
-      g->pack_shared = cpu_alloc(gemm_packed_shared_floats(&g->kernel) * sizeof(float));
-      if (!g->pack_shared) return host->fail(host, "out of memory for packing buffers");
-      cpu_barrier_init(&g->barrier, threads);
+      g->team = calloc(1, sizeof *g->team);
+      if (!g->team || gemm_team_init(g->team, &g->kernel, threads) != 0)
+        return host->fail(host, "out of memory for packing buffers");
     }
   } else if (g->p.dtype == BENCH_F32) {
     g->a32 = a;
@@ -281,6 +283,7 @@ static int run(const struct bench_host *host, void *state) {
     cpu_parallel_for(g->pool, g->p.m, grain(MIN_WORK / (g->p.n * g->p.k), 4), rows_blocked, g);
     break;
   case PACKED:
+    if (g->team) atomic_store(&g->team->next, 0);
     cpu_pool_run(g->pool, packed_task, g);
     break;
   case OPENBLAS:
@@ -312,7 +315,8 @@ static void teardown(const struct bench_host *host, void *state) {
   cpu_free(g->a_conv);
   cpu_free(g->b_conv);
   cpu_free(g->pack);
-  cpu_free(g->pack_shared);
+  if (g->team) gemm_team_free(g->team);
+  free(g->team);
   free(g);
 }
 

@@ -12,6 +12,7 @@
  * of C go through a small buffer) and converts f16/bf16 to f32. */
 #include "cpu_gemm_packed.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "cpu_common.h"
@@ -32,6 +33,16 @@ static void kern_generic(int64_t kc, const float *restrict a, const float *restr
       for (int j = 0; j < 16; j++) t[i][j] += a[i] * b[j];
   for (int i = 0; i < 6; i++)
     for (int j = 0; j < 16; j++) c[i * ldc + j] = accumulate ? c[i * ldc + j] + t[i][j] : t[i][j];
+}
+
+static void rows_generic(int64_t kc, const float *restrict a, int64_t lda, const float *restrict b,
+                         float *restrict c, int64_t ldc) {
+  float t[6][16] = {{0}};
+  for (int64_t p = 0; p < kc; p++, b += 16)
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < 16; j++) t[i][j] += a[i * lda + p] * b[j];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 16; j++) c[i * ldc + j] = t[i][j];
 }
 
 #ifdef GEMM_X86
@@ -72,6 +83,40 @@ __attribute__((target("avx2,fma"))) static void kern_avx2(int64_t kc, const floa
     ROW2(5);
     a += 6;
     b += 16;
+  }
+  STORE2(0);
+  STORE2(1);
+  STORE2(2);
+  STORE2(3);
+  STORE2(4);
+  STORE2(5);
+}
+
+/* The same with A's rows in place: row i of A at a0[i * lda] (a3 for rows
+ * 3..5), so each broadcast is one load with a scaled index. */
+#define ROW2R(i, base, r)                                \
+  do {                                                   \
+    const __m256 ai = _mm256_broadcast_ss(base + (r));   \
+    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);          \
+    c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);          \
+  } while (0)
+
+__attribute__((target("avx2,fma"))) static void rows_avx2(int64_t kc, const float *restrict a,
+                                                           int64_t lda, const float *restrict b,
+                                                           float *restrict c, int64_t ldc) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+         c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  const float *a0 = a, *a3 = a + 3 * lda;
+  const int accumulate = 0;
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; p++, a0++, a3++, b += 16) {
+    const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+    ROW2R(0, a0, 0);
+    ROW2R(1, a0, lda);
+    ROW2R(2, a0, 2 * lda);
+    ROW2R(3, a3, 0);
+    ROW2R(4, a3, lda);
+    ROW2R(5, a3, 2 * lda);
   }
   STORE2(0);
   STORE2(1);
@@ -144,16 +189,65 @@ __attribute__((target("avx512f"))) static void kern_avx512(int64_t kc, const flo
   STORE512(10);
   STORE512(11);
 }
+
+/* The same with A's rows in place: row i of A at a0/a4/a8[(i % 4) * lda]. */
+#define ROW512R(i, base, r)                              \
+  do {                                                   \
+    const __m512 ai = _mm512_set1_ps(base[r]);           \
+    c##i##_0 = _mm512_fmadd_ps(ai, b0, c##i##_0);        \
+    c##i##_1 = _mm512_fmadd_ps(ai, b1, c##i##_1);        \
+  } while (0)
+
+__attribute__((target("avx512f"))) static void rows_avx512(int64_t kc, const float *restrict a,
+                                                            int64_t lda, const float *restrict b,
+                                                            float *restrict c, int64_t ldc) {
+  __m512 c0_0 = _mm512_setzero_ps(), c0_1 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c2_0 = c0_0,
+         c2_1 = c0_0, c3_0 = c0_0, c3_1 = c0_0, c4_0 = c0_0, c4_1 = c0_0, c5_0 = c0_0,
+         c5_1 = c0_0, c6_0 = c0_0, c6_1 = c0_0, c7_0 = c0_0, c7_1 = c0_0, c8_0 = c0_0,
+         c8_1 = c0_0, c9_0 = c0_0, c9_1 = c0_0, c10_0 = c0_0, c10_1 = c0_0, c11_0 = c0_0,
+         c11_1 = c0_0;
+  const float *a0 = a, *a4 = a + 4 * lda, *a8 = a + 8 * lda;
+  const int64_t l3 = 3 * lda;
+  const int accumulate = 0;
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; p++, a0++, a4++, a8++, b += 32) {
+    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+    ROW512R(0, a0, 0);
+    ROW512R(1, a0, lda);
+    ROW512R(2, a0, 2 * lda);
+    ROW512R(3, a0, l3);
+    ROW512R(4, a4, 0);
+    ROW512R(5, a4, lda);
+    ROW512R(6, a4, 2 * lda);
+    ROW512R(7, a4, l3);
+    ROW512R(8, a8, 0);
+    ROW512R(9, a8, lda);
+    ROW512R(10, a8, 2 * lda);
+    ROW512R(11, a8, l3);
+  }
+  STORE512(0);
+  STORE512(1);
+  STORE512(2);
+  STORE512(3);
+  STORE512(4);
+  STORE512(5);
+  STORE512(6);
+  STORE512(7);
+  STORE512(8);
+  STORE512(9);
+  STORE512(10);
+  STORE512(11);
+}
 #endif
 
 /* The kernels, widest first; the cache blocks here are the fallbacks when
  * sysfs has no cache sizes (gemm_kernel_pick sizes them for this machine). */
 static const struct gemm_kernel kernels[] = {
 #ifdef GEMM_X86
-    {"avx512 12x32", 12, 32, 144, 256, 4096, kern_avx512},
-    {"avx2 6x16", 6, 16, 144, 256, 4080, kern_avx2},
+    {"avx512 12x32", 12, 32, 144, 256, 4096, kern_avx512, rows_avx512, 1024},
+    {"avx2 6x16", 6, 16, 144, 256, 4080, kern_avx2, rows_avx2, 512},
 #endif
-    {"generic 6x16", 6, 16, 96, 256, 2048, kern_generic},
+    {"generic 6x16", 6, 16, 96, 256, 2048, kern_generic, rows_generic, 512},
 };
 
 static int kernel_runs_here(const struct gemm_kernel *k) {
@@ -167,19 +261,27 @@ static int kernel_runs_here(const struct gemm_kernel *k) {
 
 static int64_t clamp64(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
 
-/* Cache blocks from this machine's caches (Goto's rules):
- *   kc: a B micro-panel, kc x nr floats, 4/3 of L1 (up to 512): 512 for
- *       nr = 32 on a 48 KiB L1 (Zen 5), 336 on a 32 KiB L1 (Zen 4). It
- *       spills to L2, which the kernel's 24 FMAs per 14 loads tolerate, and
- *       a longer kc means fewer passes over C: at 2048^3 on Zen 5, kc = 512
- *       measured 2-4% faster than 256 (and the same at 1024^3)
- *   mc: the packed A block, mc x kc, in half of L2 (it stays there while
- *       B's micro-panels pass; A's micro-panels stream from it)
- *   nc: the packed B panel, kc x nc, in a quarter of the last-level cache. */
+/* Cache blocks from this machine's caches, per kernel (measured on Zen 5,
+ * 1 MiB L2, at 1024^3 and 2048^3):
+ *   kc: a B micro-panel (kc x nr) and two A micro-panels (kc x mr) in a
+ *       quarter of L2, at most kc_most (1024 for AVX-512, 512 for AVX2):
+ *       a long kc means few passes over C, whose tiles cost the most when
+ *       C's rows are a power of two apart (2048 floats: they share cache
+ *       sets): AVX-512 at 2048^3 measured 5% faster with 1024 than 512;
+ *       AVX2 (half the FLOPs per load of C) 1-2% slower
+ *   mc: the packed A block (mc x kc) in a tenth of L2 (AVX-512 24 rows,
+ *       AVX2 48): a short block walks C's tiles along its rows, not down
+ *       its columns, and each B micro-panel, streamed from L3, serves the
+ *       block's A micro-panels while in L1/L2 (AVX-512 at 2048^3: 5% faster
+ *       than 252 rows, the same at 1024^3; AVX2: 48 and 72 rows equal
+ *       within the noise)
+ *   nc: the packed B panel (kc x nc) in a quarter of the last-level cache. */
 static void size_blocks(struct gemm_kernel *k) {
-  const int64_t l1 = cpu_cache_bytes(1), l2 = cpu_cache_bytes(2), llc = cpu_llc_bytes(0);
-  if (l1 > 0) k->kc = (int)clamp64(l1 * 4 / 3 / (k->nr * 4) / 16 * 16, 128, 512);
-  if (l2 > 0) k->mc = (int)clamp64(l2 / 2 / (k->kc * 4) / k->mr * k->mr, k->mr, 1020 / k->mr * k->mr);
+  const int64_t l2 = cpu_cache_bytes(2), llc = cpu_llc_bytes(0);
+  if (l2 > 0) {
+    k->kc = (int)clamp64(l2 / 4 / ((k->nr + 2 * k->mr) * 4) / 16 * 16, 128, k->kc_most);
+    k->mc = (int)clamp64(l2 / 10 / (k->kc * 4) / k->mr * k->mr, k->mr, 1020 / k->mr * k->mr);
+  }
   if (llc > 0) k->nc = (int)clamp64(llc / 4 / (k->kc * 4) / k->nr * k->nr, k->nr, 8192 / k->nr * k->nr);
 }
 
@@ -360,29 +462,59 @@ void gemm_packed_block(const struct gemm_kernel *kr, const struct gemm_problem *
   }
 }
 
-size_t gemm_packed_shared_floats(const struct gemm_kernel *kr) {
-  return (size_t)round_up(kr->kc * round_up(kr->nc, kr->nr), 16);
+int gemm_team_init(struct gemm_team *t, const struct gemm_kernel *kr, int nthreads) {
+  const size_t floats = (size_t)round_up(kr->kc * round_up(kr->nc, kr->nr), 16);
+  t->b[0] = cpu_alloc(floats * sizeof(float));
+  t->b[1] = cpu_alloc(floats * sizeof(float));
+  cpu_barrier_init(&t->barrier, nthreads);
+  atomic_init(&t->next, 0);
+  return t->b[0] && t->b[1] ? 0 : -1;
 }
 
-void gemm_packed_shared(const struct gemm_kernel *kr, const struct gemm_problem *g, int tid,
-                        int nthreads, float *buf, float *bshared, struct cpu_barrier *barrier) {
+void gemm_team_free(struct gemm_team *t) {
+  cpu_free(t->b[0]);
+  cpu_free(t->b[1]);
+}
+
+/* The next piece of work below `end`, or -1: pieces are numbered across
+ * the whole GEMM, so the counter only grows and needs no reset between
+ * panels; a thread never takes a piece of the next panel's phase early. */
+static int64_t claim(struct gemm_team *t, int64_t end) {
+  int64_t u = atomic_load_explicit(&t->next, memory_order_relaxed);
+  while (u < end)
+    if (atomic_compare_exchange_weak_explicit(&t->next, &u, u + 1, memory_order_relaxed,
+                                              memory_order_relaxed))
+      return u;
+  return -1;
+}
+
+#define PACK_PIECE 8 /* B micro-panels per piece of packing */
+
+void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g, float *buf,
+                      struct gemm_team *team) {
   const struct buffers b = split_buffer(kr, buf);
-  int64_t i0, i1;
-  cpu_split(g->m, kr->mr, tid, nthreads, &i0, &i1);
-  const int64_t kb = balanced(g->k, kr->kc, 16), mb = balanced(i1 - i0, kr->mc, kr->mr);
+  const int64_t kb = balanced(g->k, kr->kc, 16), mb = balanced(g->m, kr->mc, kr->mr);
+  const int64_t blocks = (g->m + mb - 1) / mb, cols = (int64_t)PACK_PIECE * kr->nr;
+  int64_t end = 0, u;
+  unsigned panel = 0;
   for (int64_t jc = 0; jc < g->n; jc += kr->nc) {
     const int64_t nc = min64(kr->nc, g->n - jc);
-    for (int64_t pc = 0; pc < g->k; pc += kb) {
+    for (int64_t pc = 0; pc < g->k; pc += kb, panel++) {
       const int64_t kc = min64(kb, g->k - pc);
-      int64_t p0, p1; /* this thread's micro-panels of the shared B panel */
-      cpu_split(nc, kr->nr, tid, nthreads, &p0, &p1);
-      cpu_barrier_wait(barrier); /* everyone is done with the previous panel */
-      if (p0 < p1) pack_b(kr, g, pc, kc, jc + p0, p1 - p0, bshared + p0 * kc, b.tmp);
-      cpu_barrier_wait(barrier); /* the whole panel is packed */
-      for (int64_t ic = i0; ic < i1; ic += mb) {
-        const int64_t mc = min64(mb, i1 - ic);
+      float *bp = team->b[panel & 1]; /* the other one may still be read */
+      const int64_t packs = end;
+      end += (nc + cols - 1) / cols;
+      while ((u = claim(team, end)) >= 0) {
+        const int64_t j = (u - packs) * cols;
+        pack_b(kr, g, pc, kc, jc + j, min64(cols, nc - j), bp + j * kc, b.tmp);
+      }
+      cpu_barrier_wait(&team->barrier); /* the panel is packed; the last one is done with */
+      const int64_t rows = end;
+      end += blocks;
+      while ((u = claim(team, end)) >= 0) {
+        const int64_t ic = (u - rows) * mb, mc = min64(mb, g->m - ic);
         pack_a(kr, g, ic, mc, pc, kc, b.ap, b.tmp);
-        multiply_block(kr, g, b.ap, bshared, ic, mc, jc, nc, kc, pc > 0);
+        multiply_block(kr, g, b.ap, bp, ic, mc, jc, nc, kc, pc > 0);
       }
     }
   }

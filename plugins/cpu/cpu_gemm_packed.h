@@ -8,13 +8,18 @@
 #include <stdint.h>
 
 #include "bench/plugin.h"
+#include "cpu_common.h"
 
-/* A micro-kernel: C[mr,nr] (+)= Ap[kc][mr] * Bp[kc][nr] from packed panels. */
+/* A micro-kernel: C[mr,nr] (+)= Ap[kc][mr] * Bp[kc][nr] from packed panels;
+ * rows: C[mr,nr] = A[mr][kc] * Bp[kc][nr] with A's rows read in place,
+ * lda apart (for A in L1/L2 that is not worth packing: cpu_attention). */
 struct gemm_kernel {
   const char *name; /* "avx512 12x32", "avx2 6x16", "generic 6x16" */
   int mr, nr;      /* register tile */
   int mc, kc, nc;  /* cache blocks: A block mc x kc in L2, B panel kc x nc in L3 */
   void (*fn)(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int accumulate);
+  void (*rows)(int64_t kc, const float *a, int64_t lda, const float *bp, float *c, int64_t ldc);
+  int kc_most;     /* the longest kc worth it (size_blocks) */
 };
 
 /* *out = the kernel for isa "auto" (the widest this CPU runs), "avx512",
@@ -40,15 +45,26 @@ size_t gemm_packed_buffer_floats(const struct gemm_kernel *kr);
 void gemm_packed_block(const struct gemm_kernel *kr, const struct gemm_problem *g, int64_t i0,
                        int64_t i1, int64_t j0, int64_t j1, float *buf);
 
-/* Floats of the B panel the threads of gemm_packed_shared share. */
-size_t gemm_packed_shared_floats(const struct gemm_kernel *kr);
+/* The shared state of the threads that compute one GEMM together
+ * (gemm_packed_team): two B panels (one packed while the other is still
+ * read), a barrier and the counter that hands out the work. */
+struct gemm_team {
+  float *b[2];
+  struct cpu_barrier barrier;
+  _Atomic int64_t next;
+};
+/* 0, or -1 when out of memory (then gemm_team_free is still safe). */
+int gemm_team_init(struct gemm_team *t, const struct gemm_kernel *kr, int nthreads);
+void gemm_team_free(struct gemm_team *t);
 
-/* All of C on nthreads threads (call from every thread of one cpu_pool_run
- * task): thread tid takes its share of C's rows, packing its own A blocks
- * into buf, and the threads pack each B panel together into bshared
- * (between barrier waits), so no one packs B twice. */
-struct cpu_barrier;
-void gemm_packed_shared(const struct gemm_kernel *kr, const struct gemm_problem *g, int tid,
-                        int nthreads, float *buf, float *bshared, struct cpu_barrier *barrier);
+/* All of C on the threads of one cpu_pool_run task (call from each, with
+ * its own packing buffer buf; zero team->next before the task). For each
+ * B panel, the threads first pack its micro-panels, then multiply C's
+ * blocks of mc rows into it, both taken a piece at a time from team->next:
+ * a thread that is late (descheduled) holds the others up only for the
+ * piece it has, at the one barrier per panel. Which thread computes a
+ * block does not change its bits. */
+void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g, float *buf,
+                      struct gemm_team *team);
 
 #endif

@@ -22,12 +22,16 @@
 #                         attention as a fraction of cpu_gemm
 #
 # usage: scripts/anchors.sh [--quick] [--cputime] [--bench PATH] [--keep DIR]
+#        scripts/anchors.sh [--quick] --presets DIR
 #   --quick      small sizes and short runs (seconds; for the test)
 #   --cputime    instead: the one-thread figures by thread CPU time, best of
 #                runs (scripts/anchors/cputime.sh), for a machine other work
 #                keeps busy, where wall-clock medians say more about the load
 #   --bench      the bench binary (default: $BENCH, else build-cpu/ or build/)
 #   --keep DIR   keep every raw result (bench JSON, mbw, Google Benchmark) in DIR
+#   --presets DIR  only write the presets the table runs (gemm.ini, openblas.ini,
+#                blis.ini, rest.ini) into DIR, run nothing (scripts/settle_check.sh
+#                uses rest.ini)
 # Anchors that are not installed (libopenblas-dev, libblis-dev, mbw,
 # libbenchmark-dev, see scripts/debian-packages.txt) show as n/a.
 set -euo pipefail
@@ -36,6 +40,7 @@ here="$root/scripts/anchors"
 
 quick=0
 cputime=0
+presets_only=0
 bench="${BENCH:-}"
 keep=""
 while [ $# -gt 0 ]; do
@@ -44,7 +49,8 @@ while [ $# -gt 0 ]; do
     --cputime) cputime=1 ;;
     --bench) bench="$2"; shift ;;
     --keep) keep="$2"; shift ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --presets) keep="$2"; presets_only=1; shift ;;
+    -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "anchors: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -54,7 +60,7 @@ if [ -z "$bench" ]; then
     [ -x "$b" ] && { bench="$b"; break; }
   done
 fi
-if [ -z "$bench" ] || [ ! -x "$bench" ]; then
+if [ $presets_only = 0 ] && { [ -z "$bench" ] || [ ! -x "$bench" ]; }; then
   echo "anchors: no bench binary (build it, or --bench PATH)" >&2
   exit 2
 fi
@@ -125,7 +131,9 @@ cpuinfo() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'; }
 } >"$work/meta"
 
 # ---- the CPU's limits: clock and FMA throughput ---------------------------------------
-if gcc -O2 "$here/peak.c" -o "$work/peak" 2>"$work/peak.err"; then
+if [ $presets_only = 1 ]; then
+  :
+elif gcc -O2 "$here/peak.c" -o "$work/peak" 2>"$work/peak.err"; then
   log "peak: clock and FMA throughput, best of $peak_runs"
   "$work/peak" "$peak_runs" >>"$work/meta" || log "peak failed"
 else
@@ -200,6 +208,7 @@ head_dim = $attn_d
 rope = none
 threads = 1,0
 EOF
+[ $presets_only = 1 ] && exit 0
 
 run_bench() { # NAME PRESET PLUGINS [VAR=VALUE...]: the variables for bench's processes only
   log "bench: $1${4:+ with ${*:4}}"

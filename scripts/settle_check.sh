@@ -13,9 +13,10 @@
 # usage: scripts/settle_check.sh [--bench PATH] [--preset FILE] [--plugin LIST]
 #                                [--rounds N] [--keep DIR]
 #   --bench    bench binary (default build/bin/bench)
-#   --preset   the short-run preset (default: the anchors' perf policy, tier
-#              perf, min_time 1 s, max_time 8 s, target 1%, on the CPU row
-#              kernels, cpu_spin and membw_cpu at the anchors' sizes)
+#   --preset   the short-run preset (default: scripts/anchors.sh's rest.ini, its
+#              perf policy: tier perf, min_time 1 s, max_time 8 s, target 1%,
+#              on the CPU row kernels, attention, cpu_spin and membw_cpu at
+#              the anchors' sizes)
 #   --plugin   plugins to run (default: those of the default preset)
 #   --rounds   short runs (default 3; long runs: one fewer)
 #   --keep     keep the results in DIR (default: a temporary folder, removed)
@@ -44,53 +45,9 @@ if [ -n "$keep" ]; then work="$keep"; mkdir -p "$work"; else
   work=$(mktemp -d "${TMPDIR:-/tmp}/settle-check.XXXXXX"); trap 'rm -rf "$work"' EXIT
 fi
 
-if [ -z "$preset" ]; then
-  preset="$work/short.ini"
-  cat >"$preset" <<'INI'
-[run]
-tier = perf
-warmup_iters = 2
-warmup_time = 0.5s
-min_samples = 10
-max_samples = 100000
-min_time = 1s
-max_time = 8s
-target_noise = 1%
-batch_min_time = 1ms
-verify = fast
-timeout = 300s
-[membw_cpu]
-kernel = copy,scale,add,triad
-size = 4*LLC
-threads = 1,0
-[cpu_spin]
-iters = 1000000
-[cpu_rmsnorm]
-rows = 4096
-cols = 4096
-threads = 1,0
-[cpu_layernorm]
-rows = 4096
-cols = 4096
-threads = 1,0
-[cpu_softmax]
-rows = 4096
-cols = 4096
-threads = 1,0
-[cpu_rope]
-seq = 4096
-heads = 32
-head_dim = 128
-layout = halves,interleaved
-threads = 1,0
-[cpu_attention]
-batch = 1
-heads = 8
-seq = 1024
-head_dim = 64
-rope = none
-threads = 1,0
-INI
+if [ -z "$preset" ]; then # the anchors' own (scripts/anchors.sh), one source of truth
+  "$root/scripts/anchors.sh" --presets "$work/anchors" || { echo "settle_check: cannot write the anchors' presets" >&2; exit 2; }
+  preset="$work/anchors/rest.ini"
 fi
 [ -r "$preset" ] || { echo "settle_check: cannot read preset $preset" >&2; exit 2; }
 # The long version: min_time = max_time (every case runs to the cap).

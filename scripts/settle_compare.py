@@ -58,7 +58,7 @@ def main():
         for r in short:
             settled.append(data[r][k]["settled"])
             times.append(data[r][k]["time"])
-        cells = " ".join(f"{med[r] / 1e6:8.4f}{' ' if data[r][k]['settled'] else '*'}" for r in runs)
+        cells = " ".join(f"{med[r] / 1e6:8.4g}{' ' if data[r][k]['settled'] else '*'}" for r in runs)
         print(f"{k[:58]:58s} {cells}   " + " ".join(f"{d:+6.2f}" for d in dev) + f"    {spread:6.2f}")
     if not s_dev:
         return

@@ -216,12 +216,25 @@ run_bench() { # NAME PRESET PLUGINS [VAR=VALUE...]: the variables for bench's pr
   env "${@:4}" "$bench" --preset "$2" --plugin "$3" --results-dir "$work/bench-$1" >"$work/bench-$1.out" 2>"$work/bench-$1.err" || rc=$?
   [ $rc -eq 0 ] || log "bench $1 exited $rc (see the table's n/a rows)"
 }
-run_bench gemm "$work/gemm.ini" cpu_gemm
-run_bench openblas "$work/openblas.ini" cpu_gemm
-[ $force_openblas = 1 ] && run_bench openblas-skx "$work/openblas.ini" cpu_gemm OPENBLAS_CORETYPE=SkylakeX
-run_bench blis "$work/blis.ini" cpu_gemm
-for arch in $force_blis; do
-  run_bench "blis-$arch" "$work/blis.ini" cpu_gemm BENCH_CPU_BLIS_ARCH="$arch"
+# GEMM one cell (size, threads) at a time, ours then every anchor back to
+# back: this VM's speed drifts by 5-10% over minutes, and a ratio is only as
+# good as the time between its two figures (each cell's runs land in the
+# same folders as .2, .3 ... files).
+gemm_cell() { # SIZE THREADS
+  local f
+  for f in gemm openblas blis; do
+    sed -e "s/^\([mnk]\) = .*/\1 = $1/" -e "s/^threads = .*/threads = $2/" "$work/$f.ini" >"$work/cell-$f.ini"
+  done
+  run_bench gemm "$work/cell-gemm.ini" cpu_gemm
+  run_bench openblas "$work/cell-openblas.ini" cpu_gemm
+  [ $force_openblas = 1 ] && run_bench openblas-skx "$work/cell-openblas.ini" cpu_gemm OPENBLAS_CORETYPE=SkylakeX
+  run_bench blis "$work/cell-blis.ini" cpu_gemm
+  for arch in $force_blis; do
+    run_bench "blis-$arch" "$work/cell-blis.ini" cpu_gemm BENCH_CPU_BLIS_ARCH="$arch"
+  done
+}
+for size in ${gemm_sizes//,/ }; do
+  for t in 1 0; do gemm_cell "$size" "$t"; done
 done
 run_bench rest "$work/rest.ini" 'membw_cpu,cpu_spin,cpu_noop,cpu_rmsnorm,cpu_layernorm,cpu_softmax,cpu_rope,cpu_attention'
 

@@ -9,8 +9,9 @@
  *  1. per (batch, head): k (rotated) packed as the kernel's B micro-panels
  *     of nr keys (K^T), times 1/sqrt(d); v packed as B micro-panels of nr
  *     columns unless head_dim is a multiple of nr (then read in place);
- *  2. per tile of mr queries (work items handed out longest first, across
- *     `threads` threads): S = Q K^T for the keys up to the tile's last
+ *  2. per tile of mr queries (the first: the seq % mr left over; work
+ *     items handed out longest first, across `threads` threads):
+ *     S = Q K^T for the keys up to the tile's last
  *     query, nr keys per kernel call (k = head_dim), the kernel reading
  *     the tile's rows of q in place; an exact softmax per row over its
  *     causal keys (cpu_rowops.c: vectorised exp), in place, later keys 0,
@@ -165,11 +166,14 @@ static void attention_task(void *arg, int tid, int nthreads) {
     if (item >= s->ntiles * groups) return;
     /* the last tiles of every group (the most keys) first */
     const int64_t tile = s->ntiles - 1 - item / groups, g = item % groups;
-    const int64_t i0 = tile * mr, nq = n - i0 < mr ? n - i0 : mr;
+    /* tile 0 is the short one (seq % mr queries, when not 0): it has the
+       fewest keys, so its padding rows cost the least */
+    const int64_t first = n - (s->ntiles - 1) * mr;
+    const int64_t i0 = tile ? first + (tile - 1) * mr : 0, nq = tile ? mr : first;
     const int64_t nk = (i0 + nq + nr - 1) / nr * nr; /* keys, to a whole micro-panel */
     const float *kt = s->kt + g * s->kpad * d;
     const float *qg = q + (g * n + i0) * d; /* the tile's queries, read in place */
-    if (nq < mr) { /* past the last query: rows of zeros */
+    if (nq < mr) { /* past the tile's last query: rows of zeros */
       memcpy(qt, qg, (size_t)(nq * d) * sizeof(float));
       memset(qt + nq * d, 0, (size_t)((mr - nq) * d) * sizeof(float));
       qg = qt;

@@ -173,6 +173,9 @@ static void attention_task(void *arg, int tid, int nthreads) {
     const int64_t nk = (i0 + nq + nr - 1) / nr * nr; /* keys, to a whole micro-panel */
     const float *kt = s->kt + g * s->kpad * d;
     const float *qg = q + (g * n + i0) * d; /* the tile's queries, read in place */
+    float *o = s->o + (g * n + i0) * d;
+    for (int64_t t = 0; t < nq * d; t += 16) /* O's lines, for writing, meanwhile: */
+      __builtin_prefetch(o + t, 1, 3); /* else the next item's atomic waits for them */
     if (nq < mr) { /* past the tile's last query: rows of zeros */
       memcpy(qt, qg, (size_t)(nq * d) * sizeof(float));
       memset(qt + nq * d, 0, (size_t)((mr - nq) * d) * sizeof(float));
@@ -190,7 +193,6 @@ static void attention_task(void *arg, int tid, int nthreads) {
       inv_sum[i] = 1.0f / cpu_row_exp_sum(row, row, valid, mx, NULL);
       memset(row + valid, 0, (size_t)(nk - valid) * sizeof(float));
     }
-    float *o = s->o + (g * n + i0) * d;
     for (int64_t c0 = 0; c0 < d; c0 += nr) { /* P is 0 past the last query */
       if (s->vp)
         s->kern.rows(i0 + nq, S, ld, s->vp + (g * s->dpad + c0) * s->kpad, nr, ot, nr);

@@ -69,7 +69,10 @@ __attribute__((target("avx512f"))) static void pack_keys_512(const float *src, i
   for (int64_t t0 = 0; t0 < d; t0 += 16)
     for (int h = 0; h < 32; h += 16) {
       __m512 r[16], t[16], u[16];
-      for (int i = 0; i < 16; i++) r[i] = _mm512_mul_ps(_mm512_loadu_ps(src + (h + i) * d + t0), sc);
+      for (int i = 0; i < 16; i++) {
+        _mm_prefetch((const char *)(src + (32 + h + i) * d + t0), _MM_HINT_T0); /* next panel */
+        r[i] = _mm512_mul_ps(_mm512_loadu_ps(src + (h + i) * d + t0), sc);
+      }
       for (int i = 0; i < 16; i += 2) { /* lane L: rows i, i+1 at columns 4L..4L+3, paired */
         t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
         t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);

@@ -9,9 +9,10 @@
  *  1. per (batch, head): k (rotated) packed as the kernel's B micro-panels
  *     of nr keys (K^T), times 1/sqrt(d); v packed as B micro-panels of nr
  *     columns unless head_dim is a multiple of nr (then read in place);
- *  2. per tile of mr queries (the first: the seq % mr left over; work
- *     items handed out longest first, across `threads` threads):
- *     S = Q K^T for the keys up to the tile's last
+ *  2. per tile of mr queries (the first: the seq % mr left over), handed
+ *     out across `threads` threads group by group (its K^T and V stay in
+ *     L2: 1T 15% faster than group after group for each tile), in a group
+ *     the longest first: S = Q K^T for the keys up to the tile's last
  *     query, nr keys per kernel call (k = head_dim), the kernel reading
  *     the tile's rows of q in place; an exact softmax per row over its
  *     causal keys (cpu_rowops.c: vectorised exp), in place, later keys 0,
@@ -167,8 +168,8 @@ static void attention_task(void *arg, int tid, int nthreads) {
   for (;;) {
     const long long item = atomic_fetch_add(&s->next, 1);
     if (item >= s->ntiles * groups) return;
-    /* the last tiles of every group (the most keys) first */
-    const int64_t tile = s->ntiles - 1 - item / groups, g = item % groups;
+    /* group by group (its K^T and V stay in L2), the last tiles (the most keys) first */
+    const int64_t g = item / s->ntiles, tile = s->ntiles - 1 - item % s->ntiles;
     /* tile 0 is the short one (seq % mr queries, when not 0): it has the
        fewest keys, so its padding rows cost the least */
     const int64_t first = n - (s->ntiles - 1) * mr;

@@ -11,8 +11,8 @@
  *     columns unless head_dim is a multiple of nr (then read in place);
  *  2. per tile of mr queries (the first: the seq % mr left over), handed
  *     out across `threads` threads group by group (its K^T and V stay in
- *     L2: 1T 15% faster than group after group for each tile), in a group
- *     the longest first: S = Q K^T for the keys up to the tile's last
+ *     L2; tile by tile across all groups was 14% slower at 1 thread), in a
+ *     group the longest first: S = Q K^T for the keys up to the tile's last
  *     query, nr keys per kernel call (k = head_dim), the kernel reading
  *     the tile's rows of q in place; an exact softmax per row over its
  *     causal keys (cpu_rowops.c: vectorised exp), in place, later keys 0,
@@ -30,6 +30,11 @@
 #include "cpu_common.h"
 #include "cpu_gemm_packed.h"
 #include "cpu_rowops.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ATTN_X86 1
+#endif
 
 struct attn {
   int64_t batch, heads, seq, dim;
@@ -56,10 +61,7 @@ struct attn {
 
 /* ---- 1. RoPE and packing per (batch, head) ---------------------------------- */
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define ATTN_X86 1
-
+#ifdef ATTN_X86
 /* 32 keys (rows of src, d apart; d a multiple of 16) to one K^T micro-panel
  * of the AVX-512 kernel, panel[t * 32 + j] = src[j * d + t] * scale: 16 x 16
  * blocks transposed in registers (unpack ps, unpack pd, then two rounds of

@@ -7,10 +7,12 @@
  * AVX-512 12x32, AVX2 6x16 or portable 6x16: isa, auto = the widest this
  * CPU runs), mr queries at a time:
  *  1. per (batch, head): k (rotated) packed as the kernel's B micro-panels
- *     of nr keys (K^T), v packed as B micro-panels of nr columns;
- *     K^T times 1/sqrt(d);
- *  2. per tile of mr queries (work items handed out longest first, across
- *     `threads` threads): S = Q K^T for the keys up to the tile's last
+ *     of nr keys (K^T), times 1/sqrt(d); v packed as B micro-panels of nr
+ *     columns unless head_dim is a multiple of nr (then read in place);
+ *  2. per tile of mr queries (the first: the seq % mr left over), handed
+ *     out across `threads` threads group by group (its K^T and V stay in
+ *     L2; tile by tile across all groups was 14% slower at 1 thread), in a
+ *     group the longest first: S = Q K^T for the keys up to the tile's last
  *     query, nr keys per kernel call (k = head_dim), the kernel reading
  *     the tile's rows of q in place; an exact softmax per row over its
  *     causal keys (cpu_rowops.c: vectorised exp), in place, later keys 0,
@@ -29,6 +31,11 @@
 #include "cpu_gemm_packed.h"
 #include "cpu_rowops.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ATTN_X86 1
+#endif
+
 struct attn {
   int64_t batch, heads, seq, dim;
   uint32_t rope; /* 0, BENCH_ROPE_INTERLEAVED or BENCH_ROPE_HALVES */
@@ -42,7 +49,8 @@ struct attn {
   int64_t dpad;      /* head_dim rounded up to nr */
   int64_t ld;        /* row stride of S: kpad plus a line, no 4K aliasing */
   float *kt;         /* per group: kpad / nr panels of [head_dim][nr] keys */
-  float *vp;         /* per group: dpad / nr panels of [kpad][nr] columns */
+  float *vp;         /* per group: dpad / nr panels of [kpad][nr] columns;
+                        NULL: v read in place (head_dim a multiple of nr) */
   float *cos, *sin;  /* [seq][head_dim / 2] */
   float *work;       /* per thread: S, packed P, packed Q, an output tile */
   size_t work_floats;
@@ -52,6 +60,48 @@ struct attn {
 };
 
 /* ---- 1. RoPE and packing per (batch, head) ---------------------------------- */
+
+#ifdef ATTN_X86
+/* 32 keys (rows of src, d apart; d a multiple of 16) to one K^T micro-panel
+ * of the AVX-512 kernel, panel[t * 32 + j] = src[j * d + t] * scale: 16 x 16
+ * blocks transposed in registers (unpack ps, unpack pd, then two rounds of
+ * 128-bit lane shuffles), a quarter of the shuffles and loads of 4 x 4. */
+__attribute__((target("avx512f"))) static void pack_keys_512(const float *src, int64_t d,
+                                                              float scale, float *panel) {
+  const __m512 sc = _mm512_set1_ps(scale);
+  for (int64_t t0 = 0; t0 < d; t0 += 16)
+    for (int h = 0; h < 32; h += 16) {
+      __m512 r[16], t[16], u[16];
+      for (int i = 0; i < 16; i++) {
+        _mm_prefetch((const char *)(src + (32 + h + i) * d + t0), _MM_HINT_T0); /* next panel */
+        r[i] = _mm512_mul_ps(_mm512_loadu_ps(src + (h + i) * d + t0), sc);
+      }
+      for (int i = 0; i < 16; i += 2) { /* lane L: rows i, i+1 at columns 4L..4L+3, paired */
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+      }
+      for (int i = 0; i < 16; i += 4) { /* u[i + c], lane L: rows i..i+3 of column 4L+c */
+        const __m512d a = _mm512_castps_pd(t[i]), b = _mm512_castps_pd(t[i + 1]);
+        const __m512d a2 = _mm512_castps_pd(t[i + 2]), b2 = _mm512_castps_pd(t[i + 3]);
+        u[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, a2));
+        u[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, a2));
+        u[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, b2));
+        u[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, b2));
+      }
+      for (int c = 0; c < 4; c++) { /* column 4L+c: lane L of u[c], u[4+c], u[8+c], u[12+c] */
+        const __m512 v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44);
+        const __m512 v1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xee);
+        const __m512 v2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
+        const __m512 v3 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xee);
+        float *p = panel + (t0 + c) * 32 + h;
+        _mm512_storeu_ps(p, _mm512_shuffle_f32x4(v0, v2, 0x88));
+        _mm512_storeu_ps(p + 4 * 32, _mm512_shuffle_f32x4(v0, v2, 0xdd));
+        _mm512_storeu_ps(p + 8 * 32, _mm512_shuffle_f32x4(v1, v3, 0x88));
+        _mm512_storeu_ps(p + 12 * 32, _mm512_shuffle_f32x4(v1, v3, 0xdd));
+      }
+    }
+}
+#endif
 
 static void rope_row(const struct attn *s, const float *x, int64_t pos, float *y) {
   const int64_t d = s->dim, half = d / 2;
@@ -70,7 +120,7 @@ static void prepare_groups(void *arg, int64_t g0, int64_t g1, int tid) {
   float *tmp = s->work + (size_t)tid * s->work_floats; /* nr x d floats are free here */
   for (int64_t g = g0; g < g1; g++) {
     const float *k = s->k + g * n * d, *v = s->v + g * n * d;
-    float *kt = s->kt + g * s->kpad * d, *vp = s->vp + g * s->kpad * s->dpad;
+    float *kt = s->kt + g * s->kpad * d, *vp = s->vp ? s->vp + g * s->kpad * s->dpad : NULL;
     for (int64_t p0 = 0; p0 < n; p0 += nr) { /* nr keys: one micro-panel of K^T */
       const int64_t keys = n - p0 < nr ? n - p0 : nr;
       const float *src = k + p0 * d;
@@ -81,16 +131,22 @@ static void prepare_groups(void *arg, int64_t g0, int64_t g1, int tid) {
         }
         src = tmp;
       }
-      float *panel = kt + p0 * d;
+      float *panel = kt + p0 * d; /* times 1/sqrt(d): S comes out scaled */
+#ifdef ATTN_X86
+      if (keys == nr && nr == 32 && d % 16 == 0) {
+        pack_keys_512(src, d, s->scale, panel);
+        continue;
+      }
+#endif
       if (keys == nr) {
         gemm_pack_rows_f32(src, d, (int)nr, d, panel);
       } else {
         for (int64_t t = 0; t < d; t++)
           for (int64_t j = 0; j < keys; j++) panel[t * nr + j] = src[j * d + t];
       }
-      for (int64_t t = 0; t < d * nr; t++) panel[t] *= s->scale; /* S comes out scaled */
+      for (int64_t t = 0; t < d * nr; t++) panel[t] *= s->scale;
     }
-    for (int64_t p = 0; p < n; p++) /* row p of v into the column panels (padding stays 0) */
+    for (int64_t p = 0; s->vp && p < n; p++) /* row p of v into the column panels (padding 0) */
       for (int64_t c0 = 0; c0 < d; c0 += nr) {
         const int64_t w = d - c0 < nr ? d - c0 : nr;
         memcpy(vp + c0 * s->kpad + p * nr, v + p * d + c0, (size_t)w * sizeof(float));
@@ -114,18 +170,24 @@ static void attention_task(void *arg, int tid, int nthreads) {
   for (;;) {
     const long long item = atomic_fetch_add(&s->next, 1);
     if (item >= s->ntiles * groups) return;
-    /* the last tiles of every group (the most keys) first */
-    const int64_t tile = s->ntiles - 1 - item / groups, g = item % groups;
-    const int64_t i0 = tile * mr, nq = n - i0 < mr ? n - i0 : mr;
+    /* group by group (its K^T and V stay in L2), the last tiles (the most keys) first */
+    const int64_t g = item / s->ntiles, tile = s->ntiles - 1 - item % s->ntiles;
+    /* tile 0 is the short one (seq % mr queries, when not 0): it has the
+       fewest keys, so its padding rows cost the least */
+    const int64_t first = n - (s->ntiles - 1) * mr;
+    const int64_t i0 = tile ? first + (tile - 1) * mr : 0, nq = tile ? mr : first;
     const int64_t nk = (i0 + nq + nr - 1) / nr * nr; /* keys, to a whole micro-panel */
-    const float *kt = s->kt + g * s->kpad * d, *vp = s->vp + g * s->kpad * s->dpad;
+    const float *kt = s->kt + g * s->kpad * d;
     const float *qg = q + (g * n + i0) * d; /* the tile's queries, read in place */
-    if (nq < mr) { /* past the last query: rows of zeros */
+    float *o = s->o + (g * n + i0) * d;
+    for (int64_t t = 0; t < nq * d; t += 16) /* O's lines, for writing, meanwhile: */
+      __builtin_prefetch(o + t, 1, 3); /* else the next item's atomic waits for them */
+    if (nq < mr) { /* past the tile's last query: rows of zeros */
       memcpy(qt, qg, (size_t)(nq * d) * sizeof(float));
       memset(qt + nq * d, 0, (size_t)((mr - nq) * d) * sizeof(float));
       qg = qt;
     }
-    for (int64_t j0 = 0; j0 < nk; j0 += nr) s->kern.rows(d, qg, d, kt + j0 * d, S + j0, ld);
+    for (int64_t j0 = 0; j0 < nk; j0 += nr) s->kern.rows(d, qg, d, kt + j0 * d, nr, S + j0, ld);
     for (int i = 0; i < mr; i++) { /* S -> P in place, row by row */
       float *row = S + i * ld;
       if (i >= nq) {
@@ -137,9 +199,11 @@ static void attention_task(void *arg, int tid, int nthreads) {
       inv_sum[i] = 1.0f / cpu_row_exp_sum(row, row, valid, mx, NULL);
       memset(row + valid, 0, (size_t)(nk - valid) * sizeof(float));
     }
-    float *o = s->o + (g * n + i0) * d;
-    for (int64_t c0 = 0; c0 < d; c0 += nr) {
-      s->kern.rows(i0 + nq, S, ld, vp + c0 * s->kpad, ot, nr); /* P is 0 past the last query */
+    for (int64_t c0 = 0; c0 < d; c0 += nr) { /* P is 0 past the last query */
+      if (s->vp)
+        s->kern.rows(i0 + nq, S, ld, s->vp + (g * s->dpad + c0) * s->kpad, nr, ot, nr);
+      else
+        s->kern.rows(i0 + nq, S, ld, s->v + g * n * d + c0, d, ot, nr);
       const int64_t w = d - c0 < nr ? d - c0 : nr;
       for (int64_t i = 0; i < nq; i++)
         for (int64_t c = 0; c < w; c++) o[i * d + c0 + c] = ot[i * nr + c] * inv_sum[i];
@@ -210,12 +274,14 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   const size_t groups = (size_t)(s->batch * s->heads);
   const size_t nkt = groups * (size_t)(s->kpad * s->dim), nvp = groups * (size_t)(s->kpad * s->dpad);
   s->kt = cpu_alloc(nkt * sizeof(float));
-  s->vp = cpu_alloc(nvp * sizeof(float));
+  if (s->dim % s->nr) { /* else the kernel reads v's rows in place */
+    if (!(s->vp = cpu_alloc(nvp * sizeof(float)))) return host->fail(host, "out of memory");
+    memset(s->vp, 0, nvp * sizeof(float)); /* the padding columns stay 0 */
+  }
   s->work = cpu_alloc((size_t)threads * s->work_floats * sizeof(float));
-  if (!s->q || !s->k || !s->v || !s->o || !s->kt || !s->vp || !s->work)
+  if (!s->q || !s->k || !s->v || !s->o || !s->kt || !s->work)
     return host->fail(host, "out of memory");
-  memset(s->kt, 0, nkt * sizeof(float)); /* the padding keys and columns stay 0 */
-  memset(s->vp, 0, nvp * sizeof(float));
+  memset(s->kt, 0, nkt * sizeof(float)); /* the padding keys stay 0 */
   host->fill_random(host, s->q, n, BENCH_F32, 1);
   host->fill_random(host, s->k, n, BENCH_F32, 2);
   host->fill_random(host, s->v, n, BENCH_F32, 3);

@@ -36,9 +36,9 @@ static void kern_generic(int64_t kc, const float *restrict a, const float *restr
 }
 
 static void rows_generic(int64_t kc, const float *restrict a, int64_t lda, const float *restrict b,
-                         float *restrict c, int64_t ldc) {
+                         int64_t ldb, float *restrict c, int64_t ldc) {
   float t[6][16] = {{0}};
-  for (int64_t p = 0; p < kc; p++, b += 16)
+  for (int64_t p = 0; p < kc; p++, b += ldb)
     for (int i = 0; i < 6; i++)
       for (int j = 0; j < 16; j++) t[i][j] += a[i * lda + p] * b[j];
   for (int i = 0; i < 6; i++)
@@ -103,14 +103,15 @@ __attribute__((target("avx2,fma"))) static void kern_avx2(int64_t kc, const floa
 
 __attribute__((target("avx2,fma"))) static void rows_avx2(int64_t kc, const float *restrict a,
                                                            int64_t lda, const float *restrict b,
-                                                           float *restrict c, int64_t ldc) {
+                                                           int64_t ldb, float *restrict c,
+                                                           int64_t ldc) {
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   const float *a0 = a, *a3 = a + 3 * lda;
   const int accumulate = 0;
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; p++, a0++, a3++, b += 16) {
-    const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+  for (int64_t p = 0; p < kc; p++, a0++, a3++, b += ldb) {
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
     ROW2R(0, a0, 0);
     ROW2R(1, a0, lda);
     ROW2R(2, a0, 2 * lda);
@@ -200,7 +201,8 @@ __attribute__((target("avx512f"))) static void kern_avx512(int64_t kc, const flo
 
 __attribute__((target("avx512f"))) static void rows_avx512(int64_t kc, const float *restrict a,
                                                             int64_t lda, const float *restrict b,
-                                                            float *restrict c, int64_t ldc) {
+                                                            int64_t ldb, float *restrict c,
+                                                            int64_t ldc) {
   __m512 c0_0 = _mm512_setzero_ps(), c0_1 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c2_0 = c0_0,
          c2_1 = c0_0, c3_0 = c0_0, c3_1 = c0_0, c4_0 = c0_0, c4_1 = c0_0, c5_0 = c0_0,
          c5_1 = c0_0, c6_0 = c0_0, c6_1 = c0_0, c7_0 = c0_0, c7_1 = c0_0, c8_0 = c0_0,
@@ -210,8 +212,8 @@ __attribute__((target("avx512f"))) static void rows_avx512(int64_t kc, const flo
   const int64_t l3 = 3 * lda;
   const int accumulate = 0;
 #pragma GCC unroll 2
-  for (int64_t p = 0; p < kc; p++, a0++, a4++, a8++, b += 32) {
-    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+  for (int64_t p = 0; p < kc; p++, a0++, a4++, a8++, b += ldb) {
+    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
     ROW512R(0, a0, 0);
     ROW512R(1, a0, lda);
     ROW512R(2, a0, 2 * lda);

@@ -11,14 +11,16 @@
 #include "cpu_common.h"
 
 /* A micro-kernel: C[mr,nr] (+)= Ap[kc][mr] * Bp[kc][nr] from packed panels;
- * rows: C[mr,nr] = A[mr][kc] * Bp[kc][nr] with A's rows read in place,
- * lda apart (for A in L1/L2 that is not worth packing: cpu_attention). */
+ * rows: C[mr,nr] = A[mr][kc] * B[kc][nr] with A's rows read in place, lda
+ * apart (for A in L1/L2 that is not worth packing: cpu_attention), and B's
+ * rows of nr floats ldb apart (nr: a packed micro-panel; or B in place). */
 struct gemm_kernel {
   const char *name; /* "avx512 12x32", "avx2 6x16", "generic 6x16" */
   int mr, nr;      /* register tile */
   int mc, kc, nc;  /* cache blocks: A block mc x kc in L2, B panel kc x nc in L3 */
   void (*fn)(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int accumulate);
-  void (*rows)(int64_t kc, const float *a, int64_t lda, const float *bp, float *c, int64_t ldc);
+  void (*rows)(int64_t kc, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+               int64_t ldc);
   int kc_most;     /* the longest kc worth it (size_blocks) */
 };
 

@@ -49,7 +49,7 @@ void gemm_packed_block(const struct gemm_kernel *kr, const struct gemm_problem *
 
 /* The shared state of the threads that compute one GEMM together
  * (gemm_packed_team): two B panels (one packed while the other is still
- * read), a barrier and the counter that hands out the work. */
+ * read), a barrier and the counters that hand out the work. */
 struct gemm_row_counter {
   _Alignas(64) _Atomic int64_t next; /* one cache line each */
 };

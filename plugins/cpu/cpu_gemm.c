@@ -115,7 +115,7 @@ static void packed_task(void *arg, int tid, int nthreads) {
   const struct gemm_kernel *kr = &g->kernel;
   float *buf = g->pack + (size_t)tid * g->pack_floats;
   if (g->team) { /* B panels packed together, C's row blocks handed out */
-    gemm_packed_team(kr, &g->p, buf, g->team);
+    gemm_packed_team(kr, &g->p, buf, g->team, tid);
     return;
   }
   int64_t b, e;
@@ -283,7 +283,7 @@ static int run(const struct bench_host *host, void *state) {
     cpu_parallel_for(g->pool, g->p.m, grain(MIN_WORK / (g->p.n * g->p.k), 4), rows_blocked, g);
     break;
   case PACKED:
-    if (g->team) atomic_store(&g->team->next, 0);
+    if (g->team) gemm_team_reset(g->team);
     cpu_pool_run(g->pool, packed_task, g);
     break;
   case OPENBLAS:

@@ -468,14 +468,21 @@ int gemm_team_init(struct gemm_team *t, const struct gemm_kernel *kr, int nthrea
   const size_t floats = (size_t)round_up(kr->kc * round_up(kr->nc, kr->nr), 16);
   t->b[0] = cpu_alloc(floats * sizeof(float));
   t->b[1] = cpu_alloc(floats * sizeof(float));
+  t->own = cpu_alloc((size_t)nthreads * sizeof *t->own);
   cpu_barrier_init(&t->barrier, nthreads);
-  atomic_init(&t->next, 0);
-  return t->b[0] && t->b[1] ? 0 : -1;
+  if (t->own) gemm_team_reset(t);
+  return t->b[0] && t->b[1] && t->own ? 0 : -1;
+}
+
+void gemm_team_reset(struct gemm_team *t) {
+  atomic_store(&t->next, 0);
+  for (int i = 0; i < t->barrier.n; i++) atomic_store(&t->own[i].next, 0);
 }
 
 void gemm_team_free(struct gemm_team *t) {
   cpu_free(t->b[0]);
   cpu_free(t->b[1]);
+  cpu_free(t->own);
 }
 
 /* The next piece of work below `end`, or -1: pieces are numbered across
@@ -490,14 +497,34 @@ static int64_t claim(struct gemm_team *t, int64_t end) {
   return -1;
 }
 
+/* The next run of micro-panel rows below `end` from one thread's share:
+ * its first unit, or -1; *count gets its length. Whole blocks (most units)
+ * while plenty is left, then ever shorter runs (half of what is left), so
+ * the threads finish a panel within about one micro-panel of each other,
+ * not one block: at 1024^3 a 24-row block is 5% of a thread's share. */
+static int64_t claim_rows(_Atomic int64_t *next, int64_t end, int64_t most, int64_t *count) {
+  int64_t u = atomic_load_explicit(next, memory_order_relaxed);
+  while (u < end) {
+    const int64_t c = clamp64((end - u + 1) / 2, 1, most);
+    if (atomic_compare_exchange_weak_explicit(next, &u, u + c, memory_order_relaxed,
+                                              memory_order_relaxed)) {
+      *count = c;
+      return u;
+    }
+  }
+  return -1;
+}
+
 #define PACK_PIECE 8 /* B micro-panels per piece of packing */
 
 void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g, float *buf,
-                      struct gemm_team *team) {
+                      struct gemm_team *team, int tid) {
   const struct buffers b = split_buffer(kr, buf);
+  const int nthreads = team->barrier.n;
   const int64_t kb = balanced(g->k, kr->kc, 16), mb = balanced(g->m, kr->mc, kr->mr);
-  const int64_t blocks = (g->m + mb - 1) / mb, cols = (int64_t)PACK_PIECE * kr->nr;
-  int64_t end = 0, u;
+  const int64_t units = (g->m + kr->mr - 1) / kr->mr, most = (mb + kr->mr - 1) / kr->mr;
+  const int64_t cols = (int64_t)PACK_PIECE * kr->nr;
+  int64_t end = 0, u, count;
   unsigned panel = 0;
   for (int64_t jc = 0; jc < g->n; jc += kr->nc) {
     const int64_t nc = min64(kr->nc, g->n - jc);
@@ -511,12 +538,17 @@ void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g
         pack_b(kr, g, pc, kc, jc + j, min64(cols, nc - j), bp + j * kc, b.tmp);
       }
       cpu_barrier_wait(&team->barrier); /* the panel is packed; the last one is done with */
-      const int64_t rows = end;
-      end += blocks;
-      while ((u = claim(team, end)) >= 0) {
-        const int64_t ic = (u - rows) * mb, mc = min64(mb, g->m - ic);
-        pack_a(kr, g, ic, mc, pc, kc, b.ap, b.tmp);
-        multiply_block(kr, g, b.ap, bp, ic, mc, jc, nc, kc, pc > 0);
+      /* Thread s's share: units [first, last); its counter counts them
+       * over all panels, so it too needs no reset between panels. */
+      for (int i = 0; i < nthreads; i++) {
+        const int s = (tid + i) % nthreads;
+        const int64_t first = units * s / nthreads, last = units * (s + 1) / nthreads;
+        const int64_t base = (int64_t)panel * (last - first);
+        while ((u = claim_rows(&team->own[s].next, base + last - first, most, &count)) >= 0) {
+          const int64_t ic = (first + u - base) * kr->mr, mc = min64(count * kr->mr, g->m - ic);
+          pack_a(kr, g, ic, mc, pc, kc, b.ap, b.tmp);
+          multiply_block(kr, g, b.ap, bp, ic, mc, jc, nc, kc, pc > 0);
+        }
       }
     }
   }

@@ -49,24 +49,32 @@ void gemm_packed_block(const struct gemm_kernel *kr, const struct gemm_problem *
 
 /* The shared state of the threads that compute one GEMM together
  * (gemm_packed_team): two B panels (one packed while the other is still
- * read), a barrier and the counter that hands out the work. */
+ * read), a barrier and the counters that hand out the work. */
+struct gemm_row_counter {
+  _Alignas(64) _Atomic int64_t next; /* one cache line each */
+};
 struct gemm_team {
   float *b[2];
   struct cpu_barrier barrier;
-  _Atomic int64_t next;
+  _Atomic int64_t next;         /* B's pieces to pack */
+  struct gemm_row_counter *own; /* per thread: its share of C's rows */
 };
 /* 0, or -1 when out of memory (then gemm_team_free is still safe). */
 int gemm_team_init(struct gemm_team *t, const struct gemm_kernel *kr, int nthreads);
+/* Before each task: the counters back to zero. */
+void gemm_team_reset(struct gemm_team *t);
 void gemm_team_free(struct gemm_team *t);
 
 /* All of C on the threads of one cpu_pool_run task (call from each, with
- * its own packing buffer buf; zero team->next before the task). For each
- * B panel, the threads first pack its micro-panels, then multiply C's
- * blocks of mc rows into it, both taken a piece at a time from team->next:
- * a thread that is late (descheduled) holds the others up only for the
- * piece it has, at the one barrier per panel. Which thread computes a
- * block does not change its bits. */
+ * its tid and its own packing buffer buf; gemm_team_reset before the task).
+ * For each B panel, the threads first pack its micro-panels, taken a piece
+ * at a time from team->next, then multiply C's rows into it: each thread
+ * its own share of the rows (the same in every panel, so its C rows stay
+ * in its caches), block by block, then what is left of the others'
+ * shares. A thread that is late (descheduled) holds the others up only
+ * for the block it has, at the one barrier per panel. Which thread
+ * computes a block does not change its bits. */
 void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g, float *buf,
-                      struct gemm_team *team);
+                      struct gemm_team *team, int tid);
 
 #endif

@@ -30,7 +30,7 @@
 #   --bench      the bench binary (default: $BENCH, else build-cpu/ or build/)
 #   --keep DIR   keep every raw result (bench JSON, mbw, Google Benchmark) in DIR
 #   --presets DIR  only write the presets the table runs (gemm.ini, openblas.ini,
-#                blis.ini, rest.ini) into DIR, run nothing (scripts/settle_check.sh
+#                blis.ini, rest.ini, rows-1.ini, rows-0.ini) into DIR, run nothing (scripts/settle_check.sh
 #                uses rest.ini)
 # Anchors that are not installed (libopenblas-dev, libblis-dev, mbw,
 # libbenchmark-dev, see scripts/debian-packages.txt) show as n/a.
@@ -208,6 +208,38 @@ head_dim = $attn_d
 rope = none
 threads = 1,0
 EOF
+# The memory-bound primitives against copy: per thread count, the copy and
+# the kernels in one run, seconds apart (the 2-thread bandwidth of this VM
+# swings 2x over minutes; the rest run's copy is a minute away from them).
+for t in 1 0; do
+  cat >"$work/rows-$t.ini" <<EOF
+[run]
+$policy
+[membw_cpu]
+kernel = copy
+size = $membw_size
+threads = $t
+stores = auto
+[cpu_rmsnorm]
+rows = $rows
+cols = $cols
+threads = $t
+[cpu_layernorm]
+rows = $rows
+cols = $cols
+threads = $t
+[cpu_softmax]
+rows = $rows
+cols = $cols
+threads = $t
+[cpu_rope]
+seq = $rope_seq
+heads = $rope_heads
+head_dim = $rope_dim
+layout = halves,interleaved
+threads = $t
+EOF
+done
 [ $presets_only = 1 ] && exit 0
 
 run_bench() { # NAME PRESET PLUGINS [VAR=VALUE...]: the variables for bench's processes only
@@ -237,6 +269,9 @@ for size in ${gemm_sizes//,/ }; do
   for t in 1 0; do gemm_cell "$size" "$t"; done
 done
 run_bench rest "$work/rest.ini" 'membw_cpu,cpu_spin,cpu_noop,cpu_rmsnorm,cpu_layernorm,cpu_softmax,cpu_rope,cpu_attention'
+for t in 1 0; do
+  run_bench "rows-$t" "$work/rows-$t.ini" 'membw_cpu,cpu_rmsnorm,cpu_layernorm,cpu_softmax,cpu_rope'
+done
 
 # ---- mbw, with membw_cpu's array size -----------------------------------------------
 array_bytes=$(python3 - "$work" <<'PY'

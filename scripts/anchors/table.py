@@ -18,9 +18,9 @@ import re
 import sys
 
 
-def load_cases(d):
+def load_cases(d, folders="bench-*"):
     cases = []
-    for path in sorted(glob.glob(os.path.join(d, "bench-*", "*.json"))):
+    for path in sorted(glob.glob(os.path.join(d, folders, "*.json"))):
         doc = json.load(open(path))
         for c in doc.get("cases", []):
             cases.append(c)
@@ -332,15 +332,16 @@ def main():
           gb_cpu.get("BM_empty"), ratio="-")
 
     # Memory-bound primitives against the copy roof; attention against GEMM.
-    t.section("LLM primitives (GB/s at the median / membw_cpu copy GB/s at the median, same threads; "
-              "best: the same from minimum times)")
+    t.section("LLM primitives (GB/s at the median / membw_cpu copy GB/s at the median, same threads, "
+              "the copy and the kernels in one run; best: the same from minimum times)")
     prims = [("cpu_rmsnorm", {}), ("cpu_layernorm", {}), ("cpu_softmax", {}),
              ("cpu_rope", {"layout": "halves"}), ("cpu_rope", {"layout": "interleaved"})]
     for tv, tname in threads:
-        copy = one(cases, "membw_cpu", kernel="copy", threads=tv)
+        run = load_cases(d, f"bench-rows-{tv}") or cases  # older kept folders: the rest run
+        copy = one(run, "membw_cpu", kernel="copy", threads=tv)
         roof = gbps_median(copy)
         for plugin, extra in prims:
-            c = one(cases, plugin, threads=tv, **extra)
+            c = one(run, plugin, threads=tv, **extra)
             shape = " ".join(f"{k}={v}" for k, v in (c or {}).get("params", {}).items()
                              if k not in ("threads", "eps", "theta", "stores"))
             isa = (c or {}).get("info", {}).get("isa")

@@ -209,8 +209,10 @@ rope = none
 threads = 1,0
 EOF
 # The memory-bound primitives against copy: per thread count, the copy and
-# the kernels in one run, seconds apart (the 2-thread bandwidth of this VM
-# swings 2x over minutes; the rest run's copy is a minute away from them).
+# the kernels in one run, seconds apart (the rest run's copy is a minute
+# away from them). On the 2-vCPU Zen 5 VM the 2-thread bandwidth is also
+# bimodal from one process to the next (about 60 or 120 GB/s), which no
+# pairing removes: read those rows with their `best` and across runs.
 for t in 1 0; do
   cat >"$work/rows-$t.ini" <<EOF
 [run]

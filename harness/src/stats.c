@@ -59,9 +59,10 @@ static const double t975[DRIFT_BLOCKS] = {0,     0,     0,     0,     0,     0, 
 
 /* Batch medians: cut x (in the order taken) into B = min(16, n/2) blocks of
  * consecutive samples (no term below 8 blocks, i.e. 16 samples), take each
- * block's median, and the t interval of their mean: t(B-1) * sd / sqrt(B). Independent samples give about the order-
- * statistic interval; a level that moves between blocks (another tenant, a
- * clock change) widens it, as it should: a longer run would not agree. */
+ * block's median, and the t interval of their mean: t(B-1) * sd / sqrt(B).
+ * Independent samples give about the order-statistic interval; a level that
+ * moves between blocks (another tenant, a clock change) widens it, as it
+ * should: a longer run would not agree. */
 double stats_block_drift_rel(const double *x, size_t n, double median) {
   size_t nb = n / 2 < DRIFT_BLOCKS ? n / 2 : DRIFT_BLOCKS;
   if (nb < DRIFT_MIN_BLOCKS || !(median > 0.0)) return 0.0;

@@ -9,13 +9,13 @@
  *                    time: the in-harness anchor; SKIPPED when absent
  *   variant=blis     cblas_sgemm from BLIS, the same way: a second anchor
  *                    (cpu_gemm_blas.c, also for forcing their kernel sets)
- * All run on `threads` threads (rows of C split among them; packed hands
- * out C's row blocks from a counter, or splits C's columns when C is wider
- * than tall). f16/bf16 inputs are converted to f32 inside the
+ * All run on `threads` threads (rows of C split among them; packed gives
+ * each thread its share of C's row blocks, and a thread that finishes takes
+ * what is left of the others'; or splits C's columns when C is wider than
+ * tall). f16/bf16 inputs are converted to f32 inside the
  * timed iteration: while packing (packed), up front otherwise.
  * Verified against the harness's GEMM reference. */
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -228,7 +228,7 @@ static void test_level_shift_does_not_settle(void) {
  * wander, +-0.5% typical). The independent-sample interval of 600 samples
  * says +-0.06%; the samples hold about as much information as ~6 independent
  * ones, and the rule must not claim 0.12%. Shuffled, they do settle. (Over
- * random streams of this kind, about 1.5% settle in order and 1% fail
+ * random streams of this kind, about 1.6% settle in order and 0.8% fail
  * shuffled at this target; this stream is fixed by the test's seed.) */
 static void test_autocorrelated_does_not_settle(void) {
   double x[600], e = 0.0;

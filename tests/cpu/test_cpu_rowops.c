@@ -1,0 +1,123 @@
+/* The CPU row kernels (plugins/cpu/cpu_rowops.c) against double precision:
+ * the exp's stated accuracy over its whole range, the sum it returns, the
+ * affine writer, and every tail length. ctest runs it twice: on the widest
+ * path this CPU has, and with BENCH_CPU_ROWOPS=portable. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../unit/test.h"
+#include "cpu_common.h"
+#include "cpu_rowops.h"
+
+/* cpu_rowops.h states 1.9e-7 (3.2 units of 2^-24); a kernel that lost a
+ * bit anywhere in [-87.3, 0] fails this. */
+#define EXP_MAX_REL 2.0e-7
+#define N_EXP (1 << 20)
+
+static float *falloc(int64_t n) { return cpu_alloc((size_t)n * sizeof(float)); }
+
+static double rel_err(double got, double want) { return fabs(got - want) / fabs(want); }
+
+/* e^(x - shift) over 2^20 points of each of 8 offsets across [-87.3, 0]. */
+static void test_exp_accuracy(void) {
+  float *x = falloc(N_EXP), *y = falloc(N_EXP);
+  REQUIRE(x && y);
+  const float shift = 2.5f; /* the kernel subtracts it: x - shift is exact here */
+  double worst = 0, worst_sum = 0;
+  for (int off = 0; off < 8; off++) {
+    for (int64_t i = 0; i < N_EXP; i++)
+      x[i] = shift - 87.3f * (float)(((double)i + off / 8.0) / N_EXP);
+    const float sum = cpu_row_exp_sum(y, x, N_EXP, shift, NULL);
+    double want_sum = 0;
+    for (int64_t i = 0; i < N_EXP; i++) {
+      const double want = exp((double)x[i] - shift);
+      const double e = rel_err(y[i], want);
+      if (e > worst) worst = e;
+      want_sum += y[i];
+    }
+    const double es = rel_err(sum, want_sum);
+    if (es > worst_sum) worst_sum = es;
+  }
+  printf("%s: exp max relative error %.3g (%.2f units of 2^-24), sum %.3g\n", cpu_rowops_isa(),
+         worst, worst * 16777216.0, worst_sum);
+  CHECK(worst <= EXP_MAX_REL);
+  CHECK(worst_sum <= 1e-4); /* 2^20 positive floats: 2^15 per float accumulator lane */
+  cpu_free(x);
+  cpu_free(y);
+}
+
+/* The scalar cpu_expf the portable loops inline, over its clamp range. */
+static void test_expf_scalar(void) {
+  double worst = 0;
+  for (int i = 0; i <= 200000; i++) {
+    const float x = -87.3f + (87.3f + 88.3f) * (float)i / 200000.0f;
+    const double e = rel_err(cpu_expf(x), exp((double)x));
+    if (e > worst) worst = e;
+  }
+  CHECK(worst <= EXP_MAX_REL);
+  CHECK(cpu_expf(-INFINITY) > 0 && cpu_expf(-INFINITY) <= 1.2e-38f); /* clamped, not 0/NaN */
+  CHECK(isfinite(cpu_expf(1000.0f)));
+  CHECK(cpu_expf(0.0f) == 1.0f);
+}
+
+/* Every length from 1 to 70 (the 16-lane tails and the 32- and 64-wide
+ * loops), masked elements untouched, -inf giving (almost) 0. */
+static void test_exp_tails(void) {
+  float x[80], y[80];
+  for (int n = 1; n <= 70; n++) {
+    for (int i = 0; i < 80; i++) {
+      x[i] = -0.37f * (float)i;
+      y[i] = -1.0f;
+    }
+    x[0] = -INFINITY;
+    double want_sum = 0;
+    const float sum = cpu_row_exp_sum(y, x, n, 0.0f, NULL);
+    for (int i = 0; i < n; i++) {
+      const double want = i ? exp((double)x[i]) : 0.0;
+      CHECK(fabs(y[i] - want) <= EXP_MAX_REL * want + 1.2e-38);
+      want_sum += y[i];
+    }
+    for (int i = n; i < 80; i++) CHECK(y[i] == -1.0f);
+    CHECK(rel_err(sum, want_sum) <= 1e-6);
+  }
+}
+
+/* y = (x - shift) * scale * w + b, in place and not, with and without
+ * w and b and streaming stores, on every length to 70 at every alignment
+ * of y within a cache line. */
+static void test_affine(void) {
+  float *x = falloc(96), *w = falloc(96), *b = falloc(96), *buf = falloc(96 + 16);
+  REQUIRE(x && w && b && buf);
+  for (int i = 0; i < 96; i++) {
+    x[i] = 0.25f * (float)i - 7.0f;
+    w[i] = 1.0f + 0.01f * (float)i;
+    b[i] = 0.5f - 0.003f * (float)i;
+  }
+  int bad = 0;
+  for (int variant = 0; variant < 8; variant++) {
+    const int use_wb = variant & 1, stream = (variant >> 1) & 1, inplace = (variant >> 2) & 1;
+    for (int align = 0; align < 16; align++)
+      for (int n = 1; n <= 70; n++) {
+        float *y = buf + align;
+        for (int i = 0; i < 96; i++) y[i] = inplace ? x[i] : -99.0f;
+        cpu_row_affine(y, inplace ? y : x, n, 1.5f, 0.75f, use_wb ? w : NULL, use_wb ? b : NULL,
+                       stream, NULL);
+        if (stream) cpu_stream_fence();
+        for (int i = 0; i < n; i++) {
+          const double want =
+              ((double)x[i] - 1.5) * 0.75 * (use_wb ? w[i] : 1.0) + (use_wb ? b[i] : 0.0);
+          bad += !(fabs(y[i] - want) <= 4e-7 * (fabs(want) + 8.0));
+        }
+        for (int i = n; i < 96 - align; i++) bad += y[i] != (inplace ? x[i] : -99.0f);
+      }
+  }
+  CHECK(bad == 0);
+  cpu_free(x);
+  cpu_free(w);
+  cpu_free(b);
+  cpu_free(buf);
+}
+
+TEST_MAIN(TEST_ENTRY(test_exp_accuracy), TEST_ENTRY(test_expf_scalar), TEST_ENTRY(test_exp_tails),
+          TEST_ENTRY(test_affine))

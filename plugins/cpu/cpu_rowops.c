@@ -204,6 +204,45 @@ static AVX512 float exp_sum_512(float *y, const float *x, int64_t n, float shift
   return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
+/* exp_sum_512 and, in the same loop, y = e_prev * scale: 16 floats of the
+ * previous row's output per 16 exps (y aligned to 64 bytes when stream). */
+static AVX512 float exp_sum_scale_512(float *e, const float *x, int64_t n, float shift_,
+                                      const float *next, float *y, const float *e_prev,
+                                      float scale_, int stream) {
+  const __m512 shift = _mm512_set1_ps(shift_), scale = _mm512_set1_ps(scale_);
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    if (next) {
+      _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+      _mm_prefetch((const char *)(next + j + 16), _MM_HINT_T0);
+    }
+    const __m512 e0 = exp_16(_mm512_sub_ps(_mm512_loadu_ps(x + j), shift));
+    const __m512 e1 = exp_16(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), shift));
+    _mm512_storeu_ps(e + j, e0);
+    _mm512_storeu_ps(e + j + 16, e1);
+    s0 = _mm512_add_ps(s0, e0);
+    s1 = _mm512_add_ps(s1, e1);
+    const __m512 y0 = _mm512_mul_ps(_mm512_loadu_ps(e_prev + j), scale);
+    const __m512 y1 = _mm512_mul_ps(_mm512_loadu_ps(e_prev + j + 16), scale);
+    if (stream) {
+      _mm512_stream_ps(y + j, y0);
+      _mm512_stream_ps(y + j + 16, y1);
+    } else {
+      _mm512_storeu_ps(y + j, y0);
+      _mm512_storeu_ps(y + j + 16, y1);
+    }
+  }
+  for (; j < n; j += 16) {
+    const __mmask16 k = tail_mask(n - j);
+    const __m512 ev = exp_16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), shift));
+    _mm512_mask_storeu_ps(e + j, k, ev);
+    s0 = _mm512_mask_add_ps(s0, k, s0, ev);
+    _mm512_mask_storeu_ps(y + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, e_prev + j), scale));
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
 static int have_512(void) {
   static int known = -1;
   if (known < 0) {
@@ -236,6 +275,17 @@ float cpu_row_max(const float *x, int64_t n) { DISPATCH(max_512(x, n), max_c(x, 
 float cpu_row_exp_sum(float *y, const float *x, int64_t n, float shift, const float *next) {
   (void)next;
   DISPATCH(exp_sum_512(y, x, n, shift, next), exp_sum_c(y, x, n, shift));
+}
+
+float cpu_row_exp_sum_scale(float *e, const float *x, int64_t n, float shift, const float *next,
+                            float *y, const float *e_prev, float scale, int stream) {
+#ifdef ROWOPS_X86
+  if (have_512() && (!stream || ((uintptr_t)y & 63) == 0))
+    return exp_sum_scale_512(e, x, n, shift, next, y, e_prev, scale, stream);
+#endif
+  const float sum = cpu_row_exp_sum(e, x, n, shift, next);
+  cpu_row_affine(y, e_prev, n, 0.0f, scale, NULL, NULL, stream, NULL);
+  return sum;
 }
 
 void cpu_row_affine(float *y, const float *x, int64_t n, float shift, float scale,

@@ -37,4 +37,12 @@ void cpu_row_affine(float *y, const float *x, int64_t n, float shift, float scal
  * the portable one 2.4e38. Returns sum_j y_j. next: as for affine. */
 float cpu_row_exp_sum(float *y, const float *x, int64_t n, float shift, const float *next);
 
+/* Softmax's steps for two consecutive rows in one pass: cpu_row_exp_sum
+ * (e, x, n, shift, next), and meanwhile the previous row's output y =
+ * e_prev * scale, as cpu_row_affine(y, e_prev, n, 0, scale, NULL, NULL,
+ * stream, NULL) gives it. y's stores, spread over the next row's exps,
+ * overlap the arithmetic instead of following it. */
+float cpu_row_exp_sum_scale(float *e, const float *x, int64_t n, float shift, const float *next,
+                            float *y, const float *e_prev, float scale, int stream);
+
 #endif

@@ -21,9 +21,14 @@
 #   LLM primitives' GB/s  as a fraction of membw_cpu's copy bandwidth;
 #                         attention as a fraction of cpu_gemm
 #
-# usage: scripts/anchors.sh [--quick] [--cputime] [--bench PATH] [--keep DIR]
+# usage: scripts/anchors.sh [--quick] [--cputime] [--rounds N] [--bench PATH] [--keep DIR]
 #        scripts/anchors.sh [--quick] --presets DIR
 #   --quick      small sizes and short runs (seconds; for the test)
+#   --rounds N   run the GEMM cells and the row kernels with their copy N
+#                times, interleaved (default 3, --quick 1); the table gives
+#                each ratio as the median of its N paired ratios and their
+#                range: this VM's speed moves 5-10% over minutes, and one
+#                round can land a cell's two sides apart
 #   --cputime    instead: the one-thread figures by thread CPU time, best of
 #                runs (scripts/anchors/cputime.sh), for a machine other work
 #                keeps busy, where wall-clock medians say more about the load
@@ -41,6 +46,7 @@ here="$root/scripts/anchors"
 quick=0
 cputime=0
 presets_only=0
+rounds=""
 bench="${BENCH:-}"
 keep=""
 while [ $# -gt 0 ]; do
@@ -49,12 +55,15 @@ while [ $# -gt 0 ]; do
     --cputime) cputime=1 ;;
     --bench) bench="$2"; shift ;;
     --keep) keep="$2"; shift ;;
+    --rounds) rounds="$2"; shift ;;
     --presets) keep="$2"; presets_only=1; shift ;;
-    -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "anchors: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
+[ -n "$rounds" ] || rounds=$([ $quick = 1 ] && echo 1 || echo 3)
+case "$rounds" in ''|*[!0-9]*|0) echo "anchors: --rounds wants a positive integer, not '$rounds'" >&2; exit 2 ;; esac
 if [ -z "$bench" ]; then
   for b in "$root/build-cpu/bin/bench" "$root/build/bin/bench"; do
     [ -x "$b" ] && { bench="$b"; break; }
@@ -244,10 +253,11 @@ EOF
 done
 [ $presets_only = 1 ] && exit 0
 
+out="$work" round="" # where run_bench's folders go: $work, or round N's $work/round-N
 run_bench() { # NAME PRESET PLUGINS [VAR=VALUE...]: the variables for bench's processes only
-  log "bench: $1${4:+ with ${*:4}}"
+  log "bench: $1${4:+ with ${*:4}}${round:+ (round $round of $rounds)}"
   local rc=0
-  env "${@:4}" "$bench" --preset "$2" --plugin "$3" --results-dir "$work/bench-$1" >"$work/bench-$1.out" 2>"$work/bench-$1.err" || rc=$?
+  env "${@:4}" "$bench" --preset "$2" --plugin "$3" --results-dir "$out/bench-$1" >"$out/bench-$1.out" 2>"$out/bench-$1.err" || rc=$?
   [ $rc -eq 0 ] || log "bench $1 exited $rc (see the table's n/a rows)"
 }
 # GEMM one cell (size, threads) at a time, ours then every anchor back to
@@ -267,13 +277,20 @@ gemm_cell() { # SIZE THREADS
     run_bench "blis-$arch" "$work/cell-blis.ini" cpu_gemm BENCH_CPU_BLIS_ARCH="$arch"
   done
 }
-for size in ${gemm_sizes//,/ }; do
-  for t in 1 0; do gemm_cell "$size" "$t"; done
+# Each round: every GEMM cell, then the row kernels with their copy, into
+# $work/round-N (table.py pairs the figures of one round).
+for round in $(seq "$rounds"); do
+  out="$work/round-$round"
+  mkdir -p "$out"
+  for size in ${gemm_sizes//,/ }; do
+    for t in 1 0; do gemm_cell "$size" "$t"; done
+  done
+  for t in 1 0; do
+    run_bench "rows-$t" "$work/rows-$t.ini" 'membw_cpu,cpu_rmsnorm,cpu_layernorm,cpu_softmax,cpu_rope'
+  done
 done
+out="$work" round=""
 run_bench rest "$work/rest.ini" 'membw_cpu,cpu_spin,cpu_noop,cpu_rmsnorm,cpu_layernorm,cpu_softmax,cpu_rope,cpu_attention'
-for t in 1 0; do
-  run_bench "rows-$t" "$work/rows-$t.ini" 'membw_cpu,cpu_rmsnorm,cpu_layernorm,cpu_softmax,cpu_rope'
-done
 
 # ---- mbw, with membw_cpu's array size -----------------------------------------------
 array_bytes=$(python3 - "$work" <<'PY'

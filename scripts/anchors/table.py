@@ -2,7 +2,13 @@
 """The table of scripts/anchors.sh: bench's CPU plugins read against their
 anchors, from the files one anchors run left in DIR:
 
-  DIR/bench-*/*.json   bench result files (schema bench-result/1)
+  DIR/bench-*/*.json   bench result files (schema bench-result/1) of the runs
+                       made once (rest)
+  DIR/round-N/bench-*/*.json
+                       the GEMM cells and the row kernels with their copy, once
+                       per round: each ratio is the median of the rounds' paired
+                       ratios, with their range (an older DIR without rounds is
+                       read as one round)
   DIR/mbw.txt          mbw's per-run lines (optional)
   DIR/gbench.json      Google Benchmark's JSON output (optional)
   DIR/sgemm-C-N-T.txt  direct cblas_sgemm timings, OpenBLAS core C (auto: its own pick)
@@ -11,10 +17,12 @@ anchors, from the files one anchors run left in DIR:
 
 usage: table.py DIR
 """
+import collections
 import glob
 import json
 import os
 import re
+import statistics
 import sys
 
 
@@ -25,6 +33,30 @@ def load_cases(d, folders="bench-*"):
         for c in doc.get("cases", []):
             cases.append(c)
     return cases
+
+
+def load_rounds(d):
+    """Each round's directory, in order (DIR itself when it has none)."""
+    def number(path):
+        tail = path.rsplit("-", 1)[-1]
+        return int(tail) if tail.isdigit() else 0
+    return sorted(glob.glob(os.path.join(d, "round-*")), key=number) or [d]
+
+
+def median(xs):
+    xs = [x for x in xs if isinstance(x, float)]
+    return statistics.median(xs) if xs else None
+
+
+def most_common(xs):
+    xs = [x for x in xs if x is not None]
+    return collections.Counter(xs).most_common(1)[0][0] if xs else None
+
+
+def spread(ratios):
+    """The range of a ratio's per-round values, when there are several."""
+    rs = [r for r in ratios if isinstance(r, float)]
+    return f"{min(rs):.3f}-{max(rs):.3f}" if len(rs) > 1 else ""
 
 
 def find(cases, plugin, **params):
@@ -191,7 +223,8 @@ class Table:
     def __init__(self):
         self.rows = []
 
-    def add(self, what, bench, anchor, ratio=None, target="", unit="", peak=None, best=None):
+    def add(self, what, bench, anchor, ratio=None, target="", unit="", peak=None, best=None,
+            rounds=""):
         def fmt(x):
             if x is None:
                 return "n/a"
@@ -206,15 +239,16 @@ class Table:
         if isinstance(bench, float) and peak:
             of_peak = f"{bench / peak:.3f}"
         b = "" if best is None else f"{best:.3f}"
-        self.rows.append((what, fmt(bench), fmt(anchor), r, b, target, of_peak))
+        self.rows.append((what, fmt(bench), fmt(anchor), r, rounds, b, target, of_peak))
 
     def section(self, title):
-        self.rows.append((title, None, None, None, None, None, None))
+        self.rows.append((title,) + (None,) * 7)
 
     def print(self):
-        head = ("what", "bench", "anchor", "ratio", "best", "target", "of peak")
-        w = [max(len(head[i]), *(len(r[i]) for r in self.rows if r[1] is not None)) for i in range(7)]
-        line = "  ".join(f"{{:<{w[0]}}}" if i == 0 else f"{{:>{w[i]}}}" for i in range(7))
+        head = ("what", "bench", "anchor", "ratio", "rounds", "best", "target", "of peak")
+        n = len(head)
+        w = [max(len(head[i]), *(len(r[i]) for r in self.rows if r[1] is not None)) for i in range(n)]
+        line = "  ".join(f"{{:<{w[0]}}}" if i == 0 else f"{{:>{w[i]}}}" for i in range(n))
         print(line.format(*head))
         print("  ".join("-" * x for x in w))
         for r in self.rows:
@@ -253,38 +287,58 @@ def main():
         return int(all_t) if tv == "0" and all_t.isdigit() else 1
 
     # GEMM against the strongest anchor, in the same harness, then OpenBLAS direct.
-    t.section("GEMM (GFLOP/s at the median; anchor: the strongest of the OpenBLAS and BLIS runs as "
-              "cpu_gemm variants (an anchor row's anchor column: its best); best: the ratio of the "
-              "best (minimum-time) figures, which a busy machine disturbs least; of peak: bench / "
-              "(nominal FLOP/cycle of the kernel's ISA x clock x threads))")
+    rounds = [load_cases(r) for r in load_rounds(d)]
+    nr = len(rounds)
+    t.section(f"GEMM (GFLOP/s at the median; anchor: the strongest of the OpenBLAS and BLIS runs as "
+              f"cpu_gemm variants (an anchor row's anchor column: its best); {nr} round(s), each cell's "
+              f"runs back to back: bench, anchor and ratio are medians over the rounds of each round's "
+              f"figures and paired ratio, rounds their range; best: the ratio of the best "
+              f"(minimum-time) figures of all rounds, which a busy machine disturbs least; of peak: "
+              f"bench / (nominal FLOP/cycle of the kernel's ISA x clock x threads))")
+
+    def strongest(cs):
+        return max(cs, key=lambda c: c["gflops"] or 0) if cs else None
+
+    def max_best(cs):
+        return max((gflops_best(c) or 0.0 for c in cs), default=0.0) or None
+
+    def gemm_row(label, anchor_label, ours, theirs, target, isa_of, threads_n):
+        """One table row from each round's (our case, the anchors' cases)."""
+        pairs = [(o, strongest(a)) for o, a in zip(ours, theirs)]
+        ratios = [best_ratio(gflops(o), gflops(a)) for o, a in pairs if o and a]
+        isa = most_common(kernel_isa(o) for o, _ in pairs if o)
+        aname = most_common(anchor_name(a) for _, a in pairs if a) or anchor_label
+        all_ours = [o for o in ours if o]
+        all_theirs = [c for a in theirs for c in a]
+        t.add(label(most_common(o["info"].get("kernel", "?") for o in all_ours) or "?", aname),
+              median(gflops(o) for o in all_ours), median(gflops(a) for _, a in pairs if a),
+              ratio=median(ratios), rounds=spread(ratios), target=target,
+              peak=peak_gflops(meta, isa_of or isa or "", threads_n),
+              best=best_ratio(max_best(all_ours), max_best(all_theirs)))
+
     for n in sizes:
         for tv, tname in threads:
-            packed = find(cases, "cpu_gemm", variant="packed", m=n, threads=tv)
-            best = max(packed, key=lambda c: c["gflops"] or 0) if packed else None
-            anchors = find(cases, "cpu_gemm", variant="openblas", m=n, threads=tv) + \
-                find(cases, "cpu_gemm", variant="blis", m=n, threads=tv)
-            strong = max(anchors, key=lambda c: c["gflops"] or 0) if anchors else None
-            label = f"cpu_gemm best ({best['info'].get('kernel', '?')})" if best else "cpu_gemm best"
-            aname = anchor_name(strong) if strong else "no anchor"
             target = ">= 0.97" if n in ("1024", "2048") else ""
-            bests = [gflops_best(a) for a in anchors if gflops_best(a)]
-            t.add(f"{label} / strongest ({aname}), {n}^3, {tname}", gflops(best), gflops(strong),
-                  target=target, peak=peak_gflops(meta, kernel_isa(best), nthreads(tv)),
-                  best=best_ratio(max((gflops_best(c) or 0 for c in packed), default=None),
-                                  max(bests) if bests else None))
-            avx2 = one(cases, "cpu_gemm", variant="packed", m=n, threads=tv, isa="avx2")
-            if avx2 and best and best is not avx2:
-                same = [a for a in anchors if kernel_isa(a) == "avx2"]
-                strong2 = max(same, key=lambda c: c["gflops"] or 0) if same else None
-                aname2 = anchor_name(strong2) if strong2 else "no AVX2 anchor"
-                bests2 = [gflops_best(a) for a in same if gflops_best(a)]
-                t.add(f"cpu_gemm packed avx2 6x16 / strongest AVX2 ({aname2}), {n}^3, {tname}",
-                      gflops(avx2), gflops(strong2), target=target,
-                      peak=peak_gflops(meta, "avx2", nthreads(tv)),
-                      best=best_ratio(gflops_best(avx2), max(bests2) if bests2 else None))
-            for a in sorted(anchors, key=anchor_name):
-                t.add(f"  anchor {anchor_name(a)} ({kernel_isa(a)}), {n}^3, {tname}", gflops(a),
-                      gflops_best(a), ratio="-", peak=peak_gflops(meta, kernel_isa(a), nthreads(tv)))
+            packed = [find(cs, "cpu_gemm", variant="packed", m=n, threads=tv) for cs in rounds]
+            anchors = [find(cs, "cpu_gemm", variant="openblas", m=n, threads=tv) +
+                       find(cs, "cpu_gemm", variant="blis", m=n, threads=tv) for cs in rounds]
+            gemm_row(lambda k, a: f"cpu_gemm best ({k}) / strongest ({a}), {n}^3, {tname}", "no anchor",
+                     [strongest(p) for p in packed], anchors, target, None, nthreads(tv))
+            avx2 = [one(cs, "cpu_gemm", variant="packed", m=n, threads=tv, isa="avx2") for cs in rounds]
+            if any(a and not (len(p) == 1 and p[0] is a) for a, p in zip(avx2, packed)):
+                gemm_row(lambda k, a: f"cpu_gemm packed avx2 6x16 / strongest AVX2 ({a}), {n}^3, {tname}",
+                         "no AVX2 anchor", avx2,
+                         [[c for c in a if kernel_isa(c) == "avx2"] for a in anchors], target, "avx2",
+                         nthreads(tv))
+            by_name = collections.defaultdict(list)
+            for a in anchors:
+                for c in a:
+                    by_name[anchor_name(c)].append(c)
+            for name in sorted(by_name):
+                cs = by_name[name]
+                isa = kernel_isa(cs[0])
+                t.add(f"  anchor {name} ({isa}), {n}^3, {tname}", median(gflops(c) for c in cs),
+                      max_best(cs), ratio="-", peak=peak_gflops(meta, isa, nthreads(tv)))
     t.section("OpenBLAS inside bench vs called directly (harness overhead; median GFLOP/s, same core)")
     for n in sizes:
         for tv, tname in threads:
@@ -293,10 +347,10 @@ def main():
                 direct, dcore = read_sgemm(d, core, n, tt)
                 if core != "auto" and direct is None:
                     continue
-                ob = [c for c in find(cases, "cpu_gemm", variant="openblas", m=n, threads=tv)
+                ob = [c for cs in rounds for c in find(cs, "cpu_gemm", variant="openblas", m=n, threads=tv)
                       if dcore is None or c["info"].get("openblas_core") == dcore]
                 t.add(f"bench openblas / direct cblas_sgemm ({dcore or core}), {n}^3, {tname}",
-                      gflops(ob[0] if ob else None), direct)
+                      median(gflops(c) for c in ob), direct)
 
     # STREAM against mbw.
     mbw = read_mbw(d)
@@ -332,33 +386,42 @@ def main():
           gb_cpu.get("BM_empty"), ratio="-")
 
     # Memory-bound primitives against the copy roof; attention against GEMM.
-    t.section("LLM primitives (GB/s at the median / membw_cpu copy GB/s at the median, same threads, "
-              "the copy and the kernels in one run; best: the same from minimum times)")
+    t.section(f"LLM primitives (GB/s at the median / membw_cpu copy GB/s at the median, same threads, "
+              f"the copy and the kernels in one run, {nr} round(s): medians over the rounds, the ratio "
+              f"of each round's pair, rounds their range; best: the same from minimum times of all rounds)")
     prims = [("cpu_rmsnorm", {}), ("cpu_layernorm", {}), ("cpu_softmax", {}),
              ("cpu_rope", {"layout": "halves"}), ("cpu_rope", {"layout": "interleaved"})]
     for tv, tname in threads:
-        run = load_cases(d, f"bench-rows-{tv}") or cases  # older kept folders: the rest run
-        copy = one(run, "membw_cpu", kernel="copy", threads=tv)
-        roof = gbps_median(copy)
+        # older kept folders: the rows runs at the top, or only the rest run
+        runs = [load_cases(r, f"bench-rows-{tv}") for r in load_rounds(d)]
+        runs = [r for r in runs if r] or [cases]
+        copies = [one(r, "membw_cpu", kernel="copy", threads=tv) for r in runs]
         for plugin, extra in prims:
-            c = one(run, plugin, threads=tv, **extra)
+            cs = [one(r, plugin, threads=tv, **extra) for r in runs]
+            c = next((x for x in cs if x), None)
             shape = " ".join(f"{k}={v}" for k, v in (c or {}).get("params", {}).items()
                              if k not in ("threads", "eps", "theta", "stores"))
             isa = (c or {}).get("info", {}).get("isa")
             target = {"cpu_rmsnorm": ">= 0.8", "cpu_layernorm": ">= 0.8", "cpu_softmax": ">= 0.6"}.get(plugin, "")
-            t.add(f"{plugin} {shape}{f' ({isa})' if isa else ''}, {tname}", gbps_median(c), roof,
-                  target=target, best=best_ratio(gbps_best(c), gbps_best(copy)))
-    t.section("attention (GFLOP/s, causal FLOPs / cpu_gemm best GFLOP/s at the largest size, same threads)")
+            ratios = [best_ratio(gbps_median(x), gbps_median(cp)) for x, cp in zip(cs, copies)]
+            best_x = max((gbps_best(x) or 0.0 for x in cs), default=0.0) or None
+            best_cp = max((gbps_best(cp) or 0.0 for cp in copies), default=0.0) or None
+            t.add(f"{plugin} {shape}{f' ({isa})' if isa else ''}, {tname}", median(gbps_median(x) for x in cs),
+                  median(gbps_median(cp) for cp in copies), ratio=median(ratios), rounds=spread(ratios),
+                  target=target, best=best_ratio(best_x, best_cp))
+    t.section("attention (GFLOP/s, causal FLOPs / cpu_gemm best GFLOP/s at the largest size, same threads: "
+              "the median over the rounds of each round's best variant)")
     for tv, tname in threads:
         att = one(cases, "cpu_attention", threads=tv)
-        packed = find(cases, "cpu_gemm", variant="packed", threads=tv, m=sizes[-1]) if sizes else []
-        best = max(packed, key=lambda c: c["gflops"] or 0) if packed else None
+        packed = [find(cs, "cpu_gemm", variant="packed", threads=tv, m=sizes[-1]) if sizes else []
+                  for cs in rounds]
+        gemm = median(gflops(strongest(p)) for p in packed if p)
         shape = " ".join(f"{k}={v}" for k, v in (att or {}).get("params", {}).items()
                          if k in ("batch", "heads", "seq", "head_dim"))
         kern = (att or {}).get("info", {}).get("kernel", "?")
-        t.add(f"cpu_attention {shape} ({kern}) / cpu_gemm, {tname}", gflops(att), gflops(best),
+        t.add(f"cpu_attention {shape} ({kern}) / cpu_gemm, {tname}", gflops(att), gemm,
               target=">= 0.75", peak=peak_gflops(meta, kernel_isa(att), nthreads(tv)),
-              best=best_ratio(gflops_best(att), max((gflops_best(c) or 0 for c in packed), default=None)))
+              best=best_ratio(gflops_best(att), max_best([c for p in packed for c in p])))
     t.print()
 
 

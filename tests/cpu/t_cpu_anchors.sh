@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # scripts/anchors.sh --quick runs to completion and prints every row of its
 # table with a bench figure (and an anchor figure wherever that anchor is
-# installed); so does --cputime, with its one-thread rows. The ratios
+# installed); so does --cputime, with its one-thread rows. With two rounds
+# the paired rows give the range of their per-round ratios. The ratios
 # themselves are not checked: a busy machine's numbers are no test.
 . "$(dirname "$0")/cpu_lib.sh"
 
 RC=0
-"$SRC/scripts/anchors.sh" --quick --bench "$BENCH" --keep "$T/a" >"$T/table" 2>"$T/log" || RC=$?
+"$SRC/scripts/anchors.sh" --quick --rounds 2 --bench "$BENCH" --keep "$T/a" >"$T/table" 2>"$T/log" || RC=$?
 expect_rc 0
 cat "$T/table"
+[ -d "$T/a/round-1/bench-gemm" ] && [ -d "$T/a/round-2/bench-rows-1" ] && ok || fail "no per-round folders"
+RC=0
+"$SRC/scripts/anchors.sh" --quick --rounds 0 --bench "$BENCH" >/dev/null 2>"$T/bad" || RC=$?
+expect_rc 2 "--rounds 0"
+expect_in "$T/bad" "anchors: --rounds wants a positive integer"
 
 rows=(
   '^CPU: .*family [0-9]+ model [0-9]+'
@@ -56,6 +62,16 @@ for r in "${rows[@]:2}"; do
   bench=$(columns "$r" | cut -d'|' -f2)
   [ -n "$bench" ] && [ "$bench" != n/a ] && ok || fail "row /$r/: no bench figure ('$bench')"
 done
+
+# The paired rows: the range of two rounds' ratios (lo-hi, lo <= hi).
+range_ok() { # ROW
+  local r
+  r=$(columns "$1" | cut -d'|' -f5)
+  python3 -c 'import sys; lo, hi = map(float, sys.argv[1].split("-")); sys.exit(not 0 < lo <= hi)' "$r" 2>/dev/null &&
+    ok || fail "row /$1/: rounds column '$r' is no range"
+}
+range_ok 'cpu_gemm best \(.*\) / strongest \(.*\), 256\^3, 1 thread'
+range_ok '^cpu_softmax.*, all threads'
 
 # Anchors installed here give figures, not n/a.
 anchor_ok() { # ROW: the anchor column holds a number

@@ -178,37 +178,13 @@ static AVX512 inline __m512 exp_16(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 
-static AVX512 float exp_sum_512(float *y, const float *x, int64_t n, float shift_,
-                                 const float *next) {
-  const __m512 shift = _mm512_set1_ps(shift_);
-  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
-  int64_t j = 0;
-  for (; j + 32 <= n; j += 32) {
-    if (next) {
-      _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
-      _mm_prefetch((const char *)(next + j + 16), _MM_HINT_T0);
-    }
-    const __m512 e0 = exp_16(_mm512_sub_ps(_mm512_loadu_ps(x + j), shift));
-    const __m512 e1 = exp_16(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), shift));
-    _mm512_storeu_ps(y + j, e0);
-    _mm512_storeu_ps(y + j + 16, e1);
-    s0 = _mm512_add_ps(s0, e0);
-    s1 = _mm512_add_ps(s1, e1);
-  }
-  for (; j < n; j += 16) {
-    const __mmask16 k = tail_mask(n - j);
-    const __m512 e = exp_16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), shift));
-    _mm512_mask_storeu_ps(y + j, k, e);
-    s0 = _mm512_mask_add_ps(s0, k, s0, e);
-  }
-  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-}
-
-/* exp_sum_512 and, in the same loop, y = e_prev * scale: 16 floats of the
- * previous row's output per 16 exps (y aligned to 64 bytes when stream). */
-static AVX512 float exp_sum_scale_512(float *e, const float *x, int64_t n, float shift_,
-                                      const float *next, float *y, const float *e_prev,
-                                      float scale_, int stream) {
+/* e = e^(x - shift), returning its sum, and when y is not NULL, in the same
+ * loop, y = e_prev * scale: 16 floats of the previous row's output per 16
+ * exps (y aligned to 64 bytes when stream). Inlined into the two callers
+ * below, each with its own constant y. */
+static AVX512 inline __attribute__((always_inline)) float exp_sum_body(
+    float *e, const float *x, int64_t n, float shift_, const float *next, float *y,
+    const float *e_prev, float scale_, int stream) {
   const __m512 shift = _mm512_set1_ps(shift_), scale = _mm512_set1_ps(scale_);
   __m512 s0 = _mm512_setzero_ps(), s1 = s0;
   int64_t j = 0;
@@ -223,6 +199,7 @@ static AVX512 float exp_sum_scale_512(float *e, const float *x, int64_t n, float
     _mm512_storeu_ps(e + j + 16, e1);
     s0 = _mm512_add_ps(s0, e0);
     s1 = _mm512_add_ps(s1, e1);
+    if (!y) continue;
     const __m512 y0 = _mm512_mul_ps(_mm512_loadu_ps(e_prev + j), scale);
     const __m512 y1 = _mm512_mul_ps(_mm512_loadu_ps(e_prev + j + 16), scale);
     if (stream) {
@@ -238,9 +215,21 @@ static AVX512 float exp_sum_scale_512(float *e, const float *x, int64_t n, float
     const __m512 ev = exp_16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), shift));
     _mm512_mask_storeu_ps(e + j, k, ev);
     s0 = _mm512_mask_add_ps(s0, k, s0, ev);
-    _mm512_mask_storeu_ps(y + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, e_prev + j), scale));
+    if (y)
+      _mm512_mask_storeu_ps(y + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, e_prev + j), scale));
   }
   return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+static AVX512 float exp_sum_512(float *e, const float *x, int64_t n, float shift,
+                                const float *next) {
+  return exp_sum_body(e, x, n, shift, next, NULL, NULL, 0.0f, 0);
+}
+
+static AVX512 float exp_sum_scale_512(float *e, const float *x, int64_t n, float shift,
+                                      const float *next, float *y, const float *e_prev,
+                                      float scale, int stream) {
+  return exp_sum_body(e, x, n, shift, next, y, e_prev, scale, stream);
 }
 
 static int have_512(void) {

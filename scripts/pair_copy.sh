@@ -21,7 +21,8 @@
 #   --base       a second bench binary (e.g. a build of main): its run of the
 #                kernel follows each of ours, reported as "base"
 #   --keep DIR   keep the result files in DIR
-#   --param      the kernel's parameters (default: the perf tier's), passed to bench
+#   --param      the kernel's parameters, passed to bench; they must leave one
+#                case (the perf tier's defaults often sweep several)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
     --base) base="$2"; shift ;;
     --keep) keep="$2"; shift ;;
     --param) params+=(--param "$2"); shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "pair_copy: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) [ -z "$plugin" ] || { echo "pair_copy: one plugin only ('$plugin', '$1')" >&2; exit 2; }
        plugin="$1" ;;
@@ -98,9 +99,18 @@ run() { # NAME BENCH PLUGIN [ARGS...]
 }
 kernel_args=(--param "threads=$threads" "${params[@]}")
 echo "pair_copy: $plugin against copy, $pairs pairs, threads=$threads, on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') (family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), load $(cut -d' ' -f1-3 /proc/loadavg)"
+cases() { # DIR: how many cases its result files hold
+  python3 -c 'import glob, json, sys
+print(sum(len(json.load(open(f))["cases"]) for f in glob.glob(sys.argv[1] + "/*.json")))' "$1"
+}
 for i in $(seq -w 1 "$pairs"); do
   run "$i-copy-0" "$bench" membw_cpu
   run "$i-kernel" "$bench" "$plugin" "${kernel_args[@]}"
+  n=$(cases "$work/$i-kernel")
+  if [ "$n" != 1 ]; then
+    echo "pair_copy: $plugin ran $n cases; give --param values that leave one (see $work/$i-kernel.out)" >&2
+    exit 2
+  fi
   [ -z "$base" ] || run "$i-base" "$base" "$plugin" "${kernel_args[@]}"
   run "$i-copy-1" "$bench" membw_cpu
 done

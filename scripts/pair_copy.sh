@@ -53,6 +53,7 @@ done
 if [ -n "$keep" ]; then
   mkdir -p "$keep"
   work=$(cd "$keep" && pwd)
+  rm -rf "$work"/[0-9]*-copy-[01] "$work"/[0-9]*-kernel "$work"/[0-9]*-base "$work"/[0-9]*-*.out # a last run's
 else
   work=$(mktemp -d "${TMPDIR:-/tmp}/bench-pair-copy.XXXXXX")
   trap 'rm -rf "$work"' EXIT

@@ -5,9 +5,10 @@
  * rows split across `threads` threads. y larger than the last-level cache
  * is written with non-temporal stores, one row late: row r-1's output is
  * scaled and stored in the loop of row r's exps, so the stores overlap the
- * arithmetic (on the 2-vCPU Zen 5 VM at 4096 x 4096: 1 thread 40.5 -> 49.5
- * GB/s, 2 threads 0.57 -> 0.93 of copy). GB/s counts 2 * rows * cols * 4
- * bytes. Verified against the harness's softmax reference. */
+ * arithmetic (on the 2-vCPU Zen 5 VM at 4096 x 4096, against three passes:
+ * 1 thread +22-25% GB/s; 2 threads 0.59 -> 0.96 of copy, by
+ * scripts/pair_copy.sh). GB/s counts 2 * rows * cols * 4 bytes. Verified
+ * against the harness's softmax reference. */
 #include <stdlib.h>
 #include <string.h>
 

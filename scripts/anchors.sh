@@ -106,7 +106,7 @@ target_noise = 10%
 batch_min_time = 0.2ms
 verify = fast
 timeout = 60s'
-  mbw_runs=3; gb_min_time=0.001; gb_reps=20; sgemm_reps=3; sgemm_warm=0.05; peak_runs=5
+  mbw_runs=3; gb_min_time=0.001; gb_reps=20; gb_rounds=2; sgemm_reps=3; sgemm_warm=0.05; peak_runs=5
 else
   gemm_sizes="1024,2048"; membw_size="4*LLC"; spin_iters=1000000
   rows=4096; cols=4096; rope="4096 32 128"; attn="1 8 1024 64"
@@ -121,7 +121,7 @@ target_noise = 1%
 batch_min_time = 1ms
 verify = fast
 timeout = 300s'
-  mbw_runs=10; gb_min_time=0.01; gb_reps=100; sgemm_reps=10; sgemm_warm=0.5; peak_runs=100
+  mbw_runs=10; gb_min_time=0.01; gb_reps=30; gb_rounds=5; sgemm_reps=10; sgemm_warm=0.5; peak_runs=100
 fi
 read -r attn_b attn_h attn_s attn_d <<<"$attn"
 read -r rope_seq rope_heads rope_dim <<<"$rope"
@@ -320,14 +320,16 @@ if command -v g++ >/dev/null && echo '#include <benchmark/benchmark.h>' | g++ -x
   if gcc -O3 -c "$root/plugins/cpu/cpu_spin_chain.c" -o "$work/spin_chain.o" &&
      g++ -O3 -I"$root/plugins/cpu" "$here/gbench_anchor.cc" "$work/spin_chain.o" -o "$work/gbench_anchor" \
        -lbenchmark -lpthread; then
-    # bench's cpu_spin and cpu_noop right before and after, so the clock the
-    # two sides ran at is the same (it moves by 3-5% over minutes here)
+    # In rounds, bench's cpu_spin and cpu_noop and then Google Benchmark's,
+    # seconds apart: the clock here moves by 3-4% within seconds, and the
+    # table takes the median of the rounds' paired ratios.
     printf '[run]\n%s\n[cpu_spin]\niters = %s\n[cpu_noop]\n' "$policy" "$spin_iters" >"$work/spin.ini"
-    run_bench spin-0 "$work/spin.ini" cpu_spin,cpu_noop
-    "$work/gbench_anchor" --spin_iters="$spin_iters" --benchmark_min_time="$gb_min_time" \
-      --benchmark_repetitions="$gb_reps" --benchmark_report_aggregates_only=true \
-      --benchmark_format=json >"$work/gbench.json" 2>"$work/gbench.err" || log "Google Benchmark failed"
-    run_bench spin-1 "$work/spin.ini" cpu_spin,cpu_noop
+    for r in $(seq "$gb_rounds"); do
+      run_bench "spin-$r" "$work/spin.ini" cpu_spin,cpu_noop
+      "$work/gbench_anchor" --spin_iters="$spin_iters" --benchmark_min_time="$gb_min_time" \
+        --benchmark_repetitions="$gb_reps" --benchmark_report_aggregates_only=true \
+        --benchmark_format=json >"$work/gbench-$r.json" 2>"$work/gbench-$r.err" || log "Google Benchmark failed"
+    done
   fi
 else
   log "Google Benchmark not installed (apt-get install libbenchmark-dev): n/a"

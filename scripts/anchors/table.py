@@ -10,7 +10,9 @@ anchors, from the files one anchors run left in DIR:
                        ratios, with their range (an older DIR without rounds is
                        read as one round)
   DIR/mbw.txt          mbw's per-run lines (optional)
-  DIR/gbench.json      Google Benchmark's JSON output (optional)
+  DIR/gbench-N.json    Google Benchmark's JSON output of round N (optional),
+                       paired with DIR/bench-spin-N (older folders: gbench.json
+                       and the rest run)
   DIR/sgemm-C-N-T.txt  direct cblas_sgemm timings, OpenBLAS core C (auto: its own pick)
   DIR/meta             key=value lines: gemm_sizes, threads_all, mbw_mib, the CPU
                        (cpu_model, cpu_family, ...), clock_ghz, fma_*_gflops ...
@@ -148,9 +150,8 @@ def read_mbw(d):
     return best
 
 
-def read_gbench(d, kind="real_time"):
+def read_gbench(path, kind="real_time"):
     """Median real_time or cpu_time in ns of each Google Benchmark (name -> ns)."""
-    path = os.path.join(d, "gbench.json")
     out = {}
     if not os.path.exists(path):
         return out
@@ -163,6 +164,17 @@ def read_gbench(d, kind="real_time"):
         if b.get("aggregate_name") == "median":
             out[b["run_name"]] = b[kind] * scale.get(b.get("time_unit", "ns"), 1.0)
     return out
+
+
+def gbench_rounds(d):
+    """[(bench cases, Google Benchmark's file)] of each calibration round."""
+    def number(path):
+        m = re.search(r"-(\d+)\.json$", path)
+        return int(m.group(1)) if m else 0
+    files = sorted(glob.glob(os.path.join(d, "gbench-*.json")), key=number)
+    if files:
+        return [(load_cases(d, f"bench-spin-{number(f)}"), f) for f in files]
+    return [(load_cases(d), os.path.join(d, "gbench.json"))]  # an older kept folder
 
 
 def read_sgemm(d, core, n, t):
@@ -371,25 +383,27 @@ def main():
                       target=target)
 
     # Calibration against Google Benchmark.
-    gb, gb_cpu = read_gbench(d), read_gbench(d, "cpu_time")
     iters = meta.get("spin_iters", "?")
-    t.section("calibration (ns per iteration, medians; anchor: Google Benchmark, same function; its cpu "
-              "time leaves out preemption, as bench's median of short samples does; bench: the mean of "
-              "its runs right before and after Google Benchmark's)")
-    bracket = load_cases(d, "bench-spin-*")  # older kept folders: the rest run's
+    cal = gbench_rounds(d)
+    t.section(f"calibration (ns per iteration, medians; anchor: Google Benchmark, same function; its cpu "
+              f"time leaves out preemption, as bench's median of short samples does; {len(cal)} round(s) "
+              f"of bench then Google Benchmark, seconds apart: medians over the rounds, the ratio of "
+              f"each round's pair, rounds their range)")
 
-    def bench_ns(plugin):
-        ns = [median_ns(c) for c in find(bracket, plugin)] or [median_ns(one(cases, plugin))]
-        ns = [x for x in ns if x]
-        return sum(ns) / len(ns) if ns else None
-    spin, noop = bench_ns("cpu_spin"), bench_ns("cpu_noop")
-    t.add(f"cpu_spin iters={iters} / BM_spin cpu time", spin, gb_cpu.get(f"BM_spin/{iters}"),
-          target="1 +- 0.02")
-    t.add(f"cpu_spin iters={iters} / BM_spin real time", spin, gb.get(f"BM_spin/{iters}"))
-    t.add("cpu_noop floor / BM_noop_call cpu time (an empty call by pointer)", noop,
-          gb_cpu.get("BM_noop_call"))
-    t.add("cpu_noop floor, BM_empty cpu time (the empty loop itself)", noop,
-          gb_cpu.get("BM_empty"), ratio="-")
+    def calibration(what, plugin, bm, kind, **kw):
+        ours = [median_ns(one(cs, plugin)) for cs, _ in cal]
+        theirs = [read_gbench(f, kind).get(bm) for _, f in cal]
+        ratios = [best_ratio(o, g) for o, g in zip(ours, theirs)]
+        if "ratio" not in kw:  # a row of two figures only (ratio "-") gets no range either
+            kw.update(ratio=median(ratios), rounds=spread(ratios))
+        t.add(what, median(ours), median(theirs), **kw)
+    calibration(f"cpu_spin iters={iters} / BM_spin cpu time", "cpu_spin", f"BM_spin/{iters}", "cpu_time",
+                target="1 +- 0.02")
+    calibration(f"cpu_spin iters={iters} / BM_spin real time", "cpu_spin", f"BM_spin/{iters}", "real_time")
+    calibration("cpu_noop floor / BM_noop_call cpu time (an empty call by pointer)", "cpu_noop",
+                "BM_noop_call", "cpu_time")
+    calibration("cpu_noop floor, BM_empty cpu time (the empty loop itself)", "cpu_noop", "BM_empty",
+                "cpu_time", ratio="-")
 
     # Memory-bound primitives against the copy roof; attention against GEMM.
     t.section(f"LLM primitives (GB/s at the median / membw_cpu copy GB/s at the median, same threads, "

@@ -82,8 +82,9 @@ anchor_ok() { # ROW: the anchor column holds a number
 if command -v mbw >/dev/null; then anchor_ok 'membw_cpu copy / mbw, 1 thread'; fi
 if echo '#include <benchmark/benchmark.h>' | g++ -x c++ -fsyntax-only - 2>/dev/null; then
   anchor_ok 'cpu_spin .* / BM_spin'
-  # bench's side of that row: runs right before and after Google Benchmark's
-  [ -d "$T/a/bench-spin-0" ] && [ -d "$T/a/bench-spin-1" ] && ok || fail "no cpu_spin runs around Google Benchmark"
+  # that row pairs bench's and Google Benchmark's runs in rounds (two in --quick)
+  [ -d "$T/a/bench-spin-2" ] && [ -f "$T/a/gbench-2.json" ] && ok || fail "no second calibration round"
+  range_ok 'cpu_spin .* / BM_spin cpu time'
   anchor_ok 'cpu_noop floor / BM_noop_call'
 fi
 if have_openblas; then

@@ -1,7 +1,8 @@
 /* The CPU row kernels (plugins/cpu/cpu_rowops.c) against double precision:
- * the exp's stated accuracy over its whole range, the sum it returns, the
- * affine writer, and every tail length. ctest runs it twice: on the widest
- * path this CPU has, and with BENCH_CPU_ROWOPS=portable. */
+ * the exp's stated accuracy over its whole range, the sum it returns,
+ * softmax's fused exp-and-scale step, the affine writer, and every tail
+ * length. ctest runs it twice: on the widest path this CPU has, and with
+ * BENCH_CPU_ROWOPS=portable. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -87,6 +88,39 @@ static void test_exp_tails(void) {
   }
 }
 
+/* Softmax's fused step: e as cpu_row_exp_sum, and y = e_prev * scale as
+ * cpu_row_affine, on every length to 70, streamed or not, at a 64-byte
+ * aligned y (the fused loop) and a misaligned one (the two passes). */
+static void test_exp_sum_scale(void) {
+  float *x = falloc(80), *e = falloc(80), *e_prev = falloc(80), *buf = falloc(96), *want_e = falloc(80);
+  REQUIRE(x && e && e_prev && buf && want_e);
+  int bad = 0;
+  for (int i = 0; i < 80; i++) {
+    x[i] = -0.21f * (float)i;
+    e_prev[i] = 0.5f + 0.01f * (float)i;
+  }
+  for (int stream = 0; stream < 2; stream++)
+    for (int align = 0; align < 2; align++)
+      for (int n = 1; n <= 70; n++) {
+        float *y = buf + (align ? 3 : 0);
+        for (int i = 0; i < 80; i++) e[i] = want_e[i] = y[i] = -1.0f;
+        const float want_sum = cpu_row_exp_sum(want_e, x, n, 0.5f, NULL);
+        const float sum = cpu_row_exp_sum_scale(e, x, n, 0.5f, NULL, y, e_prev, 0.25f, stream);
+        if (stream) cpu_stream_fence();
+        bad += sum != want_sum;
+        for (int i = 0; i < 80; i++) {
+          bad += e[i] != want_e[i]; /* bit for bit the same exps, -1 past n */
+          bad += y[i] != (i < n ? e_prev[i] * 0.25f : -1.0f);
+        }
+      }
+  CHECK(bad == 0);
+  cpu_free(x);
+  cpu_free(e);
+  cpu_free(e_prev);
+  cpu_free(buf);
+  cpu_free(want_e);
+}
+
 /* y = (x - shift) * scale * w + b, in place and not, with and without
  * w and b and streaming stores, on every length to 70 at every alignment
  * of y within a cache line. */
@@ -124,4 +158,4 @@ static void test_affine(void) {
 }
 
 TEST_MAIN(TEST_ENTRY(test_exp_accuracy), TEST_ENTRY(test_expf_scalar), TEST_ENTRY(test_exp_tails),
-          TEST_ENTRY(test_affine))
+          TEST_ENTRY(test_exp_sum_scale), TEST_ENTRY(test_affine))

@@ -135,6 +135,8 @@ static void print_case(struct suite *s, const struct case_result *r, const char 
   if (r->status != CASE_OK && kv_list_get(r->ninfo, r->info, "baseline"))
     fprintf(s->out, "  (baseline: %s)", kv_list_get(r->ninfo, r->info, "baseline"));
   fprintf(s->out, "\n");
+  const char *plugin_note = kv_list_get(r->ninfo, r->info, "note");
+  if (plugin_note) fprintf(s->out, "      note: %s\n", term_str(plugin_note));
   if (case_status_failed(r->status) && r->stderr_tail) {
     char *copy = xstrdup(r->stderr_tail), *save = NULL;
     for (char *ln = strtok_r(copy, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))

@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cpu_model.h"
 #include "util.h"
 
 #ifndef BENCH_VERSION
@@ -17,21 +18,6 @@
 
 const char *bench_version(void) { return BENCH_VERSION; }
 const char *bench_git_revision(void) { return BENCH_GIT_REVISION; }
-
-static char *cpu_model(void) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  char line[512];
-  char *model = NULL;
-  while (f && fgets(line, sizeof line, f)) {
-    if (strncmp(line, "model name", 10) == 0) {
-      char *colon = strchr(line, ':');
-      if (colon) model = xstrdup(trim(colon + 1));
-      break;
-    }
-  }
-  if (f) fclose(f);
-  return model ? model : xstrdup("unknown");
-}
 
 /* Quote an argument for a POSIX shell only when it needs it. */
 static void add_quoted(struct strbuf *sb, const char *a) {
@@ -67,6 +53,7 @@ void run_env_collect(struct run_env *e, int argc, char **argv, const char *prese
   e->host = xstrdup(host);
   e->cpu = cpu_model();
   e->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  e->caches = *cpu_caches();
   struct utsname u;
   e->os = uname(&u) == 0 ? xasprintf("%s %s %s", u.sysname, u.release, u.machine) : xstrdup("unknown");
   e->bench_version = xstrdup(BENCH_VERSION);

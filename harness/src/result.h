@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "cpu_caches.h"
 #include "stats.h"
 
 enum case_status {
@@ -104,6 +105,7 @@ struct run_env {
   char *host;          /* hostname */
   char *cpu;           /* CPU model string */
   int cpus;            /* online CPUs */
+  struct cpu_caches caches; /* the caches and the source of each (llc 0: not recorded) */
   char *os;            /* uname -srm */
   char *bench_version;
   char *git_revision;

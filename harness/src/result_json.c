@@ -194,6 +194,22 @@ static json_t *case_to_json(const struct case_result *r) {
   return o;
 }
 
+/* [{"level": 1, "bytes": 32768, "shared_by": null, "source": "sysfs"}, ...] */
+static json_t *caches_to_json(const struct cpu_caches *c) {
+  json_t *a = json_array();
+  for (int lv = 1; lv <= CACHE_LEVELS; lv++) {
+    const struct cache_level *l = &c->level[lv];
+    if (l->bytes <= 0) continue;
+    json_t *o = json_object();
+    put(o, "level", json_integer(lv));
+    put(o, "bytes", json_integer(l->bytes));
+    put(o, "shared_by", l->shared_by > 0 ? json_integer(l->shared_by) : json_null());
+    put(o, "source", json_string(cache_source_name(l->source)));
+    json_array_append_new(a, o);
+  }
+  return a;
+}
+
 static json_t *env_to_json(const struct run_env *e) {
   json_t *o = json_object();
   put(o, "date", jstr(e->date));
@@ -201,6 +217,7 @@ static json_t *env_to_json(const struct run_env *e) {
   put(o, "host", jstr(e->host));
   put(o, "cpu", jstr(e->cpu));
   put(o, "cpus", json_integer(e->cpus));
+  if (e->caches.llc > 0) put(o, "cpu.caches", caches_to_json(&e->caches));
   put(o, "os", jstr(e->os));
   put(o, "bench_version", jstr(e->bench_version));
   put(o, "git_revision", jstr(e->git_revision));
@@ -532,6 +549,36 @@ static json_t *parse(const char *text, char *err, size_t errlen) {
   return root;
 }
 
+/* The optional "cpu.caches" (files before it have none: llc stays 0). */
+static int caches_from_json(const struct reader *rd, const json_t *env, struct cpu_caches *c) {
+  const json_t *a = json_object_get(env, "cpu.caches");
+  memset(c, 0, sizeof *c);
+  if (!a) return 0;
+  if (!json_is_array(a)) return fail(rd, "cpu.caches", "expected an array");
+  for (size_t i = 0; i < json_array_size(a); i++) {
+    const json_t *o = json_array_get(a, i);
+    char ctx[48], source[16];
+    snprintf(ctx, sizeof ctx, "%s.cpu.caches[%zu]", rd->ctx, i);
+    struct reader sub = {rd->err, rd->errlen, ctx};
+    if (!json_is_object(o)) return fail(&sub, NULL, "expected an object");
+    int64_t level, bytes, shared = 0;
+    if (read_i64(&sub, o, "level", 1, CACHE_LEVELS, &level) ||
+        read_i64(&sub, o, "bytes", 1, INT64_MAX, &bytes) ||
+        read_str_buf(&sub, o, "source", source, sizeof source))
+      return -1;
+    const json_t *sh = json_object_get(o, "shared_by");
+    if (sh && !json_is_null(sh) && read_i64(&sub, o, "shared_by", 1, INT_MAX, &shared)) return -1;
+    enum cache_source src = CACHE_NONE;
+    for (int k = CACHE_SYSFS; k <= CACHE_DEFAULT; k++)
+      if (!strcmp(source, cache_source_name((enum cache_source)k))) src = (enum cache_source)k;
+    if (src == CACHE_NONE) return fail(&sub, "source", "'%s' is not sysfs, cpuid, sysconf or default", source);
+    if (c->level[level].bytes) return fail(&sub, "level", "L%d twice", (int)level);
+    c->level[level] = (struct cache_level){bytes, (int)shared, src};
+    if (level > c->llc) c->llc = (int)level;
+  }
+  return 0;
+}
+
 static int env_from_json(const struct reader *rd, const json_t *root, struct run_env *e) {
   json_t *o;
   if (read_object(rd, root, "env", &o)) return -1;
@@ -543,7 +590,8 @@ static int env_from_json(const struct reader *rd, const json_t *root, struct run
       read_str(&sub, o, "git_revision", &e->git_revision) ||
       read_str(&sub, o, "command", &e->command) || read_str(&sub, o, "preset", &e->preset) ||
       read_str(&sub, o, "preset_sha256", &e->preset_sha256) ||
-      read_str(&sub, o, "tag", &e->tag) || read_str(&sub, o, "mode", &e->mode))
+      read_str(&sub, o, "tag", &e->tag) || read_str(&sub, o, "mode", &e->mode) ||
+      caches_from_json(&sub, o, &e->caches))
     return -1;
   return 0;
 }

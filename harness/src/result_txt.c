@@ -144,6 +144,9 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   char cpus[16];
   snprintf(cpus, sizeof cpus, "%d", e->cpus);
   header_line(sb, "cpus", e->cpus > 0 ? cpus : NULL);
+  char caches[256] = "";
+  if (e->caches.llc > 0) cpu_caches_describe(&e->caches, caches, sizeof caches);
+  header_line(sb, "cpu caches", caches[0] ? caches : NULL);
   header_line(sb, "os", e->os);
   char *device = info_values(f, "device"), *driver = info_values(f, "driver");
   header_line(sb, "device", device);
@@ -371,6 +374,8 @@ static void case_notes(struct strbuf *sb, const struct case_result *r) {
     notef(&n, "per item", "%.4g %s/s, %.4g ns per %s (%.6g %s per iteration)",
           case_items_per_s(r), r->item_unit, case_ns_per_item(r), r->item_unit, r->items,
           r->item_unit);
+  if (kv_list_get(r->ninfo, r->info, "note")) /* the plugin's (set_info "note") */
+    note(&n, "note", kv_list_get(r->ninfo, r->info, "note"));
   if (kv_list_get(r->ninfo, r->info, "baseline")) /* bench --baseline */
     note(&n, "baseline", kv_list_get(r->ninfo, r->info, "baseline"));
   if (r->determinism == DET_DIFFERS)

@@ -34,46 +34,31 @@ int cpu_threads_resolve(int64_t requested) {
   return requested > 0 ? (int)requested : cpu_count();
 }
 
-/* The first line of a small sysfs file; 0 on success. */
-static int read_line(const char *path, char *buf, size_t len) {
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  char *ok = fgets(buf, (int)len, f);
-  fclose(f);
-  if (!ok) return -1;
-  buf[strcspn(buf, "\n")] = 0;
-  return 0;
+int64_t cpu_cache_bytes(int level) { return cpu_caches_bytes(cpu_caches(), level); }
+
+int64_t cpu_llc_bytes(void) {
+  const struct cpu_caches *c = cpu_caches();
+  return cpu_caches_bytes(c, c->llc);
 }
 
-int64_t cpu_cache_bytes(int level) {
-  int64_t best = 0;
-  for (int i = 0; i < 16; i++) {
-    char path[128], text[64];
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-    if (read_line(path, text, sizeof text) != 0) continue;
-    if (atoi(text) != level) continue;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-    if (read_line(path, text, sizeof text) != 0 || strcmp(text, "Instruction") == 0) continue;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-    if (read_line(path, text, sizeof text) != 0) continue;
-    char *end;
-    long long v = strtoll(text, &end, 10);
-    if (v <= 0) continue;
-    int64_t bytes = (int64_t)v;
-    if (*end == 'K') bytes <<= 10;
-    else if (*end == 'M') bytes <<= 20;
-    else if (*end == 'G') bytes <<= 30;
-    if (bytes > best) best = bytes;
+void cpu_caches_note(const struct bench_host *host) {
+  const struct cpu_caches *c = cpu_caches();
+  char levels[64] = "", sizes[96] = "";
+  for (int lv = 1; lv <= CACHE_LEVELS; lv++) {
+    if (c->level[lv].source != CACHE_DEFAULT) continue;
+    const int64_t b = c->level[lv].bytes;
+    const size_t nl = strlen(levels), ns = strlen(sizes);
+    snprintf(levels + nl, sizeof levels - nl, "%sL%d%s", nl ? ", " : "", lv, lv == 1 ? "d" : "");
+    snprintf(sizes + ns, sizeof sizes - ns, "%s%lld %s", ns ? ", " : "",
+             (long long)(b >= (1 << 20) ? b >> 20 : b >> 10), b >= (1 << 20) ? "MiB" : "KiB");
   }
-  return best;
-}
-
-int64_t cpu_llc_bytes(int64_t fallback) {
-  for (int level = 4; level >= 1; level--) {
-    int64_t b = cpu_cache_bytes(level);
-    if (b > 0) return b;
-  }
-  return fallback;
+  if (!levels[0]) return;
+  char note[256];
+  snprintf(note, sizeof note,
+           "this machine does not tell its %s size (no sysfs, CPUID or sysconf figure): "
+           "sized with the default %s",
+           levels, sizes);
+  host->set_info(host, "note", note);
 }
 
 int64_t cpu_parse_size(const char *text) {
@@ -98,9 +83,9 @@ int64_t cpu_parse_size(const char *text) {
   }
   int64_t cache;
   if (!strncmp(s, "LLC", 3) || !strncmp(s, "llc", 3)) {
-    cache = cpu_llc_bytes(0);
+    cache = cpu_llc_bytes();
     s += 3;
-  } else if ((s[0] == 'L' || s[0] == 'l') && s[1] >= '1' && s[1] <= '3') {
+  } else if ((s[0] == 'L' || s[0] == 'l') && s[1] >= '1' && s[1] <= '4') {
     cache = cpu_cache_bytes(s[1] - '0');
     s += 2;
   } else {
@@ -116,6 +101,18 @@ int64_t cpu_parse_size(const char *text) {
   if (*s) return -1;
   const double bytes = factor * (double)cache;
   return bytes >= 1 && bytes < 9e18 ? (int64_t)bytes : -1;
+}
+
+int cpu_size_error(const struct bench_host *host, const char *text) {
+  const char *s = text;
+  while (*s && *s != 'L' && *s != 'l') s++;
+  if ((*s == 'L' || *s == 'l') && s[1] >= '1' && s[1] <= '9' && cpu_cache_bytes(s[1] - '0') <= 0) {
+    char have[256];
+    cpu_caches_describe(cpu_caches(), have, sizeof have);
+    return host->fail(host, "size '%s': this machine has no L%c cache (%s); LLC names its last level",
+                      text, s[1], have);
+  }
+  return host->fail(host, "size '%s': not a size (64MiB, 1.5GiB, L2/2, 4*LLC)", text);
 }
 
 /* ---- memory ------------------------------------------------------------------ */
@@ -150,7 +147,10 @@ void cpu_stream_fence(void) {
 #endif
 }
 
-int cpu_stream_output(int64_t bytes) { return bytes > cpu_llc_bytes(INT64_MAX); }
+int cpu_stream_output(const struct bench_host *host, int64_t bytes) {
+  cpu_caches_note(host);
+  return bytes > cpu_llc_bytes();
+}
 
 /* ---- thread pool ------------------------------------------------------------ */
 

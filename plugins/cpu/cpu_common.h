@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench/plugin.h"
+#include "cpu_caches.h"
 
 /* Clones of a hot loop's function for AVX-512 (x86-64-v4), AVX2+FMA
  * (x86-64-v3) and the portable baseline; the loader picks the widest this
@@ -30,20 +31,29 @@
 
 /* A size in bytes: "4096", "64KiB", "1.5MiB", "2GiB" (also K, M, G), or a
  * cache of this machine with an optional factor or divisor: "L1", "L2/2",
- * "4*LLC" (L1, L2, L3, LLC = the last level). -1 when malformed or the
- * cache is unknown. */
+ * "4*LLC" (L1 = L1d, L2, L3, L4, LLC = the last level). L1, L2 and LLC
+ * always resolve (cpu_caches.h: a stated default when the machine tells
+ * nothing); -1 when malformed or when the machine has no such level (L3
+ * on a machine whose last level is L2). */
 int64_t cpu_parse_size(const char *text);
+/* The one message for a size cpu_parse_size refused: names the machine's
+ * caches when the text asked for a level it does not have. BENCH_ERROR. */
+int cpu_size_error(const struct bench_host *host, const char *text);
 
 /* CPUs this process may run on (sched_getaffinity), at least 1. */
 int cpu_count(void);
 /* threads parameter -> thread count: 0 means cpu_count(). */
 int cpu_threads_resolve(int64_t requested);
 
-/* Size in bytes of the largest cache of `level` (1, 2, 3) that holds data,
- * from /sys/devices/system/cpu/cpu0/cache; 0 if unknown. */
+/* Bytes of one instance of data cache `level` (1..4) from cpu_caches(),
+ * the harness's own figures (sysfs, CPUID, sysconf or a stated default);
+ * 0 when the machine has no such level. Levels 1, 2 and the LLC are > 0. */
 int64_t cpu_cache_bytes(int level);
-/* The last-level cache: the highest level with a size; `fallback` if none. */
-int64_t cpu_llc_bytes(int64_t fallback);
+int64_t cpu_llc_bytes(void);
+/* For a case sized by the caches: when a figure is a stated default (the
+ * machine told nothing), a "note" with the case saying which and what size
+ * was used. The figures and their sources are in the result header. */
+void cpu_caches_note(const struct bench_host *host);
 
 /* 64-byte aligned memory (2 MiB aligned and transparent huge pages asked for
  * from 4 MiB up); NULL when out of memory. Free with cpu_free. */
@@ -59,8 +69,8 @@ void cpu_stream_copy(float *dst, const float *src, int64_t n);
 void cpu_stream_fence(void);
 
 /* Non-temporal output for `bytes` of output on this machine: when it is
- * larger than the last-level cache. */
-int cpu_stream_output(int64_t bytes);
+ * larger than the last-level cache (cpu_caches_note when that is a default). */
+int cpu_stream_output(const struct bench_host *host, int64_t bytes);
 
 /* ---- thread pool ------------------------------------------------------ */
 

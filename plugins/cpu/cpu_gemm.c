@@ -223,6 +223,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     host->set_info(host, "kernel", g->kernel.name);
     snprintf(text, sizeof text, "%dx%dx%d", g->kernel.mc, g->kernel.kc, g->kernel.nc);
     host->set_info(host, "blocks", text);
+    cpu_caches_note(host); /* the blocks are sized by L2 and the LLC */
   }
   /* The BLAS run their own threads; ours only convert their f16/bf16 inputs. */
   g->pool = cpu_pool_create(blas && g->p.dtype == BENCH_F32 ? 1 : threads);

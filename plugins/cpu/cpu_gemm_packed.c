@@ -242,8 +242,8 @@ __attribute__((target("avx512f"))) static void rows_avx512(int64_t kc, const flo
 }
 #endif
 
-/* The kernels, widest first; the cache blocks here are the fallbacks when
- * sysfs has no cache sizes (gemm_kernel_pick sizes them for this machine). */
+/* The kernels, widest first; gemm_kernel_pick sizes the cache blocks here
+ * for this machine (cpu_caches: sysfs, CPUID, sysconf or a stated default). */
 static const struct gemm_kernel kernels[] = {
 #ifdef GEMM_X86
     {"avx512 12x32", 12, 32, 144, 256, 4096, kern_avx512, rows_avx512, 1024},
@@ -279,12 +279,10 @@ static int64_t clamp64(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo :
  *       within the noise)
  *   nc: the packed B panel (kc x nc) in a quarter of the last-level cache. */
 static void size_blocks(struct gemm_kernel *k) {
-  const int64_t l2 = cpu_cache_bytes(2), llc = cpu_llc_bytes(0);
-  if (l2 > 0) {
-    k->kc = (int)clamp64(l2 / 4 / ((k->nr + 2 * k->mr) * 4) / 16 * 16, 128, k->kc_most);
-    k->mc = (int)clamp64(l2 / 10 / (k->kc * 4) / k->mr * k->mr, k->mr, 1020 / k->mr * k->mr);
-  }
-  if (llc > 0) k->nc = (int)clamp64(llc / 4 / (k->kc * 4) / k->nr * k->nr, k->nr, 8192 / k->nr * k->nr);
+  const int64_t l2 = cpu_cache_bytes(2), llc = cpu_llc_bytes(); /* both > 0 */
+  k->kc = (int)clamp64(l2 / 4 / ((k->nr + 2 * k->mr) * 4) / 16 * 16, 128, k->kc_most);
+  k->mc = (int)clamp64(l2 / 10 / (k->kc * 4) / k->mr * k->mr, k->mr, 1020 / k->mr * k->mr);
+  k->nc = (int)clamp64(llc / 4 / (k->kc * 4) / k->nr * k->nr, k->nr, 8192 / k->nr * k->nr);
 }
 
 int gemm_kernel_pick(const char *isa, struct gemm_kernel *out) {

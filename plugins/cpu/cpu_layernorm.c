@@ -68,7 +68,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->b = cpu_alloc((size_t)s->cols * sizeof(float));
   const char *stores = host->param_str(host, "stores");
   s->stream = !strcmp(stores, "nontemporal") ||
-              (!strcmp(stores, "auto") && cpu_stream_output((int64_t)(n * sizeof(float))));
+              (!strcmp(stores, "auto") && cpu_stream_output(host, (int64_t)(n * sizeof(float))));
   if (!s->x || !s->y || !s->w || !s->b) return host->fail(host, "out of memory");
   host->set_info(host, "stores", s->stream ? "nontemporal" : "normal");
   host->set_info(host, "isa", cpu_rowops_isa());

@@ -89,7 +89,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->y = cpu_alloc(n * sizeof(float));
   s->cos = cpu_alloc(nt * sizeof(float));
   s->sin = cpu_alloc(nt * sizeof(float));
-  s->stream = cpu_stream_output((int64_t)(n * sizeof(float)));
+  s->stream = cpu_stream_output(host, (int64_t)(n * sizeof(float)));
   s->rowbuf = cpu_alloc((size_t)(cpu_pool_size(s->pool) * s->dim) * sizeof(float));
   if (!s->x || !s->y || !s->cos || !s->sin || !s->rowbuf)
     return host->fail(host, "out of memory");

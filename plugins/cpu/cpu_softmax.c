@@ -96,7 +96,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->y = cpu_alloc(n * sizeof(float));
   const char *stores = host->param_str(host, "stores");
   s->stream = !strcmp(stores, "nontemporal") ||
-              (!strcmp(stores, "auto") && cpu_stream_output((int64_t)(n * sizeof(float))));
+              (!strcmp(stores, "auto") && cpu_stream_output(host, (int64_t)(n * sizeof(float))));
   s->rowpad = (s->cols + 15) / 16 * 16;
   s->rowbuf = cpu_alloc((size_t)(2 * cpu_pool_size(s->pool) * s->rowpad) * sizeof(float));
   if (!s->x || !s->y || !s->rowbuf) return host->fail(host, "out of memory");

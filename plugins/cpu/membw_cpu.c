@@ -148,10 +148,10 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->kernel = !strcmp(k, "copy") ? COPY : !strcmp(k, "scale") ? SCALE : !strcmp(k, "add") ? ADD : TRIAD;
   const char *size = host->param_str(host, "size");
   const int64_t bytes = cpu_parse_size(size);
-  if (bytes < 0) return host->fail(host, "size '%s': not a size (64MiB, 4*LLC, L2/2)", size);
+  if (bytes < 0) return cpu_size_error(host, size);
   s->n = bytes / (int64_t)sizeof(double);
   if (s->n < 1) s->n = 1;
-  const int64_t llc = cpu_llc_bytes(0);
+  const int64_t llc = cpu_llc_bytes();
   const char *stores = host->param_str(host, "stores");
   const int nontemporal = !strcmp(stores, "nontemporal") ||
                           (!strcmp(stores, "auto") && 3 * s->n * (int64_t)sizeof(double) > llc);
@@ -172,6 +172,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   char text[64];
   snprintf(text, sizeof text, "%lld", (long long)llc);
   host->set_info(host, "llc_bytes", text);
+  cpu_caches_note(host);
   snprintf(text, sizeof text, "%lld", (long long)b);
   host->set_info(host, "array_bytes", text);
   host->set_info(host, "stores", s->stream_bytes ? "nontemporal" : "normal");

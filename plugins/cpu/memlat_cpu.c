@@ -56,7 +56,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   *state = s;
   const char *size = host->param_str(host, "size");
   const int64_t bytes = cpu_parse_size(size);
-  if (bytes < 0) return host->fail(host, "size '%s': not a size (32KiB, L2/2, 4*LLC)", size);
+  if (bytes < 0) return cpu_size_error(host, size);
   const int64_t n = bytes / LINE < 2 ? 2 : bytes / LINE;
   if (n > (int64_t)UINT32_MAX) return host->fail(host, "size '%s': too large", size);
   s->loads = host->param_int(host, "loads");
@@ -82,8 +82,9 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   char text[64];
   snprintf(text, sizeof text, "%lld", (long long)(n * LINE));
   host->set_info(host, "working_set_bytes", text);
-  snprintf(text, sizeof text, "%lld", (long long)cpu_llc_bytes(0));
+  snprintf(text, sizeof text, "%lld", (long long)cpu_llc_bytes());
   host->set_info(host, "llc_bytes", text);
+  if (strpbrk(size, "Ll")) cpu_caches_note(host); /* sized by a cache */
   host->set_work(host, 0, (double)s->loads * LINE);
   return BENCH_OK;
 }

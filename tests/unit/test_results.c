@@ -172,6 +172,10 @@ static void build_run(struct run_file *f) {
   f->env.host = xstrdup("node-7");
   f->env.cpu = xstrdup("Example CPU 9000 64-Core Processor");
   f->env.cpus = 128;
+  f->env.caches.level[1] = (struct cache_level){48 << 10, 2, CACHE_SYSFS};
+  f->env.caches.level[2] = (struct cache_level){1 << 20, 0, CACHE_SYSCONF};
+  f->env.caches.level[3] = (struct cache_level){32 << 20, 16, CACHE_CPUID};
+  f->env.caches.llc = 3;
   f->env.os = xstrdup("Linux 6.8.0-45-generic x86_64");
   f->env.bench_version = xstrdup("0.1.0");
   f->env.git_revision = xstrdup("4c524be0a1b2");
@@ -361,6 +365,7 @@ static void check_same_run(const struct run_file *a, const struct run_file *b) {
   CHECK(same_str(x->date, y->date) && same_str(x->started, y->started));
   CHECK(same_str(x->host, y->host) && same_str(x->cpu, y->cpu) && x->cpus == y->cpus);
   CHECK(same_str(x->os, y->os));
+  CHECK(memcmp(&x->caches, &y->caches, sizeof x->caches) == 0);
   CHECK(same_str(x->bench_version, y->bench_version));
   CHECK(same_str(x->git_revision, y->git_revision));
   CHECK(same_str(x->command, y->command));
@@ -393,6 +398,12 @@ static void test_round_trip(void) {
   struct run_file f;
   build_run(&f);
   REQUIRE(f.cases[1].device_ns == NULL); /* NULL device samples survive */
+  round_trip(&f);
+  /* Files written before the caches were recorded have no "cpu.caches". */
+  memset(&f.env.caches, 0, sizeof f.env.caches);
+  char *json = run_file_to_json(&f);
+  CHECK(strstr(json, "cpu.caches") == NULL);
+  free(json);
   round_trip(&f);
   run_file_release(&f);
 }
@@ -519,6 +530,15 @@ static void test_reject(void) {
   free(m);
   m = mutate(json, "\"cpus\": 128", "\"cpus\": 1e99");
   expect_reject(m, "env.cpus: expected an integer");
+  free(m);
+  m = mutate(json, "\"source\": \"cpuid\"", "\"source\": \"guess\"");
+  expect_reject(m, "env.cpu.caches[2].source: 'guess' is not sysfs, cpuid, sysconf or default");
+  free(m);
+  m = mutate(json, "\"level\": 3", "\"level\": 2");
+  expect_reject(m, "env.cpu.caches[2].level: L2 twice");
+  free(m);
+  m = mutate(json, "\"bytes\": 33554432", "\"bytes\": 0");
+  expect_reject(m, "env.cpu.caches[2].bytes: 0 out of range");
   free(m);
   m = mutate(json, "\"cases\": [", "\"cases\": {\"x\": [");
   expect_reject(m, "invalid json");

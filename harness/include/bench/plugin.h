@@ -194,7 +194,9 @@ struct bench_host {
   void (*log)(const struct bench_host *host, const char *fmt, ...) BENCH_PRINTF(2, 3);
 
   /* Environment facts for the result header, e.g. ("device", "llvmpipe"),
-   * ("driver", "Mesa 22.3.6"). Copied; call from init or setup. */
+   * ("driver", "Mesa 22.3.6"). Copied; call from init or setup. The key
+   * "note" is shown with the case on the terminal and in the .txt (e.g.
+   * "sized with a default L3: this machine does not say"). */
   void (*set_info)(const struct bench_host *host, const char *key, const char *value);
 
   /* Work done by one iteration of this case (setup): the harness turns time

@@ -41,6 +41,7 @@
 # libbenchmark-dev, see scripts/debian-packages.txt) show as n/a.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib/machine.sh"
 here="$root/scripts/anchors"
 
 quick=0
@@ -84,14 +85,14 @@ fi
 log() { echo "anchors: $*" >&2; }
 
 if [ $cputime = 1 ]; then
-  echo "bench anchors on $(hostname): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $( [ $quick = 1 ] && echo quick || echo full) run, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "bench anchors on $(hostname): $(machine_cpu_model), family $(machine_cpu_field 'cpu family'), $( [ $quick = 1 ] && echo quick || echo full) run, load $(machine_load)"
   "$here/cputime.sh" "$(dirname "$bench")/../lib/bench/plugins" "$work" "$quick"
   exit
 fi
 
-ncpu=$(nproc)
+ncpu=$(machine_cpus)
 has_avx512=0
-grep -qw avx512f /proc/cpuinfo && has_avx512=1
+machine_has_flag avx512f && has_avx512=1
 if [ $quick = 1 ]; then
   gemm_sizes="128,256"; membw_size="4MiB"; spin_iters=10000
   rows=256; cols=1024; rope="64 8 128"; attn="1 2 128 64"
@@ -127,15 +128,14 @@ read -r attn_b attn_h attn_s attn_d <<<"$attn"
 read -r rope_seq rope_heads rope_dim <<<"$rope"
 isas=auto
 [ $has_avx512 = 1 ] && isas=auto,avx2
-cpuinfo() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'; }
 {
   echo "gemm_sizes=$gemm_sizes"
   echo "threads_all=$ncpu"
   echo "spin_iters=$spin_iters"
-  echo "cpu_model=$(cpuinfo 'model name')"
-  echo "cpu_vendor=$(cpuinfo vendor_id)"
-  echo "cpu_family=$(cpuinfo 'cpu family')"
-  echo "cpu_model_id=$(cpuinfo model)"
+  echo "cpu_model=$(machine_cpu_model)"
+  echo "cpu_vendor=$(machine_cpu_field vendor_id)"
+  echo "cpu_family=$(machine_cpu_field 'cpu family')"
+  echo "cpu_model_id=$(machine_cpu_field model)"
   echo "avx512=$has_avx512"
 } >"$work/meta"
 
@@ -162,7 +162,7 @@ if [ $has_avx512 = 1 ]; then
 fi
 # BLIS 0.9 knows no Zen 5 and falls back to generic C: its AVX2 kernels too
 # (an anchor for cpu_gemm's AVX2 path).
-if [ "$blis_arch" = generic ] && grep -qw avx2 /proc/cpuinfo; then force_blis="$force_blis zen3"; fi
+if [ "$blis_arch" = generic ] && machine_has_flag avx2; then force_blis="$force_blis zen3"; fi
 echo "openblas_core=$openblas_core" >>"$work/meta"
 echo "blis_arch=$blis_arch" >>"$work/meta"
 
@@ -359,5 +359,5 @@ else
 fi
 
 # ---- the table -----------------------------------------------------------------------------
-echo "bench anchors on $(hostname): $(cpuinfo 'model name'), $ncpu CPUs, $( [ $quick = 1 ] && echo quick || echo full) run, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench anchors on $(hostname): $(machine_cpu_model), $ncpu CPUs, $( [ $quick = 1 ] && echo quick || echo full) run, load $(machine_load)"
 python3 "$here/table.py" "$work"

@@ -4,6 +4,7 @@
 # case, a few percent of cases shifted) with tests/compare's gen_results and
 # times the compare in each output format.
 #   scripts/compare_timing.sh [BUILD_DIR] [SAMPLES]   (default build, 100)
+. "$(dirname "$0")/lib/machine.sh"
 set -eu
 BUILD=${1:-build}
 SAMPLES=${2:-100}
@@ -25,7 +26,7 @@ spec() { # spec DATE SHIFT_EVERY
 spec 2026-11-20 0 | "$GEN" "$D/old" 1
 spec 2026-11-21 17 | "$GEN" "$D/new" 2
 echo "2 x $(ls "$D"/old/*.json | wc -l) result files (2,000 cases each), $SAMPLES samples per case, $(du -sh "$D/old" | cut -f1) per folder"
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+echo "cpu: $(machine_cpu_model)"
 echo "load: $(uptime)"
 for fmt in table csv json; do
   for rep in 1 2 3; do

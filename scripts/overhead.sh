@@ -14,6 +14,7 @@
 # Extra arguments after -- go to every bench run (e.g. -- --isolation case).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib/machine.sh"
 benches=()
 repeat=3
 preset=smoke
@@ -35,12 +36,12 @@ done
 if [ -n "$keep" ]; then mkdir -p "$keep"; work=$(cd "$keep" && pwd); else
   work=$(mktemp -d "${TMPDIR:-/tmp}/bench-overhead.XXXXXX"); trap 'rm -rf "$work"' EXIT; fi
 
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) CPUs"
+echo "machine: $(machine_cpu_model), $(machine_cpus) CPUs"
 for b in "${benches[@]}"; do
   for r in $(seq "$repeat"); do
     d="$work/$(echo "$b" | tr '/' '_')/$r"
     mkdir -p "$d"
-    load=$(cut -d' ' -f1 /proc/loadavg)
+    load=$(machine_load | cut -d' ' -f1)
     t0=$(date +%s.%N)
     "$b" --preset "$preset" --results-dir "$d/r" --events "$d/ev.jsonl" "${extra[@]}" >"$d/out" 2>"$d/err" || true
     t1=$(date +%s.%N)

@@ -25,6 +25,7 @@
 #                case (the perf tier's defaults often sweep several)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib/machine.sh"
 
 pairs=20 threads=0 quick=0 bench="${BENCH:-$root/build/bin/bench}" base="" keep="" plugin=""
 params=()
@@ -99,7 +100,7 @@ run() { # NAME BENCH PLUGIN [ARGS...]
   [ $rc -eq 0 ] || echo "pair_copy: $1 exited $rc (see $work/$1.out)" >&2
 }
 kernel_args=(--param "threads=$threads" "${params[@]}")
-echo "pair_copy: $plugin against copy, $pairs pairs, threads=$threads, on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') (family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "pair_copy: $plugin against copy, $pairs pairs, threads=$threads, on $(machine_cpu_model) (family $(machine_cpu_field 'cpu family')), load $(machine_load)"
 cases() { # DIR: how many cases its result files hold
   python3 -c 'import glob, json, sys
 print(sum(len(json.load(open(f))["cases"]) for f in glob.glob(sys.argv[1] + "/*.json")))' "$1"

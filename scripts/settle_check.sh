@@ -22,6 +22,7 @@
 #   --keep     keep the results in DIR (default: a temporary folder, removed)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib/machine.sh"
 bench="$root/build/bin/bench"
 preset=""
 plugins='membw_cpu,cpu_spin,cpu_rmsnorm,cpu_layernorm,cpu_softmax,cpu_rope,cpu_attention'
@@ -57,7 +58,7 @@ long="$work/long.ini"
 awk -v max="$max" '/^[[:space:]]*min_time[[:space:]]*=/ { print "min_time = " max; next } { print }' "$preset" >"$long"
 grep -q '^min_time' "$long" || sed -i "s/^\[run\]/[run]\nmin_time = $max/" "$long"
 
-echo "settle_check: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs; preset $preset, max_time $max"
+echo "settle_check: $(machine_cpu_model), $(machine_cpus) CPUs; preset $preset, max_time $max"
 for i in $(seq 1 "$rounds"); do
   for kind in S L; do
     [ "$kind" = L ] && [ "$i" -eq "$rounds" ] && continue
@@ -67,7 +68,7 @@ for i in $(seq 1 "$rounds"); do
     "$bench" --preset "$ini" --plugin "$plugins" --results-dir "$work/$run" >"$work/$run.out" 2>&1 ||
       { echo "settle_check: run $run failed (exit $?), see $work/$run.out" >&2; tail -3 "$work/$run.out" >&2; exit 1; }
     ms=$((($(date +%s%N) - start) / 1000000))
-    printf '%s: %d.%d s, load %s\n' "$run" $((ms / 1000)) $((ms % 1000 / 100)) "$(cut -d' ' -f1-3 /proc/loadavg)"
+    printf '%s: %d.%d s, load %s\n' "$run" $((ms / 1000)) $((ms % 1000 / 100)) "$(machine_load)"
   done
 done
 python3 "$root/scripts/settle_compare.py" "$work"

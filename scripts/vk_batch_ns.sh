@@ -12,12 +12,13 @@
 # Prints the CPU and the load; the figures depend on both.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/lib/machine.sh"
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 N=${2:-100}
 P=$BUILD/lib/bench/plugins
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) cpus"
+echo "cpu: $(machine_cpu_model), $(machine_cpus) cpus"
 echo "load: $(uptime | sed 's/.*load average: //')"
 
 echo "== helper level: batches of $N"

@@ -1,5 +1,6 @@
 #include "env.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,9 @@ void run_env_collect(struct run_env *e, int argc, char **argv, const char *prese
   host[sizeof host - 1] = '\0';
   e->host = xstrdup(host);
   e->cpu = cpu_model();
-  e->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  e->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN); /* sysfs, else /proc/stat */
+  cpu_set_t set;
+  if (e->cpus <= 0 && sched_getaffinity(0, sizeof set, &set) == 0) e->cpus = CPU_COUNT(&set);
   e->caches = *cpu_caches();
   struct utsname u;
   e->os = uname(&u) == 0 ? xasprintf("%s %s %s", u.sysname, u.release, u.machine) : xstrdup("unknown");

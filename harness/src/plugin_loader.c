@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,11 +30,30 @@
 
 #define LOAD_PROBE_TIMEOUT_S 20
 
+/* Where this binary is without /proc (a sandbox that mounts none): the
+ * path it was executed by (AT_EXECFN), resolved against the working folder
+ * or, for a bare name, PATH. 0 on success. */
+static int exe_path_from_auxv(char *out) {
+  const char *fn = (const char *)getauxval(AT_EXECFN);
+  if (!fn || !*fn) return -1;
+  if (strchr(fn, '/')) return realpath(fn, out) ? 0 : -1;
+  const char *path = getenv("PATH");
+  char *copy = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL;
+  int rc = -1;
+  for (char *d = strtok_r(copy, ":", &save); d && rc; d = strtok_r(NULL, ":", &save)) {
+    char *cand = xasprintf("%s/%s", *d ? d : ".", fn);
+    if (access(cand, X_OK) == 0 && realpath(cand, out)) rc = 0;
+    free(cand);
+  }
+  free(copy);
+  return rc;
+}
+
 char *exe_dir(void) {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return xstrdup(".");
-  buf[n] = '\0';
+  if (n > 0) buf[n] = '\0';
+  else if (exe_path_from_auxv(buf) != 0) return xstrdup(".");
   char *slash = strrchr(buf, '/');
   if (slash) *slash = '\0';
   return xstrdup(buf);

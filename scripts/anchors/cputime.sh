@@ -7,6 +7,7 @@
 #   usage: cputime.sh PLUGIN_DIR WORK_DIR QUICK(0|1)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/machine.sh"
 root=$(cd "$here/../.." && pwd)
 plugins="$1"; work="$2"; quick="$3"
 san=()  # plugins built with sanitizers load only into a program that has them too
@@ -26,7 +27,7 @@ one() { # LABEL PLUGIN REPS [VAR=VALUE ...] -- [param=value ...]
   r=$(env "${envs[@]}" nice -n 0 "$work/cputime" "$plugins/$plugin.so" "$n" "$@" 2>&1 | tr '\n' ' ') || true
   echo "$label|$r" >>"$out"
 }
-grep -qw avx512f /proc/cpuinfo && avx512=1 || avx512=0
+machine_has_flag avx512f && avx512=1 || avx512=0
 for n in $sizes; do
   g="m=$n n=$n k=$n dtype=f32 threads=1"
   [ "$n" -ge 2048 ] && gr=$(( reps / 4 > 2 ? reps / 4 : 2 )) || gr=$reps

@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2034
 # Helpers of the CPU plugin tests, on top of tests/cli/lib.sh.
 . "$SRC/tests/cli/lib.sh"
+. "$SRC/scripts/lib/machine.sh" # machine_has_flag
 
 CPU_PLUGINS="cpu_gemm cpu_rmsnorm cpu_layernorm cpu_softmax cpu_rope cpu_attention cpu_noop cpu_spin membw_cpu memlat_cpu"
 CPU_GLOB='cpu_*,membw_cpu,memlat_cpu'

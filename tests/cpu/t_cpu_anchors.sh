@@ -98,7 +98,7 @@ else
   expect_not_in "$T/table" '^  anchor BLIS'
 fi
 # With AVX-512 and a library that picked narrower kernels, the forced run is there too.
-if grep -qw avx512f /proc/cpuinfo; then
+if machine_has_flag avx512f; then
   core=$(sed -n 's/^openblas_core=//p' "$T/a/meta")
   case "$core" in ""|SkylakeX|Cooperlake|SapphireRapids) ;;
     *) expect_in "$T/table" '^  anchor OpenBLAS SkylakeX \(avx512\), 256\^3, 1 thread' ;; esac

@@ -17,6 +17,7 @@ set -u
 SRC=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)
 # shellcheck source=tests/slurm/cluster.sh
 . "$SRC/tests/slurm/cluster.sh"
+. "$SRC/scripts/lib/machine.sh"
 REPEATS=${1:-3} PRESET=${2:-smoke} PLUGINS=${3:-}
 export BENCH=${BENCH:-$SRC/build/bin/bench} BENCH_PLUGIN_PATH=${BENCH_PLUGIN_PATH:-}
 [ -x "$BENCH" ] || {
@@ -28,12 +29,12 @@ trap 'slurm_stop; rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
 slurm_start "$T/slurm" || exit 1
 
-echo "cpu: $(grep -m 1 'model name' /proc/cpuinfo | cut -d: -f2-) ($(nproc) cores); preset $PRESET, plugins ${PLUGINS:-all}"
+echo "cpu: $(machine_cpu_model) ($(machine_cpus) cores); preset $PRESET, plugins ${PLUGINS:-all}"
 out=$T/times
 for r in $(seq "$REPEATS"); do
   for kind in local slurm-1-node slurm-2-nodes; do
     rm -rf "$T/r"
-    l0=$(cut -d' ' -f1 /proc/loadavg)
+    l0=$(machine_load | cut -d' ' -f1)
     s=$(date +%s.%N)
     case $kind in
     local) "$SRC/scripts/run_presets_local.sh" --results-dir "$T/r" "$PRESET" ${PLUGINS:+"$PLUGINS"} ;;
@@ -44,7 +45,7 @@ for r in $(seq "$REPEATS"); do
     e=$(date +%s.%N)
     cases=$(cat "$T"/r/logs/*.log 2>/dev/null | grep -c '^{"event":"TEST_END"')
     printf '%-14s run %s rc %s wall %6.2f s  load %s -> %s  cases %s\n' "$kind" "$r" "$rc" \
-      "$(awk -v a="$s" -v b="$e" 'BEGIN { print b - a }')" "$l0" "$(cut -d' ' -f1 /proc/loadavg)" "$cases" | tee -a "$out"
+      "$(awk -v a="$s" -v b="$e" 'BEGIN { print b - a }')" "$l0" "$(machine_load | cut -d' ' -f1)" "$cases" | tee -a "$out"
   done
 done
 awk '{ k = $1; w = $7; s[k] += w; n[k]++; if (!(k in lo) || w < lo[k]) lo[k] = w; if (w > hi[k]) hi[k] = w }

@@ -7,11 +7,8 @@ trap 'rm -rf "$T"' EXIT
 export XDG_CACHE_HOME="$T/cache"
 unset VK_INSTANCE_LAYERS VK_LOADER_LAYERS_ENABLE VK_LAYER_ENABLES BENCH_VK_DEVICE BENCH_VK_MEMORY \
   BENCH_VK_RETUNE VK_DRIVER_FILES VK_ICD_FILENAMES
-FAILS=0
-CHECKS=0
-
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
-ok() { CHECKS=$((CHECKS + 1)); }
+# shellcheck source=tests/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 
 # run_bench ARGS...: bench with stdout, stderr and the exit status kept.
 run_bench() {
@@ -63,9 +60,4 @@ for b in bad:
     print("  " + b)
 sys.exit(1 if bad else 0)
 PY
-}
-
-finish() {
-  echo "$CHECKS passed, $FAILS failed"
-  [ "$FAILS" -eq 0 ]
 }

@@ -204,14 +204,16 @@ shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 # One ssh for everything: the user's options first (for ssh the first value
 # of an option wins), then one shared connection and keep-alives, so that a
 # dead link is noticed within a minute.
-# Its error messages are also kept in $WORK/ssh.err for the diag files.
+# Its error messages are also kept in $WORK/ssh.err for the diag files: the
+# wrapper ends only once its tee has written them all (the background
+# ControlMaster that ssh may leave has its stderr on /dev/null).
 : >"$WORK/ssh.err"
 {
-  printf '#!/usr/bin/env bash\nexec 2> >(tee -a %s >&2)\nexec ssh' "$(shq "$WORK/ssh.err")"
+  printf '#!/usr/bin/env bash\nexec 2> >(tee -a %s >&2)\ntee_pid=$!\nssh' "$(shq "$WORK/ssh.err")"
   for o in "${SSH_OPTS[@]}"; do printf ' %s' "$(shq "$o")"; done
   printf ' %s' -o ControlMaster=auto -o "ControlPath=$WORK/cm" -o ControlPersist=120 \
     -o ServerAliveInterval=15 -o ServerAliveCountMax=4 -o ConnectTimeout=20
-  printf ' "$@"\n'
+  printf ' "$@"\nrc=$?\nexec 2>&-\nwait "$tee_pid"\nexit "$rc"\n'
 } >"$WORK/ssh"
 chmod +x "$WORK/ssh"
 AGENT=$(cat "$LIBDIR/remote-agent.sh")
@@ -257,7 +259,6 @@ write_diag() {
       echo "(the remote could not be asked: no dmesg, free -h, df or rocm-smi from it this time)"
       echo
       echo "== what ssh and the remote said on stderr (last 20 lines)"
-      sleep 0.2 # the tee of the ssh wrapper's stderr
       tail -n 20 -- "$WORK/ssh.err" 2>/dev/null | grep . || echo "(nothing)"
       if [ -n "$log" ] && [ -f "$log" ]; then
         echo

@@ -193,8 +193,9 @@ start)
     wait $!
     echo $? >"$d/rc.tmp" && mv -f "$d/rc.tmp" "$d/rc"
   ' bench-run "$d" "$@" </dev/null >/dev/null 2>&1
-  for _ in $(seq 100); do
-    [ -s "$d/pid" ] && break
+  # (the wrapper writes it at once; a loaded machine may take a while)
+  end=$((SECONDS + 60))
+  while [ ! -s "$d/pid" ] && [ "$SECONDS" -lt "$end" ]; do
     sleep 0.05
   done
   [ -s "$d/pid" ] || refuse "the run did not start"

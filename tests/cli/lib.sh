@@ -4,12 +4,9 @@
 set -u
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-cli.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-FAILS=0
-CHECKS=0
+# shellcheck source=tests/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 TODAY=$(date +%F)
-
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
-ok() { CHECKS=$((CHECKS + 1)); }
 
 # run_bench ARGS...: runs bench, keeps stdout, stderr and the exit status.
 run_bench() {
@@ -48,9 +45,4 @@ PY
 
 expect_eq() {
   if [ "$1" = "$2" ]; then ok; else fail "${3:-value}: expected '$2', got '$1'"; fi
-}
-
-finish() {
-  echo "$CHECKS passed, $FAILS failed"
-  [ "$FAILS" -eq 0 ]
 }

@@ -41,15 +41,15 @@ nothing_run "read-only results folder"
 "$BENCH" --preset "$T/many.ini" --plugin-dir "$FX_GOOD" --plugin fx_ok --results-dir "$T/k" \
   --events "$T/ev.jsonl" >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 600); do # up to 30 s on a loaded CI machine
-  [ "$(grep -c '"TEST_END"' "$T/ev.jsonl" 2>/dev/null)" -ge 5 ] && break
-  sleep 0.05
-done
-sleep 0.1
+five_ended() { [ "$(grep -c '"TEST_END"' "$T/ev.jsonl" 2>/dev/null)" -ge 5 ]; }
+wait_for 120 five_ended && ok || fail "five cases did not end"
+kids=$(pgrep -P "$pid")
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 ended=$(grep -c '"TEST_END"' "$T/ev.jsonl")
-sleep 0.5 # the orphaned case process finishes its case by itself
+# its case processes die with it (PR_SET_PDEATHSIG): wait until they are gone
+gone() { [ ! -e "/proc/$1" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+for k in $kids; do wait_for 30 gone "$k" || fail "case process $k outlived bench"; done
 base="$T/k/${TODAY}_fx_ok_many"
 [ -f "$base.json" ] && ok || fail "no .json after SIGKILL"
 [ -f "$base.journal" ] && ok || fail "no journal after SIGKILL"

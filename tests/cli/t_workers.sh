@@ -58,15 +58,18 @@ expect_rc 1 "setpgid into bench's group, then hang"
 expect_in "$T/out" 'fx_pgrp n=8: TIMEOUT +timed out after 3 s'
 # ... and still answers SIGTERM while that case runs.
 printf '[run]\ntier = smoke\ntimeout = 60s\n' >"$T/long.ini"
-run_bench_bg --preset "$T/long.ini" --plugin-dir "$FX_PROC" --plugin fx_pgrp --results-dir "$T/g2" --events "$T/evg.jsonl"
-for _ in $(seq 100); do grep -q '"TEST_START"' "$T/evg.jsonl" 2>/dev/null && break; sleep 0.05; done
-sleep 0.5
+rm -f "$T/pg.pid"
+FX_PIDFILE="$T/pg.pid" run_bench_bg --preset "$T/long.ini" --plugin-dir "$FX_PROC" --plugin fx_pgrp --results-dir "$T/g2" --events "$T/evg.jsonl"
+# the case has moved into bench's group when it writes its pid
+wait_for 60 test -s "$T/pg.pid" && ok || fail "fx_pgrp did not say it moved into bench's group"
 kids=$(pgrep -P "$BPID")
+expect_nonempty "case processes under bench" $kids
 kill -TERM "$BPID"
-for _ in $(seq 100); do kill -0 "$BPID" 2>/dev/null || break; sleep 0.05; done
-if kill -0 "$BPID" 2>/dev/null; then fail "bench ignores SIGTERM"; kill -9 "$BPID" $kids; fi
+gone() { ! kill -0 "$1" 2>/dev/null; }
+wait_for 60 gone "$BPID" || { fail "bench ignores SIGTERM"; kill -9 "$BPID" $kids; }
 wait "$BPID"
 RC=$?
 expect_rc 130 "SIGTERM during a case in bench's group"
-for k in $kids; do if alive "$k"; then fail "case process $k left running"; kill -9 "$k"; else ok; fi; done
+dead() { ! alive "$1"; }
+for k in $kids; do if wait_for 30 dead "$k"; then ok; else fail "case process $k left running"; kill -9 "$k"; fi; done
 finish

@@ -3,10 +3,8 @@
 set -u
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-compare.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-FAILS=0
-CHECKS=0
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
-ok() { CHECKS=$((CHECKS + 1)); }
+# shellcheck source=tests/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 
 # run_bench ARGS...: stdout in $T/out, stderr in $T/err, status in RC.
 run_bench() {
@@ -38,8 +36,4 @@ for row in csv.DictReader(open(path, newline="")):
 else:
     print("<no row>")
 PY
-}
-finish() {
-  echo "$CHECKS passed, $FAILS failed"
-  [ "$FAILS" -eq 0 ]
 }

@@ -21,7 +21,7 @@ run_bench --preset "$PRESET" --plugin cpu_spin --results-dir "$T/r1" --baseline 
 expect_rc 0 "run with a baseline"
 expect_in "$T/out" 'cpu_spin iters=10000: OK .* baseline: ratio [0-9.]+ \[[0-9.]+, [0-9.]+\] SLOWER vs 2026-11-20' "case line"
 expect_in "$T/r1/"*cpu_spin*.txt '^    baseline: ratio .* SLOWER vs 2026-11-20$' ".txt note"
-python3 - "$T/r1" <<'PY' || fail "json info"
+python3 - "$T/r1" <<'PY' && ok || fail "json info"
 import glob, json, sys
 f = json.load(open(glob.glob(sys.argv[1] + "/*cpu_spin*.json")[0]))
 assert "SLOWER" in f["cases"][0]["info"]["baseline"], f["cases"][0]["info"]

@@ -31,7 +31,7 @@ expect_not_in "$T/out" 'dtype=f16' "a problem measured once is not lined up"
 expect_not_in "$T/out" 'cpu_noop' "operation none is not a problem"
 expect_in "$T/out" '^2 problems measured by two cases or more' "summary"
 run_bench compare --by operation "$T/r" --format json
-python3 - "$T/out" <<'PY' || fail "json"
+python3 - "$T/out" <<'PY' && ok || fail "json"
 import json, sys
 d = json.load(open(sys.argv[1]))
 p = {x["problem"]: x["cases"] for x in d["problems"]}

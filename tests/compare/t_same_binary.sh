@@ -10,7 +10,7 @@ for run in a b; do
 done
 run_bench compare "$T/a" "$T/b" --format csv
 expect_rc 0 "no regression between two runs of the same binary"
-python3 - "$T/out" <<'PY' || fail "a verdict other than SAME/NOISY"
+python3 - "$T/out" <<'PY' && ok || fail "a verdict other than SAME/NOISY"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert rows, "no rows"
@@ -21,9 +21,11 @@ PY
 # the same files against themselves: ratio exactly 1, no evidence of a
 # difference (p = 1); SAME, or NOISY when the samples themselves are noisy
 run_bench compare "$T/a" "$T/a" --format csv
-python3 - "$T/out" <<'PY' || fail "a run against itself"
+python3 - "$T/out" <<'PY' && ok || fail "a run against itself"
 import csv, sys
-for r in csv.DictReader(open(sys.argv[1], newline="")):
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert rows, "no rows"
+for r in rows:
     assert r["verdict"] in ("SAME", "NOISY") and float(r["ratio"]) == 1.0 and float(r["p"]) == 1.0, r
 PY
 finish

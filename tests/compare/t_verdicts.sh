@@ -65,7 +65,7 @@ expect_in "$T/out" $'\033\\[31mSLOWER' "colour on request"
 # json: every case, ratio inside its interval, summary
 run_bench compare "$T/old" "$T/new" --format json
 expect_rc 1 "json exit"
-python3 - "$T/out" <<'PY' || fail "json content"
+python3 - "$T/out" <<'PY' && ok || fail "json content"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "bench-compare/1"

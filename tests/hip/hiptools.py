@@ -23,7 +23,8 @@ def env():
 
 
 class Checks:
-    """Counts checks; fail() prints and remembers, finish() exits."""
+    """Counts checks; ok() prints a failed one and remembers it, finish()
+    exits (1 when a check failed or none ran)."""
 
     def __init__(self):
         self.fails = 0
@@ -37,8 +38,17 @@ class Checks:
             print("FAIL: " + what, flush=True)
         return cond
 
+    def nonempty(self, what, items):
+        """A check that items (plugins, targets, files, kernels) is not
+        empty, before a loop over it: an empty list would check nothing."""
+        return self.ok(len(items) > 0, "no %s: the checks over them would check nothing" % what)
+
     def finish(self):
+        """Exit 1 when a check failed, and when no check ran at all."""
         print("%d passed, %d failed" % (self.oks, self.fails))
+        if self.oks + self.fails == 0:
+            print("FAIL: this test ran no check: a test that checks nothing must not pass", flush=True)
+            sys.exit(1)
         sys.exit(1 if self.fails else 0)
 
 

@@ -35,6 +35,8 @@ def build(job):
 
 rows = []
 jobs = [(s, a) for s in sources for a in archs]
+c.nonempty("HIP targets in the build", archs)
+c.nonempty("hip plugins in the build", e["plugins"])
 workers = max(1, min(len(jobs), os.cpu_count() or 1))
 try:
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:

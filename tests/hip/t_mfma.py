@@ -19,6 +19,7 @@ tmp = ht.tmpdir()
 archs = sorted({ht.base_arch(a) for a in e["archs"]})
 WANT = {"_Z9gemm_mfmaILb0EEvPKtS1_Pfiii": ("f16", re.compile(r"\bv_mfma_f32_32x32x8_?f16\b")),
         "_Z9gemm_mfmaILb1EEvPKtS1_Pfiii": ("bf16", re.compile(r"\bv_mfma_f32_32x32x8_?bf16(_1k)?\b"))}
+c.nonempty("HIP targets in the build", archs)
 try:
     so = os.path.join(e["plugin_dir"], "hip_gemm.so")
     cos = ht.extract_code_objects(so, os.path.join(tmp, "co"))

@@ -14,6 +14,8 @@ e = ht.env()
 c = ht.Checks()
 tmp = ht.tmpdir()
 archs = sorted({ht.base_arch(a) for a in e["archs"]})
+c.nonempty("hip plugins in the build", e["plugins"])
+c.nonempty("HIP targets in the build", archs)
 try:
     for name in e["plugins"]:
         so = os.path.join(e["plugin_dir"], name + ".so")

@@ -4,7 +4,10 @@
 # own process, with a host key, a user key, authorized_keys, config and pid
 # file all under $T/ssh. It lets in the current user only, with that key.
 #   sshd_start   start it (on a free port, the same one on a restart)
-#   sshd_stop    stop it and every connection it serves (a dropped link)
+#   sshd_stop    stop it and every connection it serves (a dropped link):
+#                no new connection, and the established ones (each a
+#                per-connection sshd below the listener; with ssh's
+#                ControlMaster, one carries every session) cut at once
 # After sshd_start: SSH_PORT, and SSH_OPTIONS (the client options, for a
 # config file's SSH_OPTIONS line).
 SSHD_BIN=${SSHD_BIN:-/usr/sbin/sshd}
@@ -44,10 +47,10 @@ sshd_start() {
   [ -n "$SSH_PORT" ] || sshd_setup
   "$SSHD_BIN" -D -f "$T/ssh/sshd_config" -p "$SSH_PORT" -h "$T/ssh/host_key" -E "$T/ssh/sshd.log" &
   SSHD_PID=$!
-  local _
-  for _ in $(seq 100); do
+  local end=$((SECONDS + 60))
+  while [ "$SECONDS" -lt "$end" ]; do
     # shellcheck disable=SC2086 # SSH_OPTIONS is a list of words
-    if ssh $SSH_OPTIONS -o ConnectTimeout=2 127.0.0.1 true 2>/dev/null; then return 0; fi
+    if ssh $SSH_OPTIONS -o ConnectTimeout=5 127.0.0.1 true 2>/dev/null; then return 0; fi
     kill -0 "$SSHD_PID" 2>/dev/null || break
     sleep 0.1
   done
@@ -56,30 +59,56 @@ sshd_start() {
   return 1
 }
 
-# The pids of every process below $1 (read from /proc: no procps needed).
+# The pids of every process below $1, read from /proc in one pass without a
+# fork per process (no procps needed; quick on a loaded machine).
 descendants() {
-  local f line pid ppid kids=()
-  local -a fields
+  local f line pid rest ppid
+  local -A kids=()
+  local -a fields todo
   for f in /proc/[0-9]*/stat; do
-    line=$(cat "$f" 2>/dev/null) || continue
+    read -r line 2>/dev/null <"$f" || continue
     pid=${line%% *}
-    read -r -a fields <<<"${line##*) }" # state ppid ...
+    rest=${line##*) } # state ppid ...
+    read -r -a fields <<<"$rest"
     ppid=${fields[1]:-}
-    [ "$ppid" = "$1" ] && kids+=("$pid")
+    [ -n "$ppid" ] && kids[$ppid]+=" $pid"
   done
-  for pid in "${kids[@]}"; do
-    echo "$pid"
-    descendants "$pid"
+  todo=("$1")
+  while [ ${#todo[@]} -gt 0 ]; do
+    pid=${todo[0]}
+    todo=("${todo[@]:1}")
+    for f in ${kids[$pid]:-}; do
+      echo "$f"
+      todo+=("$f")
+    done
   done
 }
 
 sshd_stop() {
   [ -n "$SSHD_PID" ] || return 0
   local procs
+  # Frozen first, the listener accepts and forks nothing more while its
+  # connections are listed; then the listener and every one of them go.
+  kill -STOP "$SSHD_PID" 2>/dev/null || true
   procs=$(descendants "$SSHD_PID")
   kill -KILL "$SSHD_PID" 2>/dev/null || true
   # shellcheck disable=SC2086 # a list of pids
   [ -z "$procs" ] || kill -KILL $procs 2>/dev/null || true
   wait "$SSHD_PID" 2>/dev/null || true
   SSHD_PID=''
+}
+
+# sshd_connections: the pids of the per-connection sshd processes (the
+# listener's children), one a line; none when no connection is open.
+sshd_connections() {
+  [ -n "$SSHD_PID" ] || return 0
+  local f line rest
+  local -a fields
+  for f in /proc/[0-9]*/stat; do
+    read -r line 2>/dev/null <"$f" || continue
+    rest=${line##*) }
+    read -r -a fields <<<"$rest"
+    [ "${fields[1]:-}" = "$SSHD_PID" ] && echo "${line%% *}"
+  done
+  return 0
 }

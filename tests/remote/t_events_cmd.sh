@@ -71,17 +71,19 @@ expect_rc 0 "--help"
 "$BENCH" events --follow "$T/grow.jsonl" >"$T/fout" 2>"$T/ferr" &
 fpid=$!
 sed -n '1,2p' "$T/ev.jsonl" >>"$T/grow.jsonl" # SUITE_START, TEST_START
-for _ in $(seq 50); do grep -q RUNNING "$T/fout" && break; sleep 0.1; done
+wait_for 60 grep -q RUNNING "$T/fout"
 expect_in "$T/fout" '^1  fx_noisy +n=8 +RUNNING ' "--follow shows the running case"
 kill -0 "$fpid" 2>/dev/null && ok || fail "--follow ended before SUITE_END"
 # the rest, the last line in two writes
 total=$(wc -c <"$T/ev.jsonl")
 head -c $((total - 10)) "$T/ev.jsonl" | tail -c +$(($(sed -n '1,2p' "$T/ev.jsonl" | wc -c) + 1)) >>"$T/grow.jsonl"
-sleep 0.5
+# once its table shows the last case's end, it has read all but the cut line
+wait_for 60 grep -Eq '^4  fx_wrong +n=8 +WRONG_ANSWER' "$T/fout" && ok || fail "--follow did not show the last case"
 kill -0 "$fpid" 2>/dev/null && ok || fail "--follow ended on a cut SUITE_END"
+expect_not_in "$T/fout" '^done: ' "--follow's end on a cut SUITE_END"
 tail -c 10 "$T/ev.jsonl" >>"$T/grow.jsonl"
-for _ in $(seq 50); do kill -0 "$fpid" 2>/dev/null || break; sleep 0.1; done
-if kill -0 "$fpid" 2>/dev/null; then
+gone() { ! kill -0 "$1" 2>/dev/null; }
+if ! wait_for 60 gone "$fpid"; then
   fail "--follow did not end at SUITE_END"
   kill "$fpid"
 fi
@@ -95,8 +97,8 @@ expect_in "$T/fout" '^done: 4 of 4 cases in [0-9.]+ s: 2 ok, 1 skipped, 1 failed
 "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok,fx_hang --results-dir "$T/r2" \
   --events "$T/live.jsonl" >/dev/null 2>&1 &
 bpid=$!
-for _ in $(seq 50); do [ -e "$T/live.jsonl" ] && break; sleep 0.05; done
-timeout 30 "$BENCH" events --follow "$T/live.jsonl" >"$T/fout" 2>&1
+wait_for 60 test -e "$T/live.jsonl" && ok || fail "no events file from the live run"
+timeout 120 "$BENCH" events --follow "$T/live.jsonl" >"$T/fout" 2>&1
 RC=$?
 wait "$bpid"
 expect_rc 0 "--follow on a live run"
@@ -107,7 +109,7 @@ expect_in "$T/fout" '^done: 2 of 2 cases' "the live run's end"
 head -n 2 "$T/ev.jsonl" >"$T/stuck.jsonl"
 "$BENCH" events --follow "$T/stuck.jsonl" >"$T/fout" 2>&1 &
 fpid=$!
-sleep 0.5
+wait_for 60 grep -q '^progress: ' "$T/fout" && ok || fail "--follow drew no table of the stuck run"
 kill -INT "$fpid"
 wait "$fpid"
 RC=$?

@@ -74,15 +74,15 @@ run_local smoke fx_ok -- --events x
 expect_rc 2 "a bench option the script sets"
 
 # Ctrl-C (to the whole process group, as a terminal sends it).
+# (a timeout that a loaded machine cannot reach before the Ctrl-C)
+sed 's/^timeout = .*/timeout = 120s/' "$FAST" >"$T/slow.ini"
 set -m # a job of its own: its own process group, SIGINT not ignored
-"$SCRIPT" --results-dir "$T/r3" "$FAST" fx_ok,fx_hang -- --plugin-dir "$FX_GOOD" >"$T/out" 2>&1 </dev/null &
+"$SCRIPT" --results-dir "$T/r3" "$T/slow.ini" fx_ok,fx_hang -- --plugin-dir "$FX_GOOD" >"$T/out" 2>&1 </dev/null &
 spid=$!
 set +m
-for _ in $(seq 200); do
-  grep -qs '"event":"TEST_START".*"fx_hang"' "$T"/r3/logs/*.log && break
-  sleep 0.05
-done
-sleep 0.3
+# fx_hang runs once its first heartbeat is in the log
+hang_runs() { grep -qs '"event":"HEARTBEAT".*"fx_hang"' "$T"/r3/logs/*.log; }
+wait_for 60 hang_runs && ok || fail "Ctrl-C: fx_hang did not start"
 kill -INT -- -"$spid"
 wait "$spid"
 RC=$?

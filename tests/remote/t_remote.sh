@@ -2,7 +2,8 @@
 # run_presets_remote.sh end to end against a real sshd on 127.0.0.1 (this
 # machine plays the remote, in a folder of the test's own): sync, one remote
 # build, the smoke preset, fetch, local rollup; --resume with nothing left; a
-# connection dropped mid-run (sshd stopped) and --resume after it (a failed
+# connection dropped mid-run (sshd and its connections killed while fx_hang
+# runs, the remote bench held meanwhile) and --resume after it (a failed
 # result is run again, the rollup counts each case once); two sessions
 # against one tree; Ctrl-C in a run and in the build; REMOTE_TAG, REMOTE_SETUP
 # and tools missing on the remote; names, tags and paths with spaces and
@@ -15,7 +16,8 @@
 for tool in "$SSHD_BIN" ssh ssh-keygen rsync; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (scripts/setup-debian.sh)"; exit 77; }
 done
-trap 'sshd_stop; rm -rf "$T"' EXIT
+FROZEN='' # a remote bench stopped by freeze_remote, continued at the latest here
+trap '[ -z "$FROZEN" ] || kill -CONT $FROZEN 2>/dev/null; sshd_stop; rm -rf "$T"' EXIT
 SCRIPT=$SRC/scripts/run_presets_remote.sh
 R=$T/results
 RP="$T/remote tree it's (x)" # no '&' (make misreads it in dependency files): see part 4
@@ -43,13 +45,36 @@ run_remote() {
   RC=$?
 }
 show_out() { echo "--- output:"; tail -n 60 "$T/out"; }
-# wait_log DIR PATTERN: wait (30 s at most) until a log under DIR/logs has PATTERN.
-wait_log() {
-  for _ in $(seq 300); do
-    grep -qsE -- "$2" "$1"/logs/*.log && return 0
-    sleep 0.1
+# in_logs DIR PATTERN: a log under DIR/logs has PATTERN (the run as streamed here).
+in_logs() { grep -qsE -- "$2" "$1"/logs/*.log; }
+# wait_log DIR PATTERN: wait (120 s at most) until a log under DIR/logs has PATTERN.
+wait_log() { wait_for 120 in_logs "$@"; }
+# remote_run_with PATTERN: the folder of the run on the remote side whose own
+# log (not the copy streamed here) has PATTERN; fails when there is none.
+remote_run_with() {
+  local d
+  for d in "$RP"/.bench-remote/runs/*/; do
+    grep -qsE -- "$1" "$d/log" && [ -s "$d/bench.pid" ] && { echo "${d%/}"; return 0; }
   done
   return 1
+}
+HANG_RUNS='"event":"HEARTBEAT".*"plugin":"fx_hang"'
+# freeze_remote: wait until fx_hang runs on the remote side (its heartbeat in
+# the remote run's log and in the log streamed here), then stop that remote
+# bench (SIGSTOP): its watchdog cannot end fx_hang, nor the run end, until
+# thaw_remote, so the test acts while fx_hang runs, however loaded the
+# machine. DIR: the results folder of the session following the run.
+freeze_remote() {
+  local run
+  wait_for 120 remote_run_with "$HANG_RUNS" >/dev/null || { fail "$2: fx_hang did not start on the remote"; return 1; }
+  wait_log "$1" "$HANG_RUNS" || { fail "$2: fx_hang's start was not streamed here"; return 1; }
+  run=$(remote_run_with "$HANG_RUNS")
+  FROZEN=$(cat "$run/bench.pid")
+  kill -STOP "$FROZEN" && ok || fail "$2: could not stop the remote bench"
+}
+thaw_remote() {
+  [ -z "$FROZEN" ] || kill -CONT "$FROZEN" 2>/dev/null
+  FROZEN=''
 }
 
 # No half-written file in the results folder: no temporary or hidden file
@@ -130,11 +155,13 @@ done
 "$SCRIPT" --config "$T/remote.conf" --results-dir "$R" --no-build 127.0.0.1 "$T/p/dropa.ini,$T/p/dropb.ini" fx_hang,fx_ok \
   -- --plugin-dir "$FX_GOOD" >"$T/drop.out" 2>&1 </dev/null &
 spid=$!
-wait_log "$R" '"event":"TEST_START".*"plugin":"fx_hang"' && ok || fail "the slow case did not start"
-sleep 0.5
-sshd_stop # the link drops while fx_hang runs
+freeze_remote "$R" "drop"
+conns=$(sshd_connections)
+expect_nonempty "ssh connections to cut" $conns
+sshd_stop # the link drops while fx_hang runs: no new connection, the established one cut
 wait "$spid"
 RC=$?
+thaw_remote # the remote run goes on by itself: fx_hang times out, fx_ok runs
 expect_rc 3 "dropped connection"
 [ "$RC" -eq 3 ] || { echo "--- drop output"; tail -n 40 "$T/drop.out"; }
 diag=$(ls "$R"/diag_*dropa*.txt 2>/dev/null | head -n 1)
@@ -183,14 +210,15 @@ expect_clean_results "after the resume"
 [ -z "$(ls -A "$RP/.bench-remote/runs")" ] && ok || fail "remote run folders left"
 
 # --- 3b. Ctrl-C (to the whole process group) stops the remote run; what it
-# measured comes home.
+# measured comes home. (A timeout that a loaded machine cannot reach before
+# the Ctrl-C: fx_hang is interrupted, never timed out.)
+sed 's/^timeout = .*/timeout = 120s/' "$T/p/dropa.ini" >"$T/p/hang.ini"
 set -m # a job of its own: its own process group, SIGINT not ignored
-"$SCRIPT" --config "$T/remote.conf" --results-dir "$T/r4" --no-build --no-sync 127.0.0.1 "$T/p/dropa.ini" \
+"$SCRIPT" --config "$T/remote.conf" --results-dir "$T/r4" --no-build --no-sync 127.0.0.1 "$T/p/hang.ini" \
   fx_hang,fx_ok -- --plugin-dir "$FX_GOOD" >"$T/int.out" 2>&1 </dev/null &
 spid=$!
 set +m
-wait_log "$T/r4" '"event":"TEST_START".*"plugin":"fx_hang"' || fail "Ctrl-C: the slow case did not start"
-sleep 0.3
+wait_log "$T/r4" "$HANG_RUNS" && ok || fail "Ctrl-C: the slow case did not start"
 kill -INT -- -"$spid"
 wait "$spid"
 RC=$?
@@ -205,9 +233,14 @@ expect_in "$T/int.out" 'stopping the remote run' "Ctrl-C stops the remote run"
 "$SCRIPT" --config "$T/remote.conf" --results-dir "$T/r5" --no-build --no-sync 127.0.0.1 "$T/p/dropa.ini" \
   fx_hang,fx_ok -- --plugin-dir "$FX_GOOD" >"$T/a.out" 2>&1 </dev/null &
 apid=$!
-wait_log "$T/r5" '"event":"TEST_START".*"plugin":"fx_hang"' || fail "session A: the slow case did not start"
+# A's run held while fx_hang runs, until B has found it going
+freeze_remote "$T/r5" "session A"
 "$SCRIPT" --config "$T/remote.conf" --results-dir "$T/r5" --no-build --no-sync 127.0.0.1 "$T/p/dropb.ini" \
-  fx_ok -- --plugin-dir "$FX_GOOD" >"$T/b.out" 2>&1 </dev/null
+  fx_ok -- --plugin-dir "$FX_GOOD" >"$T/b.out" 2>&1 </dev/null &
+bpid=$!
+wait_for 120 grep -q 'collecting run ' "$T/b.out" || fail "session B did not find A's run"
+thaw_remote
+wait "$bpid"
 brc=$?
 wait "$apid"
 arc=$?
@@ -229,18 +262,19 @@ set -m
   -- --plugin-dir "$FX_GOOD" >"$T/build-int.out" 2>&1 </dev/null &
 spid=$!
 set +m
-for _ in $(seq 300); do
-  grep -q '^==> build on' "$T/build-int.out" 2>/dev/null && break
-  sleep 0.1
-done
-sleep 2
+# the remote cmake has begun: its first lines are in the build log here
+wait_log "$T/r6" '^-- ' && ok || fail "Ctrl-C during the build: the build did not start"
 kill -INT -- -"$spid"
 wait "$spid"
 RC=$?
 expect_eq "$RC" 130 "Ctrl-C during the build"
 expect_not_in "$T/build-int.out" 'connection to .* was lost' "Ctrl-C during the build taken for a lost link"
 expect_in "$T/build-int.out" 'interrupted during the build' "the summary says the build was interrupted"
-sleep 1 # the remote build sees its connection gone and stops
+# The remote build sees its connection gone and stops: wait until no process
+# works in that tree any more.
+procs_in() { find /proc -mindepth 2 -maxdepth 2 -name cwd -lname "$1*" 2>/dev/null; }
+build_gone() { [ -z "$(procs_in "$T/rp-build")" ]; }
+wait_for 120 build_gone && ok || fail "the remote build went on after Ctrl-C: $(procs_in "$T/rp-build")"
 
 # --- 3e. REMOTE_TAG tags REMOTE_HOST only; REMOTE_SETUP runs first on the
 # remote; missing remote tools are named before anything is synced.

@@ -8,11 +8,8 @@ unset VK_INSTANCE_LAYERS VK_LOADER_LAYERS_ENABLE VK_LAYER_ENABLES BENCH_VK_DEVIC
 export XDG_CACHE_HOME="$T/cache"
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
 B="$PREFIX/bin/bench"
-FAILS=0
-CHECKS=0
-
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
-ok() { CHECKS=$((CHECKS + 1)); }
+# shellcheck source=tests/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 
 # run_bench ARGS...: the installed bench, in $T, output kept.
 run_bench() {
@@ -71,9 +68,4 @@ every_case() {
   if [ "$n" -gt 0 ] && [ -z "$bad" ]; then ok; else
     fail "$2: expected every case $3 ($n cases)"; [ -n "$bad" ] && echo "$bad"; tail -20 "$T/err"
   fi
-}
-
-finish() {
-  echo "$CHECKS passed, $FAILS failed"
-  [ "$FAILS" -eq 0 ]
 }

@@ -25,7 +25,7 @@ PY
 }
 
 # slurm_start DIR: 0 once every node is idle; 1 (with the daemons' logs on
-# stderr) when the cluster did not come up within 30 s.
+# stderr) when the cluster did not come up within 60 s.
 slurm_start() {
   local d=$1 shape mem ports i node
   # shellcheck disable=SC2034 # for the caller
@@ -82,8 +82,8 @@ slurm_start() {
     echo "PartitionName=slow Nodes=n3 MaxTime=INFINITE State=UP"
   } >"$d/slurm.conf"
   export SLURM_CONF=$d/slurm.conf
-  for i in $(seq 50); do
-    [ -S "$d/munge/munge.sock" ] && break
+  local end=$((SECONDS + 60))
+  while [ "$SECONDS" -lt "$end" ] && [ ! -S "$d/munge/munge.sock" ]; do
     sleep 0.1
   done
   if [ ! -S "$d/munge/munge.sock" ]; then
@@ -97,12 +97,12 @@ slurm_start() {
     slurmd -D -N "$node" -f "$d/slurm.conf" >"$d/slurmd.$node.out" 2>&1 &
     SLURM_PIDS+=($!)
   done
-  local end=$((SECONDS + 30))
+  end=$((SECONDS + 60))
   while [ "$SECONDS" -lt "$end" ]; do
     if [ "$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | grep -c ' idle$')" -eq 3 ]; then return 0; fi
     sleep 0.1
   done
-  echo "the test's Slurm cluster did not come up in 30 s; sinfo says:" >&2
+  echo "the test's Slurm cluster did not come up in 60 s; sinfo says:" >&2
   sinfo -N 2>&1 | sed 's/^/  /' >&2
   local f
   for f in "$d"/munge/munged.log "$d"/slurmctld.log "$d"/slurmctld.out "$d"/slurmd.*.log "$d"/slurmd.*.out; do

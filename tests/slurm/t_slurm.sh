@@ -138,10 +138,8 @@ set -m
 "$SCRIPT" --poll 0.5 --results-dir "$RC3" "$T/hang.ini,$T/hang2.ini" cpu_noop,fx_hang "${FXARGS[@]}" >"$T/out.int" 2>&1 </dev/null &
 spid=$!
 set +m
-for _ in $(seq 200); do
-  [ "$(grep -l '"event":"TEST_START".*"fx_hang"' "$RC3"/.slurm/*/tasks/*/log 2>/dev/null | wc -l)" -eq 2 ] && break
-  sleep 0.1
-done
+both_hang() { [ "$(grep -l '"event":"TEST_START".*"fx_hang"' "$RC3"/.slurm/*/tasks/*/log 2>/dev/null | wc -l)" -eq 2 ]; }
+wait_for 120 both_hang && ok || fail "Ctrl-C: fx_hang did not start on both nodes"
 kill -INT -- -"$spid"
 wait "$spid"
 RC=$?
@@ -155,7 +153,9 @@ done
 expect_eq "$(csv_field "$RC3/rollup.csv" fx_hang "n=8" status)" INTERRUPTED "the interrupted case is kept"
 expect_in "$T/out" 'hang2 @ n[12]: - cancelled \(Ctrl-C\) before it started' "the waiting tasks were cancelled"
 [ ! -e "$RC3/.slurm" ] && ok || fail "the run folder was left behind after Ctrl-C"
-sleep 1
+# (the cancelled jobs leave the queue as their steps end)
+queue_empty() { [ "$(squeue -h -p bench -t pending,running,completing -o %i | wc -l)" -eq 0 ]; }
+wait_for 60 queue_empty
 expect_eq "$(squeue -h -p bench -t pending,running,completing -o %i | wc -l)" 0 "jobs left in the queue after Ctrl-C"
 
 # --- the time limit (started first, in the background).

@@ -1,6 +1,7 @@
 /* A minimal unit-test kit: CHECK records a failure and goes on, REQUIRE
  * returns from the test function, TEST_MAIN runs the listed tests and prints
- * "N passed, N failed" (ctest counts the executable's exit status). */
+ * "N passed, N failed" (ctest counts the executable's exit status); a test
+ * function that ran no check counts as failed. */
 #ifndef BENCH_TEST_H
 #define BENCH_TEST_H
 
@@ -59,19 +60,28 @@ struct test_entry {
 };
 #define TEST_ENTRY(f) {#f, f}
 
+/* A test function that ran no CHECK or REQUIRE fails: a test that checks
+ * nothing must not pass (and neither must an executable with no tests). */
 static inline int test_run_all(const struct test_entry *t, size_t n) {
   int passed = 0, failed = 0;
   for (size_t i = 0; i < n; i++) {
-    int before = test_failures_;
+    int before = test_failures_, checks_before = test_checks_;
     t[i].fn();
-    if (test_failures_ == before) {
-      passed++;
-    } else {
+    if (test_failures_ != before) {
       failed++;
       fprintf(stderr, "FAIL: %s\n", t[i].name);
+    } else if (test_checks_ == checks_before) {
+      failed++;
+      fprintf(stderr, "FAIL: %s ran no check: a test that checks nothing must not pass\n", t[i].name);
+    } else {
+      passed++;
     }
   }
   printf("%d passed, %d failed\n", passed, failed);
+  if (passed + failed == 0) {
+    fprintf(stderr, "FAIL: no tests ran\n");
+    return 1;
+  }
   return failed ? 1 : 0;
 }
 

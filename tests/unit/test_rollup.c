@@ -518,6 +518,22 @@ static void test_stale_temp_files(void) {
   rm_tree(dir);
 }
 
+/* 1 when process pid waits for a lock (a "->" line of /proc/locks), 0 when
+ * it does not, -1 when /proc/locks cannot be read. */
+static int waits_for_lock(pid_t pid) {
+  FILE *f = fopen("/proc/locks", "r");
+  if (!f) return -1;
+  char line[512];
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) {
+    const char *w = strstr(line, "-> ");
+    long p = 0;
+    if (w && sscanf(w, "-> %*s %*s %*s %ld", &p) == 1 && p == (long)pid) found = 1;
+  }
+  fclose(f);
+  return found;
+}
+
 /* Rebuilds wait for each other: while another holds the lock on the
  * folder, no rollup.csv is written. */
 static void test_lock(void) {
@@ -534,7 +550,14 @@ static void test_lock(void) {
     alarm(20);
     _exit(rollup_write(dir) == 0 ? 0 : 1);
   }
-  usleep(300 * 1000);
+  /* until the child waits for the lock (20 s at most); without /proc/locks,
+   * a guess of 300 ms */
+  int waiting = 0;
+  for (int i = 0; i < 2000 && (waiting = waits_for_lock(pid)) == 0; i++) usleep(10 * 1000);
+  if (waiting < 0)
+    usleep(300 * 1000);
+  else
+    CHECK(waiting == 1);
   CHECK(!present(dir, "rollup.csv"));
   int status = 0;
   CHECK(waitpid(pid, &status, WNOHANG) == 0); /* still waiting */

@@ -7,11 +7,8 @@ trap 'rm -rf "$T"' EXIT
 export XDG_CACHE_HOME="$T/cache"
 unset VK_INSTANCE_LAYERS VK_LOADER_LAYERS_ENABLE VK_LAYER_ENABLES BENCH_VK_DEVICE BENCH_VK_MEMORY \
   BENCH_VK_RETUNE VK_DRIVER_FILES VK_ICD_FILENAMES
-FAILS=0
-CHECKS=0
-
-fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
-ok() { CHECKS=$((CHECKS + 1)); }
+# shellcheck source=tests/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 
 # run_bench ARGS...: bench with stdout, stderr and the exit status kept.
 run_bench() {
@@ -30,9 +27,11 @@ expect_in() {
   if grep -Eq -- "$2" "$1"; then ok; else fail "${3:-$1} lacks /$2/"; head -c 3000 "$1"; echo; fi
 }
 
-# The vk plugins built here (from the plugin folder).
+# The vk plugins built here (from the plugin folder); none: nothing.
 vk_plugins() {
-  for f in "$PLUGINS"/vk_*.so; do basename "$f" .so; done
+  local f
+  for f in "$PLUGINS"/vk_*.so; do [ -e "$f" ] && basename "$f" .so; done
+  return 0
 }
 
 # check_results DIR STATUS MESSAGE_REGEX [PLUGIN,...]: every case of every
@@ -43,8 +42,10 @@ check_results() {
   python3 - "$1" "$2" "$3" "${4:-$(vk_plugins | paste -sd,)}" <<'PY'
 import glob, json, re, sys
 d, status, msg = sys.argv[1], sys.argv[2], sys.argv[3]
-plugins = set(sys.argv[4].split(","))
+plugins = set(p for p in sys.argv[4].split(",") if p)
 seen, bad = set(), []
+if not plugins:
+    bad.append("no plugins to check")
 for path in sorted(glob.glob(d + "/*.json")):
     for c in json.load(open(path))["cases"]:
         name = c["plugin"] + " " + " ".join(f"{k}={v}" for k, v in c["params"].items())
@@ -56,6 +57,8 @@ for path in sorted(glob.glob(d + "/*.json")):
         tail = c.get("stderr_tail") or ""
         if re.search(r"vulkan (validation|performance)|VUID-|SYNC-HAZARD|Validation (Error|Warning)", tail):
             bad.append(f"{name}: validation message in stderr:\n{tail}")
+if not glob.glob(d + "/*.json"):
+    bad.append("no result files in " + d)
 missing = plugins - seen
 if missing:
     bad.append("no results for " + ", ".join(sorted(missing)))
@@ -63,9 +66,4 @@ for b in bad:
     print("  " + b)
 sys.exit(1 if bad else 0)
 PY
-}
-
-finish() {
-  echo "$CHECKS passed, $FAILS failed"
-  [ "$FAILS" -eq 0 ]
 }

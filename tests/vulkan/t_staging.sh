@@ -17,8 +17,11 @@ expect_rc 0
 check_results "$T/r" OK "" "$plugins" && ok || fail "staging: not every case OK and silent"
 python3 - "$T/r" <<'PY' && ok || fail "vk_memory is not staging"
 import glob, json, sys
+n = 0
 for path in glob.glob(sys.argv[1] + "/*.json"):
     for c in json.load(open(path))["cases"]:
+        n += 1
         assert c["info"]["vk_memory"].startswith("staging"), c["info"]
+assert n > 0, "no cases"
 PY
 finish

@@ -5,7 +5,7 @@
 # stale entry is replaced; other entries survive; without a cache
 # directory it still runs. Validation layer on throughout.
 . "$(dirname "$0")/lib.sh"
-[ -f "$PLUGINS/vk_gemm_auto.so" ] || { echo "vk_gemm_auto is not built (no libshaderc)"; exit 77; }
+[ -f "$PLUGINS/vk_gemm_auto.so" ] || skip "vk_gemm_auto is not built (no libshaderc)"
 export VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation
 CACHE="$XDG_CACHE_HOME/bench/vk_gemm_auto.tsv"
 cat >"$T/p.ini" <<'INI'

@@ -11,8 +11,10 @@ expect_rc 0
 check_results "$T/r" OK "" && ok || fail "smoke: not every case OK and silent"
 python3 - "$T/r" <<'PY' && ok || fail "result info"
 import glob, json, sys
+n = 0
 for path in glob.glob(sys.argv[1] + "/*.json"):
     for c in json.load(open(path))["cases"]:
+        n += 1
         i = c["info"]
         assert i["vk_validation"] == "on", (c["plugin"], i)
         for key in ("device", "driver", "vk_api", "vk_driver_version", "vk_memory"):
@@ -21,5 +23,6 @@ for path in glob.glob(sys.argv[1] + "/*.json"):
         if not i["vk_timestamps"].startswith("none"):
             assert c["timer"] == "device", c["plugin"]
             assert all(d > 0 for d in c["samples"]["device_ns"]), c["plugin"]
+assert n > 0, "no cases"
 PY
 finish

@@ -172,6 +172,7 @@ static void attention_task(void *arg, int tid, int nthreads) {
   ot = (float *)(((uintptr_t)ot + 63) & ~(uintptr_t)63);
   float inv_sum[12];
   for (;;) {
+    if (cpu_pool_yield_point()) return; /* between items; on the caller's CPU: stop */
     const long long item = atomic_fetch_add(&s->next, 1);
     if (item >= s->ntiles * groups) return;
     /* group by group (its K^T and V stay in L2), the last tiles (the most keys) first */

@@ -559,7 +559,9 @@ void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g
       float *bp = team->b[panel & 1];
       const int64_t packs = end;
       end += (nc + cols - 1) / cols;
-      while ((u = claim(&cnt->next, end)) >= 0) {
+      for (;;) {
+        if (cpu_pool_yield_point()) return; /* on the caller's CPU: it does the rest */
+        if ((u = claim(&cnt->next, end)) < 0) break;
         const int64_t j = (u - packs) * cols;
         pack_b(kr, g, pc, kc, jc + j, min64(cols, nc - j), bp + j * kc, b.tmp);
         atomic_fetch_add_explicit(&cnt->packed, 1, memory_order_release);
@@ -576,7 +578,10 @@ void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g
         const int s = (tid + i) % nthreads;
         const int64_t first = units * s / nthreads, last = units * (s + 1) / nthreads;
         const int64_t base = (int64_t)panel * (last - first);
-        while ((u = claim_rows(&team->own[s].next, base + last - first, most, &count)) >= 0) {
+        for (;;) {
+          if (cpu_pool_yield_point()) return;
+          u = claim_rows(&team->own[s].next, base + last - first, most, &count);
+          if (u < 0) break;
           const int64_t ic = (first + u - base) * kr->mr, mc = min64(count * kr->mr, g->m - ic);
           pack_a(kr, g, ic, mc, pc, kc, b.ap, b.tmp);
           multiply_block(kr, g, b.ap, bp, ic, mc, jc, nc, kc, pc > 0);

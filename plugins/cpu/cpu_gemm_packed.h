@@ -80,8 +80,10 @@ void gemm_team_free(struct gemm_team *t);
  * until its pieces are packed and the previous panel's rows are done,
  * that is only for pieces that threads have claimed and are working on.
  * A slot that starts late (its thread descheduled, or the caller running
- * it after its own) finds the work taken and returns; a thread that is
- * descheduled holding a block holds the others up for that block only.
+ * it after its own) finds the work taken and returns, and a worker returns
+ * between pieces when cpu_pool_yield_point says so (the caller takes the
+ * rest); a thread that is descheduled holding a block holds the others up
+ * for that block only.
  * Which thread computes a block does not change its bits. */
 void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g, float *buf,
                       struct gemm_team *team, int tid);

@@ -59,6 +59,10 @@ struct attn {
   atomic_llong next; /* the next work item */
 };
 
+/* Multiply-adds a thread gets at least (cpu_gemm's MIN_WORK): smaller
+ * problems use fewer threads, one below twice this. */
+#define MIN_WORK ((int64_t)1 << 18)
+
 /* ---- 1. RoPE and packing per (batch, head) ---------------------------------- */
 
 #ifdef ATTN_X86
@@ -168,6 +172,7 @@ static void attention_task(void *arg, int tid, int nthreads) {
   ot = (float *)(((uintptr_t)ot + 63) & ~(uintptr_t)63);
   float inv_sum[12];
   for (;;) {
+    if (cpu_pool_yield_point()) return; /* between items; on the caller's CPU: stop */
     const long long item = atomic_fetch_add(&s->next, 1);
     if (item >= s->ntiles * groups) return;
     /* group by group (its K^T and V stay in L2), the last tiles (the most keys) first */
@@ -251,8 +256,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->theta = host->param_float(host, "theta");
   if (s->rope && s->dim % 2) return host->fail(host, "RoPE needs an even head_dim");
   s->scale = (float)(1.0 / sqrt((double)s->dim));
-  if (!(s->pool = cpu_pool_from_param(host))) return BENCH_ERROR;
-  const int threads = cpu_pool_size(s->pool);
   const char *isa = host->param_str(host, "isa");
   if (gemm_kernel_pick(isa, &s->kern) != 0)
     return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
@@ -261,6 +264,15 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->mr = s->kern.mr;
   s->nr = s->kern.nr;
   s->ntiles = (s->seq + s->mr - 1) / s->mr;
+  /* Threads: as many as get MIN_WORK multiply-adds each (as cpu_gemm),
+   * and a tile of queries each. */
+  const int asked = cpu_threads_resolve(host->param_int(host, "threads"));
+  const int64_t bh = s->batch * s->heads;
+  const double macs = (double)bh * (double)s->seq * (double)s->seq / 2 * (double)s->dim;
+  const int by_work = cpu_threads_for(asked, macs < 9e18 ? (int64_t)macs : INT64_MAX, MIN_WORK);
+  if (!(s->pool = cpu_pool_for_case(host, asked, cpu_threads_for(by_work, s->ntiles * bh, 1))))
+    return BENCH_ERROR;
+  const int threads = cpu_pool_size(s->pool);
   s->kpad = (s->seq + s->nr - 1) / s->nr * s->nr;
   s->dpad = (s->dim + s->nr - 1) / s->nr * s->nr;
   s->ld = s->kpad + 16;

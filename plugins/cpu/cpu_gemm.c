@@ -9,11 +9,12 @@
  *                    time: the in-harness anchor; SKIPPED when absent
  *   variant=blis     cblas_sgemm from BLIS, the same way: a second anchor
  *                    (cpu_gemm_blas.c, also for forcing their kernel sets)
- * All run on `threads` threads (rows of C split among them; packed gives
- * each thread its share of C's row blocks, and a thread that finishes takes
- * what is left of the others'; or splits C's columns when C is wider than
- * tall). f16/bf16 inputs are converted to f32 inside the
- * timed iteration: while packing (packed), up front otherwise.
+ * All run on up to `threads` threads, as many as get MIN_WORK multiply-adds
+ * each (info "threads"; one, waking no thread, below twice that): rows of C
+ * split among them; packed gives each thread its share of C's row blocks,
+ * and a thread that finishes takes what is left of the others'; or splits
+ * C's columns when C is wider than tall. f16/bf16 inputs are converted to
+ * f32 inside the timed iteration: while packing (packed), up front otherwise.
  * Verified against the harness's GEMM reference. */
 #include <limits.h>
 #include <stdio.h>
@@ -30,8 +31,16 @@
 #define KC 128
 #define NC 512
 
-/* Multiply-adds a thread gets at least: smaller problems use fewer threads
- * (waking one costs more than it would do). */
+/* Multiply-adds a thread gets at least: smaller problems use fewer threads,
+ * one (no thread woken) below 2 * MIN_WORK, as OpenBLAS's GEMM (interface/
+ * gemm.c: SMP_THRESHOLD_MIN 65536 x GEMM_MULTITHREAD_THRESHOLD 4 = 64^3).
+ * Measured on 2 vCPUs (AMD EPYC family 25 model 1), packed f32, 2 threads
+ * forced, time against 1 thread: quiet 0.82 at 32^3, 0.78 at 64^3, 0.64
+ * at 80^3, 0.62 at 96^3, 0.55 at 256^3, so on an idle machine a smaller
+ * threshold would pay; under `stress-ng --cpu 2` single processes took
+ * 3.7x at 64^3 and 4.3x at 96^3 (before the pool's rules against waiting
+ * for a descheduled worker), where a few microseconds saved cannot pay
+ * for a lost time slice. */
 #define MIN_WORK ((int64_t)1 << 18)
 
 enum variant { NAIVE, BLOCKED, PACKED, OPENBLAS, BLIS };
@@ -53,6 +62,44 @@ struct gemm {
   struct gemm_team *team;  /* packed, rows split: B panels shared, work handed out */
   gemm_sgemm_fn sgemm;
 };
+
+/* ---- how many threads ------------------------------------------------------------ */
+
+/* The grain of a split of C's rows (naive, blocked, packed when taller than
+ * wide) or columns (packed, when at least as wide as tall): MIN_WORK
+ * multiply-adds, in whole `unit`s. */
+static int64_t rows_grain(const struct gemm *g, int64_t unit) {
+  return grain(MIN_WORK / (g->p.n * g->p.k), unit);
+}
+static int64_t cols_grain(const struct gemm *g, int64_t unit) {
+  return grain(MIN_WORK / (g->p.m * g->p.k), unit);
+}
+
+/* packed on `threads` threads: C at least as tall as wide, with enough rows
+ * for each thread: the threads share C's rows, and pack each B panel once,
+ * together. */
+static int team_split(const struct gemm *g, int threads) {
+  return threads > 1 && g->p.m >= g->p.n && g->p.m / threads >= 4 * g->kernel.mr &&
+         g->p.m * g->p.n * g->p.k >= MIN_WORK * threads;
+}
+
+/* The threads the runs of naive, blocked and packed use out of `threads`:
+ * as many as get at least MIN_WORK multiply-adds each, one below 2 *
+ * MIN_WORK (no thread woken at all). */
+static int threads_used(const struct gemm *g, int threads) {
+  switch (g->variant) {
+  case NAIVE: return cpu_threads_for(threads, g->p.m, rows_grain(g, 1));
+  case BLOCKED: return cpu_threads_for(threads, g->p.m, rows_grain(g, 4));
+  case PACKED: {
+    const int64_t mnk = g->p.m * g->p.n * g->p.k;
+    const int most = cpu_threads_for(threads, mnk, MIN_WORK);
+    if (team_split(g, most)) return most;
+    if (g->p.n >= g->p.m) return cpu_threads_for(most, g->p.n, cols_grain(g, g->kernel.nr));
+    return cpu_threads_for(most, g->p.m, rows_grain(g, g->kernel.mr));
+  }
+  default: return 1;
+  }
+}
 
 /* ---- naive and blocked, on rows [i0, i1) -------------------------------------- */
 
@@ -120,10 +167,10 @@ static void packed_task(void *arg, int tid, int nthreads) {
   }
   int64_t b, e;
   if (g->p.n >= g->p.m) {
-    cpu_split(g->p.n, grain(MIN_WORK / (g->p.m * g->p.k), kr->nr), tid, nthreads, &b, &e);
+    cpu_split(g->p.n, cols_grain(g, kr->nr), tid, nthreads, &b, &e);
     if (b < e) gemm_packed_block(kr, &g->p, 0, g->p.m, b, e, buf);
   } else {
-    cpu_split(g->p.m, grain(MIN_WORK / (g->p.n * g->p.k), kr->mr), tid, nthreads, &b, &e);
+    cpu_split(g->p.m, rows_grain(g, kr->mr), tid, nthreads, &b, &e);
     if (b < e) gemm_packed_block(kr, &g->p, b, e, 0, g->p.n, buf);
   }
 }
@@ -205,8 +252,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     return host->fail(host, "unknown dtype");
   const int threads = cpu_threads_resolve(host->param_int(host, "threads"));
   char text[48];
-  snprintf(text, sizeof text, "%d", threads);
-  host->set_info(host, "threads", text);
 
   const int blas = g->variant == OPENBLAS || g->variant == BLIS;
   if (blas) {
@@ -225,9 +270,18 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     host->set_info(host, "blocks", text);
     cpu_caches_note(host); /* the blocks are sized by L2 and the LLC */
   }
-  /* The BLAS run their own threads; ours only convert their f16/bf16 inputs. */
-  g->pool = cpu_pool_create(blas && g->p.dtype == BENCH_F32 ? 1 : threads);
-  if (!g->pool) return host->fail(host, "cannot start %d threads", threads);
+  if (blas) {
+    /* The BLAS run their own threads (and choose how many: OpenBLAS one
+     * up to 64^3 multiply-adds); ours only convert f16/bf16 inputs. */
+    snprintf(text, sizeof text, "%d", threads);
+    host->set_info(host, "threads", text);
+    g->pool = cpu_pool_create(g->p.dtype == BENCH_F32 ? 1 : threads);
+    if (!g->pool) return host->fail(host, "cannot start %d threads", threads);
+  } else {
+    g->pool = cpu_pool_for_case(host, threads, threads_used(g, threads));
+    if (!g->pool) return BENCH_ERROR;
+  }
+  const int used = cpu_pool_size(g->pool);
 
   const size_t es = cpu_dtype_size(g->p.dtype);
   const size_t na = (size_t)(g->p.m * g->p.k), nb = (size_t)(g->p.k * g->p.n),
@@ -244,16 +298,11 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
 
   if (g->variant == PACKED) {
     g->pack_floats = gemm_packed_buffer_floats(&g->kernel);
-    g->pack = cpu_alloc(g->pack_floats * (size_t)threads * sizeof(float));
+    g->pack = cpu_alloc(g->pack_floats * (size_t)used * sizeof(float));
     if (!g->pack) return host->fail(host, "out of memory for packing buffers");
-    /* Several threads and C at least as tall as wide, with enough rows for
-     * each thread: the threads share C's rows, and pack each B panel once,
-     * together. */
-    const int64_t per_thread = g->p.m / threads;
-    if (threads > 1 && g->p.m >= g->p.n && per_thread >= 4 * g->kernel.mr &&
-        g->p.m * g->p.n * g->p.k >= MIN_WORK * threads) {
+    if (team_split(g, used)) {
       g->team = calloc(1, sizeof *g->team);
-      if (!g->team || gemm_team_init(g->team, &g->kernel, threads) != 0)
+      if (!g->team || gemm_team_init(g->team, &g->kernel, used) != 0)
         return host->fail(host, "out of memory for packing buffers");
     }
   } else if (g->p.dtype == BENCH_F32) {
@@ -277,11 +326,11 @@ static int run(const struct bench_host *host, void *state) {
   switch (g->variant) {
   case NAIVE:
     convert_inputs(g);
-    cpu_parallel_for(g->pool, g->p.m, grain(MIN_WORK / (g->p.n * g->p.k), 1), rows_naive, g);
+    cpu_parallel_for(g->pool, g->p.m, rows_grain(g, 1), rows_naive, g);
     break;
   case BLOCKED:
     convert_inputs(g);
-    cpu_parallel_for(g->pool, g->p.m, grain(MIN_WORK / (g->p.n * g->p.k), 4), rows_blocked, g);
+    cpu_parallel_for(g->pool, g->p.m, rows_grain(g, 4), rows_blocked, g);
     break;
   case PACKED:
     if (g->team) gemm_team_reset(g->team);

@@ -12,6 +12,7 @@
  * of C go through a small buffer) and converts f16/bf16 to f32. */
 #include "cpu_gemm_packed.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -466,30 +467,35 @@ int gemm_team_init(struct gemm_team *t, const struct gemm_kernel *kr, int nthrea
   const size_t floats = (size_t)round_up(kr->kc * round_up(kr->nc, kr->nr), 16);
   t->b[0] = cpu_alloc(floats * sizeof(float));
   t->b[1] = cpu_alloc(floats * sizeof(float));
+  t->count = cpu_alloc(sizeof *t->count);
   t->own = cpu_alloc((size_t)nthreads * sizeof *t->own);
-  cpu_barrier_init(&t->barrier, nthreads);
-  if (t->own) gemm_team_reset(t);
-  return t->b[0] && t->b[1] && t->own ? 0 : -1;
+  t->nthreads = nthreads;
+  if (!t->b[0] || !t->b[1] || !t->count || !t->own) return -1;
+  gemm_team_reset(t);
+  return 0;
 }
 
 void gemm_team_reset(struct gemm_team *t) {
-  atomic_store(&t->next, 0);
-  for (int i = 0; i < t->barrier.n; i++) atomic_store(&t->own[i].next, 0);
+  atomic_store(&t->count->next, 0);
+  atomic_store(&t->count->packed, 0);
+  atomic_store(&t->count->rows_done, 0);
+  for (int i = 0; i < t->nthreads; i++) atomic_store(&t->own[i].next, 0);
 }
 
 void gemm_team_free(struct gemm_team *t) {
   cpu_free(t->b[0]);
   cpu_free(t->b[1]);
+  cpu_free(t->count);
   cpu_free(t->own);
 }
 
 /* The next piece of work below `end`, or -1: pieces are numbered across
  * the whole GEMM, so the counter only grows and needs no reset between
  * panels; a thread never takes a piece of the next panel's phase early. */
-static int64_t claim(struct gemm_team *t, int64_t end) {
-  int64_t u = atomic_load_explicit(&t->next, memory_order_relaxed);
+static int64_t claim(_Atomic int64_t *next, int64_t end) {
+  int64_t u = atomic_load_explicit(next, memory_order_relaxed);
   while (u < end)
-    if (atomic_compare_exchange_weak_explicit(&t->next, &u, u + 1, memory_order_relaxed,
+    if (atomic_compare_exchange_weak_explicit(next, &u, u + 1, memory_order_relaxed,
                                               memory_order_relaxed))
       return u;
   return -1;
@@ -513,12 +519,29 @@ static int64_t claim_rows(_Atomic int64_t *next, int64_t end, int64_t most, int6
   return -1;
 }
 
+/* Waits until *counter >= target (acquire: what the threads that counted
+ * wrote is then visible): spins, then yields the CPU. Only work already
+ * claimed is counted towards target, by threads that were running when
+ * they claimed it, so this never waits for a thread to start. */
+static void wait_count(_Atomic int64_t *counter, int64_t target) {
+  for (int spins = 0; atomic_load_explicit(counter, memory_order_acquire) < target; spins++) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (spins < 256) {
+      __builtin_ia32_pause();
+      continue;
+    }
+#endif
+    sched_yield();
+  }
+}
+
 #define PACK_PIECE 8 /* B micro-panels per piece of packing */
 
 void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g, float *buf,
                       struct gemm_team *team, int tid) {
   const struct buffers b = split_buffer(kr, buf);
-  const int nthreads = team->barrier.n;
+  const int nthreads = team->nthreads;
+  struct gemm_team_counters *cnt = team->count;
   const int64_t kb = balanced(g->k, kr->kc, 16), mb = balanced(g->m, kr->mc, kr->mr);
   const int64_t units = (g->m + kr->mr - 1) / kr->mr, most = (mb + kr->mr - 1) / kr->mr;
   const int64_t cols = (int64_t)PACK_PIECE * kr->nr;
@@ -528,24 +551,39 @@ void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g
     const int64_t nc = min64(kr->nc, g->n - jc);
     for (int64_t pc = 0; pc < g->k; pc += kb, panel++) {
       const int64_t kc = min64(kb, g->k - pc);
-      float *bp = team->b[panel & 1]; /* the other one may still be read */
+      /* The other buffer may still be read (the previous panel); this one
+       * held panel - 2, done: this thread saw all of panel - 1's rows
+       * claimed, after waiting for panel - 2's rows to be done. */
+      float *bp = team->b[panel & 1];
       const int64_t packs = end;
       end += (nc + cols - 1) / cols;
-      while ((u = claim(team, end)) >= 0) {
+      for (;;) {
+        if (cpu_pool_yield_point()) return; /* on the caller's CPU: it does the rest */
+        if ((u = claim(&cnt->next, end)) < 0) break;
         const int64_t j = (u - packs) * cols;
         pack_b(kr, g, pc, kc, jc + j, min64(cols, nc - j), bp + j * kc, b.tmp);
+        atomic_fetch_add_explicit(&cnt->packed, 1, memory_order_release);
       }
-      cpu_barrier_wait(&team->barrier); /* the panel is packed; the last one is done with */
+      /* The panel packed, and the previous panel's rows done (their C
+       * rows are accumulated here; pieces and rows are counted across the
+       * whole GEMM, and the first thread to get past here saw no row of
+       * this panel counted yet). All of them are claimed by now. */
+      wait_count(&cnt->packed, end);
+      wait_count(&cnt->rows_done, (int64_t)panel * units);
       /* Thread s's share: units [first, last); its counter counts them
        * over all panels, so it too needs no reset between panels. */
       for (int i = 0; i < nthreads; i++) {
         const int s = (tid + i) % nthreads;
         const int64_t first = units * s / nthreads, last = units * (s + 1) / nthreads;
         const int64_t base = (int64_t)panel * (last - first);
-        while ((u = claim_rows(&team->own[s].next, base + last - first, most, &count)) >= 0) {
+        for (;;) {
+          if (cpu_pool_yield_point()) return;
+          u = claim_rows(&team->own[s].next, base + last - first, most, &count);
+          if (u < 0) break;
           const int64_t ic = (first + u - base) * kr->mr, mc = min64(count * kr->mr, g->m - ic);
           pack_a(kr, g, ic, mc, pc, kc, b.ap, b.tmp);
           multiply_block(kr, g, b.ap, bp, ic, mc, jc, nc, kc, pc > 0);
+          atomic_fetch_add_explicit(&cnt->rows_done, count, memory_order_release);
         }
       }
     }

@@ -49,15 +49,20 @@ void gemm_packed_block(const struct gemm_kernel *kr, const struct gemm_problem *
 
 /* The shared state of the threads that compute one GEMM together
  * (gemm_packed_team): two B panels (one packed while the other is still
- * read), a barrier and the counters that hand out the work. */
+ * read) and the counters that hand out the work and count what is done. */
 struct gemm_row_counter {
   _Alignas(64) _Atomic int64_t next; /* one cache line each */
 };
+struct gemm_team_counters {
+  _Alignas(64) _Atomic int64_t next;      /* B's pieces to pack, claimed */
+  _Alignas(64) _Atomic int64_t packed;    /* B's pieces packed */
+  _Alignas(64) _Atomic int64_t rows_done; /* micro-panel rows multiplied */
+};
 struct gemm_team {
   float *b[2];
-  struct cpu_barrier barrier;
-  _Atomic int64_t next;         /* B's pieces to pack */
-  struct gemm_row_counter *own; /* per thread: its share of C's rows */
+  int nthreads;
+  struct gemm_team_counters *count; /* 64-byte aligned */
+  struct gemm_row_counter *own;     /* per thread: its share of C's rows */
 };
 /* 0, or -1 when out of memory (then gemm_team_free is still safe). */
 int gemm_team_init(struct gemm_team *t, const struct gemm_kernel *kr, int nthreads);
@@ -65,15 +70,21 @@ int gemm_team_init(struct gemm_team *t, const struct gemm_kernel *kr, int nthrea
 void gemm_team_reset(struct gemm_team *t);
 void gemm_team_free(struct gemm_team *t);
 
-/* All of C on the threads of one cpu_pool_run task (call from each, with
- * its tid and its own packing buffer buf; gemm_team_reset before the task).
- * For each B panel, the threads first pack its micro-panels, taken a piece
- * at a time from team->next, then multiply C's rows into it: each thread
- * its own share of the rows (the same in every panel, so its C rows stay
- * in its caches), block by block, then what is left of the others'
- * shares. A thread that is late (descheduled) holds the others up only
- * for the block it has, at the one barrier per panel. Which thread
- * computes a block does not change its bits. */
+/* All of C on the slots of one cpu_pool_run task (call from each, with its
+ * slot as tid and its own packing buffer buf; gemm_team_reset before the
+ * task). For each B panel, the threads first pack its micro-panels, taken
+ * a piece at a time from a counter, then multiply C's rows into it: each
+ * slot its own share of the rows (the same in every panel, so its C rows
+ * stay in one thread's caches), block by block, then what is left of the
+ * others' shares. No barrier: before multiplying a panel a thread waits
+ * until its pieces are packed and the previous panel's rows are done,
+ * that is only for pieces that threads have claimed and are working on.
+ * A slot that starts late (its thread descheduled, or the caller running
+ * it after its own) finds the work taken and returns, and a worker returns
+ * between pieces when cpu_pool_yield_point says so (the caller takes the
+ * rest); a thread that is descheduled holding a block holds the others up
+ * for that block only.
+ * Which thread computes a block does not change its bits. */
 void gemm_packed_team(const struct gemm_kernel *kr, const struct gemm_problem *g, float *buf,
                       struct gemm_team *team, int tid);
 

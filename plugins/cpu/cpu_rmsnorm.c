@@ -59,7 +59,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->cols = host->param_int(host, "cols");
   s->eps = (float)host->param_float(host, "eps");
   if (!(s->eps > 0)) return host->fail(host, "eps must be > 0");
-  if (!(s->pool = cpu_pool_from_param(host))) return BENCH_ERROR;
+  if (!(s->pool = cpu_pool_from_param(host, s->rows, cpu_row_grain(s->cols)))) return BENCH_ERROR;
   const size_t n = (size_t)(s->rows * s->cols);
   s->x = cpu_alloc(n * sizeof(float));
   s->y = cpu_alloc(n * sizeof(float));

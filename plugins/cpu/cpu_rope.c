@@ -82,7 +82,8 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->halves = strcmp(host->param_str(host, "layout"), "halves") == 0;
   s->theta = host->param_float(host, "theta");
   if (s->dim % 2) return host->fail(host, "head_dim must be even (got %lld)", (long long)s->dim);
-  if (!(s->pool = cpu_pool_from_param(host))) return BENCH_ERROR;
+  if (!(s->pool = cpu_pool_from_param(host, s->seq * s->heads, cpu_row_grain(s->dim))))
+    return BENCH_ERROR;
   const int64_t half = s->dim / 2;
   const size_t n = (size_t)(s->seq * s->heads * s->dim), nt = (size_t)(s->seq * half);
   s->x = cpu_alloc(n * sizeof(float));

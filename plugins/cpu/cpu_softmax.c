@@ -90,7 +90,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   *state = s;
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
-  if (!(s->pool = cpu_pool_from_param(host))) return BENCH_ERROR;
+  if (!(s->pool = cpu_pool_from_param(host, s->rows, cpu_row_grain(s->cols)))) return BENCH_ERROR;
   const size_t n = (size_t)(s->rows * s->cols);
   s->x = cpu_alloc(n * sizeof(float));
   s->y = cpu_alloc(n * sizeof(float));

@@ -161,7 +161,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   (void)nontemporal;
 #endif
 
-  if (!(s->pool = cpu_pool_from_param(host))) return BENCH_ERROR;
+  if (!(s->pool = cpu_pool_from_param(host, s->n, GRAIN))) return BENCH_ERROR;
   const size_t b = (size_t)s->n * sizeof(double);
   s->a = cpu_alloc(b);
   s->b = cpu_alloc(b);

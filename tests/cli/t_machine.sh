@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" != 0 ] || ! unshare -m sh -c 'mount -t tmpfs none /proc' 2>/dev/null; then
-  echo "SKIP: needs root and unshare -m to hide /proc"
-  exit 77
+  skip "needs root and unshare -m to hide /proc"
 fi
 # sandboxed WHAT CMD...: CMD with WHAT ("proc", "sysfs-cpu") hidden under an empty tmpfs.
 sandboxed() {

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/cpu_lib.sh"
 
 CC=aarch64-linux-gnu-gcc
-command -v $CC >/dev/null || { echo "SKIP: $CC not installed (Debian: gcc-aarch64-linux-gnu)"; exit 77; }
+command -v $CC >/dev/null || skip "$CC not installed (Debian: gcc-aarch64-linux-gnu)"
 W="-std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
 O="$T/obj"
 mkdir -p "$O"
@@ -26,7 +26,7 @@ done
 
 # bench_cpu_plugin(NAME SOURCES...) lines of the CMakeLists: the plugins.
 plugins=$(sed -n 's/^bench_cpu_plugin(\([^)]*\)).*/\1/p' "$SRC/plugins/cpu/CMakeLists.txt")
-[ -n "$plugins" ] || fail "no bench_cpu_plugin() in plugins/cpu/CMakeLists.txt"
+expect_nonempty "bench_cpu_plugin() lines in plugins/cpu/CMakeLists.txt" $plugins
 n=0
 while read -r name srcs; do
   [ -n "$name" ] || continue

@@ -32,8 +32,9 @@ inproc() { # what, then vk_inproc's arguments
   fi
 }
 
-expect_nonempty "vk plugins in $PLUGINS" $(vk_plugins)
-for so in $(vk_plugins); do
+mapfile -t vk < <(vk_plugins)
+expect_nonempty "vk plugins in $PLUGINS" "${vk[@]}"
+for so in "${vk[@]}"; do
   so=$PLUGINS/$so.so
   inproc "$(basename "$so") smoke" "$so" smoke
   grep -Eq ': OK $' "$T/out" && ok || fail "$(basename "$so"): $(cat "$T/out")"

@@ -8,8 +8,9 @@ export VK_DRIVER_FILES=/nonexistent VK_ICD_FILENAMES=/nonexistent
 
 run_bench --list --plugin 'vk_*'
 expect_rc 0 "--list"
-expect_nonempty "vk plugins in $PLUGINS" $(vk_plugins)
-for p in $(vk_plugins); do
+mapfile -t vk < <(vk_plugins)
+expect_nonempty "vk plugins in $PLUGINS" "${vk[@]}"
+for p in "${vk[@]}"; do
   expect_in "$T/out" "^$p +vulkan +not runnable: no Vulkan driver: vkCreateInstance returned VK_ERROR_INCOMPATIBLE_DRIVER" "--list"
 done
 

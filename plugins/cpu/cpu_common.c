@@ -184,10 +184,14 @@ int cpu_stream_output(const struct bench_host *host, int64_t bytes) {
  * A worker can still be descheduled holding a piece (on a busy machine
  * with other processes waking up), and then the caller waits milliseconds
  * for it. So when the caller waited longer than it worked itself (more
- * than SOLO_WAIT_NS), that is longer than it would have taken alone, the
- * tasks of the next SOLO_MIN_NS run on the caller alone, waking no worker;
- * the period doubles each time the next try loses again (up to
- * SOLO_MAX_NS) and halves after one that did not. This is per process:
+ * than SOLO_WAIT_NS), that is longer than it would have taken alone, or
+ * woke sleeping workers for SOLO_GOOD tasks in a row that none of them
+ * got a slot of (each wake-up costs the caller a system call, and the
+ * woken thread often lands on the caller's CPU and takes it for a
+ * moment: 64 x 4096 RMSNorm ran 1.2-1.3x one thread's time on a busy VM),
+ * the tasks of the next SOLO_MIN_NS run on the caller alone, waking no worker;
+ * the period doubles each time a try loses again (up to SOLO_MAX_NS) and
+ * halves after SOLO_GOOD tries in a row that did not. This is per process:
  * how busy the machine is does not depend on the pool. Under `stress-ng
  * --cpu 2` on 2 vCPUs, membw_cpu on 2 threads waited 2-11 ms in a quarter
  * of its 1.5 ms runs without this, and its median was up to 2.5x the one
@@ -205,8 +209,9 @@ int cpu_stream_output(const struct bench_host *host, int64_t bytes) {
 #define HOLD_NS 200000
 #define CHUNKS 8
 #define SOLO_WAIT_NS 50000
-#define SOLO_MIN_NS 4000000
-#define SOLO_MAX_NS 256000000
+#define SOLO_MIN_NS 32000000
+#define SOLO_MAX_NS 1000000000
+#define SOLO_GOOD 8
 
 #define CLAIM_GEN_SHIFT 32
 #define CLAIM_SLOTS_SHIFT 16
@@ -402,19 +407,31 @@ void cpu_pool_destroy(struct cpu_pool *pool) {
 int cpu_pool_size(const struct cpu_pool *pool) { return pool ? pool->n : 1; }
 
 /* Tasks run on the caller alone until solo_until (CLOCK_MONOTONIC ns);
- * solo_ns: the last such period, 0 when none. */
+ * solo_ns: the last such period, 0 when none; solo_good: tasks since in
+ * a row that did not lose; unhelped: tasks in a row whose sleeping
+ * workers were woken and then claimed no slot. */
 static atomic_llong solo_until, solo_ns;
+static atomic_int solo_good, unhelped;
 
 /* After a task: the caller worked `worked` ns on it and then waited
- * `waited` ns for the workers. */
-static void solo_update(int64_t now, int64_t worked, int64_t waited) {
+ * `waited` ns for the workers; `wasted`: it woke sleeping workers and ran
+ * every slot itself. */
+static void solo_update(int64_t now, int64_t worked, int64_t waited, int wasted) {
   long long p = atomic_load_explicit(&solo_ns, memory_order_relaxed);
-  if (waited > SOLO_WAIT_NS && waited > worked) {
+  int lost = waited > SOLO_WAIT_NS && waited > worked;
+  if (!wasted) atomic_store_explicit(&unhelped, 0, memory_order_relaxed);
+  else if (atomic_fetch_add_explicit(&unhelped, 1, memory_order_relaxed) + 1 >= SOLO_GOOD) {
+    atomic_store_explicit(&unhelped, 0, memory_order_relaxed);
+    lost = 1;
+  }
+  if (lost) {
     p = p ? (2 * p < SOLO_MAX_NS ? 2 * p : SOLO_MAX_NS) : SOLO_MIN_NS;
     atomic_store_explicit(&solo_ns, p, memory_order_relaxed);
     atomic_store_explicit(&solo_until, now + p, memory_order_relaxed);
-  } else if (p) {
+    atomic_store_explicit(&solo_good, 0, memory_order_relaxed);
+  } else if (p && atomic_fetch_add_explicit(&solo_good, 1, memory_order_relaxed) + 1 >= SOLO_GOOD) {
     atomic_store_explicit(&solo_ns, p / 2 >= SOLO_MIN_NS ? p / 2 : 0, memory_order_relaxed);
+    atomic_store_explicit(&solo_good, 0, memory_order_relaxed);
   }
 }
 
@@ -464,13 +481,15 @@ void cpu_pool_run_slots(struct cpu_pool *pool, int slots, cpu_task_fn fn, void *
   const unsigned long long w = (unsigned long long)(claim_gen(old) + 1u) << CLAIM_GEN_SHIFT |
                                (unsigned long long)slots << CLAIM_SLOTS_SHIFT;
   atomic_store(&pool->claim, w); /* seq_cst: release, and ordered before reading sleepers */
-  if (atomic_load(&pool->sleepers) > 0) {
+  const int woke = atomic_load(&pool->sleepers) > 0;
+  if (woke) {
     pthread_mutex_lock(&pool->mu);
     pthread_cond_broadcast(&pool->start);
     pthread_mutex_unlock(&pool->mu);
   }
 
-  run_slots(pool, w); /* the caller does every slot no worker has claimed */
+  const int mine = run_slots(pool, w); /* the caller does every slot no worker claimed */
+  const int wasted = woke && mine == slots;
 
   /* Only slots other threads claimed are left, each on a thread that was
    * running when it claimed it. */
@@ -481,7 +500,7 @@ void cpu_pool_run_slots(struct cpu_pool *pool, int slots, cpu_task_fn fn, void *
     spins++;
   }
   if (spins < SPIN) {
-    solo_update(0, worked, 0);
+    solo_update(start + worked, worked, 0, wasted);
     return;
   }
   const int64_t waiting = now_ns(), until = waiting + YIELD_NS;
@@ -497,7 +516,7 @@ void cpu_pool_run_slots(struct cpu_pool *pool, int slots, cpu_task_fn fn, void *
     }
   }
   const int64_t end = now_ns();
-  solo_update(end, worked, end - waiting);
+  solo_update(end, worked, end - waiting, wasted);
 }
 
 void cpu_pool_run(struct cpu_pool *pool, cpu_task_fn fn, void *arg) {

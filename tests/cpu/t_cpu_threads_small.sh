@@ -20,11 +20,16 @@
 #   from the result JSON; it must be at most 1.5 in every process. The
 #   regression above is 30x in every pair of a bad process (and one in two
 #   processes was bad), so it fails at once; identical code stayed within
-#   1.2x quiet and loaded.
+#   1.2x in all but about one in 300 case-process pairs, quiet or loaded.
 # - Samples are short (batches of 200 us): a sample that a time slice of
 #   another process lands in is an outlier the median drops, where 1 ms
 #   batches all got hit. Cases stop at 3% noise or 15 ms: quick when
 #   quiet, longer under load.
+# - A case over 1.5x in a process runs again in 2 fresh processes (at most
+#   5 such cases, else that is the failure) and fails if either is over
+#   too: the regression above was in every other process, while a time
+#   slice of another tenant landing on the default's runs of one process
+#   happened about once in 300 case-process pairs under load.
 # - A process whose 5 threads=1 medians of a case spread by more than 1.5x
 #   cannot tell a 1.5x difference for that case and is left out of it
 #   (counted in the table). Under load that is membw_cpu: its runs last
@@ -63,16 +68,24 @@ for i in $(seq "$RUNS"); do
   expect_rc 0 "run $i (threads=$order)"
 done
 
-python3 - "$T/r" "$PLUGINS" "$BOUND" "$(nproc)" <<'PY' && ok || fail "default threads slower than threads=1"
+# judge.py ROOT PLUGINS BOUND NCPU [KEY]: the table, exit 0 when every
+# process is within BOUND; 2 when the only failures are processes over it
+# (their cases, plugin and --filter expression, in ROOT/over.txt), 1 for
+# anything else. With KEY: that case alone, in retry processes.
+cat >"$T/judge.py" <<'PY'
 import glob, json, os, statistics, sys
 root, plugins, bound, ncpu = sys.argv[1], sys.argv[2].split(","), float(sys.argv[3]), int(sys.argv[4])
-cases, bad, seen, judged, noisy = {}, [], set(), 0, 0
+only = sys.argv[5] if len(sys.argv) > 5 else None
+cases, bad, over, seen, judged, noisy = {}, [], [], set(), 0, 0
 for run in sorted(glob.glob(os.path.join(root, "*")), key=lambda d: int(os.path.basename(d))):
     for f in glob.glob(os.path.join(run, "*.json")):
         for c in json.load(open(f))["cases"]:
             seen.add(c["plugin"])
             params = {k: v for k, v in c["params"].items() if k != "threads"}
             key = c["plugin"] + " " + " ".join(f"{k}={v}" for k, v in params.items())
+            if only and key != only:
+                continue
+            c["filter"] = ",".join(f"{k}={v}" for k, v in params.items())
             cases.setdefault(key, {}).setdefault(os.path.basename(run), []).append(c)
             used, asked = c["info"].get("threads"), c["info"].get("threads_requested")
             if c["status"] != "OK":
@@ -89,7 +102,8 @@ for run in sorted(glob.glob(os.path.join(root, "*")), key=lambda d: int(os.path.
 for p in plugins:
     if p not in seen:
         bad.append(f"{p}: no result")
-print(f"{'worst':>6}  {'threads':>7}  {'threads=1':>10}  case (per process: median over pairs of default/threads=1)")
+if not only:
+    print(f"{'worst':>6}  {'threads':>7}  {'threads=1':>10}  case (per process: median over pairs of default/threads=1)")
 for key in sorted(cases):
     per_run, used, unresolved = [], set(), 0
     for run, cs in sorted(cases[key].items(), key=lambda kv: int(kv[0])):
@@ -111,8 +125,7 @@ for key in sorted(cases):
                 bad.append(f"{key}, run {run}: cases out of order"); break
             ratios.append(d["host"]["median"] / s["host"]["median"])
             used.add(d["info"].get("threads"))
-        per_run.append((statistics.median(ratios), run,
-                        statistics.median(c["host"]["median"] for c in cs if c["params"]["threads"] == "1")))
+        per_run.append((statistics.median(ratios), run, statistics.median(ones)))
     judged, noisy = judged + len(per_run), noisy + unresolved
     note = f" ({unresolved} too noisy)" if unresolved else ""
     if not per_run:
@@ -121,12 +134,50 @@ for key in sorted(cases):
     worst = max(per_run)
     print(f"{worst[0]:6.2f}  {','.join(sorted(used)):>7}  {worst[2] / 1e3:8.2f}us  {key}: "
           + " ".join(f"{r:.2f}" for r, _, _ in per_run) + note)
-    if worst[0] > bound:
-        bad.append(f"{key}: default threads {worst[0]:.2f}x threads=1 in run {worst[1]}")
-if noisy > judged:
+    for r, run, _ in per_run:
+        if r > bound:
+            over.append((key, run, r))
+if not only and noisy > judged:
     bad.append(f"{noisy} of {noisy + judged} case-process pairs too noisy to judge: the machine is too busy")
 for b in bad:
     print("BAD:", b)
-sys.exit(1 if bad else 0)
+with open(os.path.join(root, "over.txt"), "w") as out:
+    for key, run, r in over:
+        c = next(iter(cases[key].values()))[0]
+        print(f"over: {key}: default threads {r:.2f}x threads=1 in process {run}")
+        out.write(f"{c['plugin']}\t{c['filter']}\t{key}\n")
+sys.exit(1 if bad else 2 if over else 0)
 PY
+
+python3 "$T/judge.py" "$T/r" "$PLUGINS" "$BOUND" "$(nproc)"
+verdict=$?
+# A process over the bound: the case again in 2 fresh processes. A real
+# regression shows again (the one above was in every other process); a
+# time slice of another tenant landing on one process's default runs
+# does not (once in about 300 case-process pairs under load).
+if [ "$verdict" -eq 2 ] && [ "$(sort -u "$T/r/over.txt" | wc -l)" -gt 5 ]; then
+  fail "$(sort -u "$T/r/over.txt" | wc -l) cases with default threads over ${BOUND}x threads=1"
+  verdict=0
+elif [ "$verdict" -eq 2 ]; then
+  n=0
+  sort -u "$T/r/over.txt" >"$T/over.txt"
+  while IFS=$'\t' read -r plugin filter key <&3; do
+    n=$((n + 1))
+    for i in 1 2; do
+      order=$a
+      [ "$i" -eq 2 ] && order=$b
+      run_bench --preset "$T/small.ini" --plugin "$plugin" --filter "$filter" \
+        --param "threads=$order" --results-dir "$T/retry/$n/$i"
+      expect_rc 0 "retry of $key"
+    done
+    echo "retry: $key"
+    if python3 "$T/judge.py" "$T/retry/$n" "$plugin" "$BOUND" "$(nproc)" "$key"; then
+      echo "  within ${BOUND}x in 2 fresh processes: the process over it was noise"
+    else
+      fail "$key: default threads over ${BOUND}x threads=1 again in a fresh process"
+    fi
+  done 3<"$T/over.txt"
+  verdict=0
+fi
+if [ "$verdict" -eq 0 ]; then ok; else fail "default threads against threads=1 (above)"; fi
 finish

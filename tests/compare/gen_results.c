@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results_io.h"
-#include "util.h"
+#include "results/io.h"
+#include "core/util.h"
 
 static uint64_t rng_state;
 static double uniform(void) {

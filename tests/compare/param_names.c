@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare_by_op.h"
-#include "plugin_loader.h"
-#include "util.h"
+#include "analyze/compare_by_op.h"
+#include "plan/plugin_loader.h"
+#include "core/util.h"
 
 static char *problem_names(const struct bench_plugin *d) {
   const char *names[64];

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "events_read.h"
+#include "results/events_read.h"
 
 static FILE *sink;
 

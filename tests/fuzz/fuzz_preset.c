@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cases.h"
-#include "preset.h"
+#include "plan/cases.h"
+#include "plan/preset.h"
 
 /*                     smoke      standard    perf     verify */
 static const struct bench_param gemm_params[] = {

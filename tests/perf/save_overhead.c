@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results_io.h"
+#include "results/io.h"
 
 static void fill_case(struct case_result *r, int index) {
   case_result_init(r);

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case_filter.h"
-#include "cases.h"
-#include "param_cli.h"
-#include "preset.h"
+#include "plan/case_filter.h"
+#include "plan/cases.h"
+#include "plan/param_cli.h"
+#include "plan/preset.h"
 #include "test.h"
 
 static const struct bench_param params[] = {

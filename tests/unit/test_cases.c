@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cases.h"
+#include "plan/cases.h"
 #include "test.h"
 #include "test_support.h"
 

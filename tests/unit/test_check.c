@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "dtype.h"
-#include "reference.h"
+#include "check/check.h"
+#include "check/dtype.h"
+#include "check/reference.h"
 #include "test.h"
 
 #define SEED 0x62656e6368ull

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi.h"
-#include "compare.h"
-#include "dtype.h"
+#include "plan/abi.h"
+#include "check/own_reference.h"
+#include "check/dtype.h"
 #include "test.h"
 
 static void test_exact_ints(void) {

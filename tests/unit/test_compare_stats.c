@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "compare_stats.h"
+#include "analyze/compare_stats.h"
 #include "test.h"
 
 static void test_median(void) {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "results_io.h"
+#include "results/io.h"
 #include "test.h"
 
 static char *field(const char *s) {

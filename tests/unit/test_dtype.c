@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
+#include "check/dtype.h"
 #include "test.h"
 
 static uint32_t bits(float f) {

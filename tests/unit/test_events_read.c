@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events_read.h"
+#include "results/events_read.h"
 #include "test.h"
 
 static void feed_text(struct ev_log *l, const char *text) {

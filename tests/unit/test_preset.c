@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preset.h"
+#include "plan/preset.h"
 #include "test.h"
 #include "test_support.h"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "reference.h"
+#include "check/dtype.h"
+#include "check/reference.h"
 #include "test.h"
 
 #define TOL 1e-12

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "results_io.h"
+#include "results/io.h"
 #include "test.h"
 #include "test_support.h"
 

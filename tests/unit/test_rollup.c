@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "results_io.h"
+#include "results/io.h"
 #include "test.h"
 #include "test_support.h"
 

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "stats.h"
+#include "core/stats.h"
 #include "test.h"
 
 #define EPS 1e-12

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "progress.h"
-#include "term.h"
+#include "cli/progress.h"
+#include "core/term.h"
 #include "test.h"
 
 static void expect_escape(const char *in, const char *want) {

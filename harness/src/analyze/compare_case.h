@@ -1,0 +1,42 @@
+/* The verdict on one case measured twice (old and new run): a failure on
+ * either side is its own verdict and never a speed-up; otherwise the ratio
+ * of medians with its interval decides (compare_stats.h). Shared by bench
+ * compare, history, report and the run's --baseline. */
+#ifndef BENCH_COMPARE_CASE_H
+#define BENCH_COMPARE_CASE_H
+
+#include "analyze/compare_stats.h"
+#include "results/result.h"
+
+enum verdict {
+  V_SAME, V_FASTER, V_SLOWER, V_NOISY,      /* both OK with samples: by speed */
+  V_WRONG_ANSWER, V_CRASH, V_TIMEOUT, V_ERROR, V_INTERRUPTED, /* the new run failed */
+  V_FIXED,     /* the old run failed, the new one is OK */
+  V_SKIPPED,   /* skipped on a side, failed on neither */
+  V_NO_DATA,   /* OK on both sides but without samples to compare */
+  V_MISSING,   /* in the old run only */
+  V_NEW,       /* in the new run only */
+  V_COUNT
+};
+const char *verdict_name(enum verdict v);
+int verdict_is_failure(enum verdict v); /* WRONG_ANSWER ... INTERRUPTED */
+
+#define COMPARE_DEFAULT_THRESHOLD 0.05
+#define COMPARE_ALPHA 0.05
+
+/* --threshold: a fraction ("0.05") or a percentage ("5%"), in [0, 1).
+ * 0, or -1 when it is neither. */
+int compare_parse_threshold(const char *s, double *out);
+
+struct case_compare {
+  enum verdict verdict;
+  int timed;          /* c holds a ratio (both OK with samples) */
+  int device;         /* the device timer was compared (both had it) */
+  struct cs_ratio c;  /* new / old */
+};
+
+/* Either side may be NULL (MISSING / NEW). */
+void compare_case(const struct case_result *old, const struct case_result *new_, double threshold,
+                  struct case_compare *out);
+
+#endif

@@ -1,0 +1,95 @@
+/* Building the per-case history grid of a result set. */
+#include "analyze/history.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+struct keyed {
+  char *key;
+  size_t idx;
+};
+static int cmp_keyed(const void *pa, const void *pb) {
+  const struct keyed *a = pa, *b = pb;
+  int c = strcmp(a->key, b->key);
+  return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static int cmp_rows(const void *pa, const void *pb) {
+  const struct rs_entry *a = ((const struct history_row *)pa)->first, *b = ((const struct history_row *)pb)->first;
+  int c = strcmp(a->plugin, b->plugin);
+  if (c) return c;
+  c = strcmp(a->tag, b->tag);
+  if (c) return c;
+  if (a->r->index != b->r->index) return a->r->index < b->r->index ? -1 : 1;
+  return strcmp(a->params, b->params);
+}
+
+void history_build(const struct result_set *s, double threshold, struct history *h) {
+  memset(h, 0, sizeof *h);
+  /* the dates */
+  const char **dates = xcalloc(s->n + 1, sizeof *dates);
+  for (size_t i = 0; i < s->n; i++) dates[i] = s->entries[i].date;
+  qsort(dates, s->n, sizeof *dates, cmp_str);
+  for (size_t i = 0; i < s->n; i++)
+    if (!h->ndates || strcmp(dates[h->ndates - 1], dates[i]) != 0) dates[h->ndates++] = dates[i];
+  h->dates = dates;
+  /* the rows: entries by key, chronological within a key */
+  struct keyed *k = xcalloc(s->n + 1, sizeof *k);
+  for (size_t i = 0; i < s->n; i++) k[i] = (struct keyed){rs_key(&s->entries[i], 1), i};
+  qsort(k, s->n, sizeof *k, cmp_keyed);
+  h->rows = xcalloc(s->n + 1, sizeof *h->rows);
+  for (size_t i = 0; i < s->n; i++) {
+    if (i == 0 || strcmp(k[i].key, k[i - 1].key) != 0) {
+      struct history_row *row = &h->rows[h->nrows++];
+      row->first = &s->entries[k[i].idx];
+      row->cells = xcalloc(h->ndates, sizeof *row->cells);
+      row->shift = xcalloc(h->ndates, sizeof *row->shift);
+      row->ratio = xcalloc(h->ndates, sizeof *row->ratio);
+    }
+    struct history_row *row = &h->rows[h->nrows - 1];
+    const struct rs_entry *e = &s->entries[k[i].idx];
+    const char **d = bsearch(&e->date, h->dates, h->ndates, sizeof *h->dates, cmp_str);
+    row->cells[d - h->dates] = e; /* a later run of the day replaces an earlier one */
+  }
+  for (size_t i = 0; i < s->n; i++) free(k[i].key);
+  free(k);
+  /* the shifts */
+  for (size_t r = 0; r < h->nrows; r++) {
+    struct history_row *row = &h->rows[r];
+    const struct rs_entry *prev = NULL;
+    for (size_t d = 0; d < h->ndates; d++) {
+      row->shift[d] = V_NO_DATA;
+      row->ratio[d] = NAN;
+      const struct rs_entry *e = row->cells[d];
+      if (!e || e->r->status != CASE_OK) continue;
+      if (prev) {
+        struct case_compare cc;
+        compare_case(prev->r, e->r, threshold, &cc);
+        if (cc.timed) {
+          row->shift[d] = cc.verdict;
+          row->ratio[d] = cc.c.ratio;
+        }
+      }
+      prev = e;
+    }
+  }
+  qsort(h->rows, h->nrows, sizeof *h->rows, cmp_rows);
+}
+
+void history_release(struct history *h) {
+  for (size_t r = 0; r < h->nrows; r++) {
+    free(h->rows[r].cells);
+    free(h->rows[r].shift);
+    free(h->rows[r].ratio);
+  }
+  free(h->rows);
+  free(h->dates);
+  memset(h, 0, sizeof *h);
+}

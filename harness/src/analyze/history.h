@@ -1,0 +1,31 @@
+/* The history of each case over the dated runs of a results folder: a grid
+ * of one row per case (plugin, parameters, tag) and one column per date
+ * (the newest run of that day), with level shifts flagged. Used by bench
+ * history and bench report. */
+#ifndef BENCH_HISTORY_H
+#define BENCH_HISTORY_H
+
+#include <stddef.h>
+
+#include "analyze/compare_case.h"
+#include "analyze/result_set.h"
+
+struct history_row {
+  const struct rs_entry *first;  /* identity: plugin, params, tag */
+  const struct rs_entry **cells; /* per date; NULL where the case did not run */
+  enum verdict *shift;           /* per date: verdict against the previous OK run of
+                                    the case (V_NO_DATA where there is none) */
+  double *ratio;                 /* per date: median / that previous median, or NAN */
+};
+
+struct history {
+  size_t ndates;
+  const char **dates; /* sorted; borrowed from the result set */
+  size_t nrows;
+  struct history_row *rows; /* by plugin, tag, case index */
+};
+
+void history_build(const struct result_set *s, double threshold, struct history *h);
+void history_release(struct history *h);
+
+#endif

@@ -1,0 +1,63 @@
+/* A set of results loaded for comparison: result .json files, or every
+ * result file of a folder, narrowed by date, tag and plugin; each case with
+ * a key that matches it across runs (plugin, parameters, tag). Used by
+ * bench compare, history, report and --baseline. */
+#ifndef BENCH_RESULT_SET_H
+#define BENCH_RESULT_SET_H
+
+#include <stddef.h>
+
+#include "results/result.h"
+
+/* Which runs to keep; NULL / 0 keeps everything. */
+struct rs_select {
+  const char *date;     /* "YYYY-MM-DD", or a prefix ("2026-11") */
+  const char *tag;      /* exact tag */
+  const char **plugins; /* names or globs (fnmatch), each may be a comma list */
+  size_t nplugins;
+};
+
+struct rs_entry {
+  const struct run_file *file;
+  const struct case_result *r;
+  const char *path;    /* the file it came from */
+  const char *plugin;  /* r->plugin, else the file's plugin */
+  const char *tag;     /* the run's tag, "" when none */
+  const char *date;    /* the run's date, "" when unknown */
+  char *params;        /* "m=64 n=64 k=64", "" without parameters */
+};
+
+struct result_set {
+  size_t nfiles;
+  struct run_file *files;
+  char **paths;
+  size_t n;
+  struct rs_entry *entries; /* by date, file name, case index */
+};
+
+/* Load path (a result .json, or a folder: its *.json not starting with '.',
+ * rollup.csv and other files ignored) into *out, keeping the runs sel
+ * selects. A file that cannot be read is an error naming it when it was
+ * named itself, and a warning (skipped) inside a folder. 0, or -1 after
+ * error(). *out is empty on error. */
+int result_set_load(const char *path, const struct rs_select *sel, struct result_set *out);
+void result_set_release(struct result_set *s);
+
+/* The key that matches a case across runs: plugin and parameters, and the
+ * tag when with_tag. Caller frees. */
+char *rs_key(const struct rs_entry *e, int with_tag);
+
+/* The newest entry per key (by date, then file name: a later file of the
+ * same day wins), sorted by key: indices into s->entries in *idx (caller
+ * frees), count in *n. */
+void rs_latest(const struct result_set *s, int with_tag, size_t **idx, size_t *n);
+
+/* The raw per-iteration samples to compare: device times when use_device
+ * and the case has them, else host times. *n is 0 when there are none. */
+const double *rs_samples(const struct case_result *r, int use_device, size_t *n);
+int rs_has_device(const struct case_result *r);
+
+/* 1 when some tag of a is also a tag of b (tags of entries; "" included). */
+int rs_tags_overlap(const struct result_set *a, const struct result_set *b);
+
+#endif

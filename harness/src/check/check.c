@@ -1,0 +1,542 @@
+/* check_output: validate a plugin's bench_check, compute the reference
+ * (reference.c) for all of the output or, under VERIFY_FAST, for samples of
+ * it, and compare with a dtype-aware tolerance. Never prints.
+ *
+ * Tolerance. An element passes when |out - ref| <= atol + rtol * scale.
+ * The base (rtol, atol) comes from the OUTPUT dtype, as in PyTorch's
+ * torch.testing.assert_close: f32 (1.3e-6, 1e-5), f16 (1e-3, 1e-5),
+ * bf16 (1.6e-2, 1e-5); each base rtol is above the unit roundoff of its
+ * type (2^-24, 2^-11, 2^-8), so it covers the final rounding to the output
+ * type plus a few fp32 roundings. Accumulation is fp32 by convention, and a
+ * sum of L terms drifts by about sqrt(L) * eps_f32 of its magnitude
+ * (rounding errors of random sign; L * eps is the worst case), so
+ *     rtol = base + 2 * sqrt(L) * 2^-24.
+ * The scale (computed in reference.c) is the magnitude a correct fp32
+ * computation's error is proportional to; it is never below |ref|:
+ *
+ * gemm       L = k; scale = sum_k |a_ik||b_kj|. Each rounding of the
+ *            accumulation is relative to a partial sum, which this bounds
+ *            even when the terms cancel and |ref| is small.
+ * rmsnorm    L = cols; scale = |y_j|. The sum of squares has positive terms,
+ *            so its relative error (about sqrt(L) eps) reaches rstd halved
+ *            and multiplies y; the rest is a few roundings of y itself.
+ * layernorm  L = cols; scale = (|x_j| + mean|x|) * rstd * |w_j| + |b_j|.
+ *            x_j - mean carries the rounding of the mean (relative to
+ *            mean|x|, not to |mean|, which can cancel to 0) and of the
+ *            subtraction (relative to |x_j| + |mean|), both times rstd|w_j|;
+ *            the variance's relative error multiplies |x_j - mean|; + b adds a
+ *            rounding of |b_j|. Two-pass and Welford kernels meet it; a
+ *            one-pass E[x^2] - mean^2 kernel loses more when |mean| >> std.
+ * softmax    L = cols; scale = y_j * (1 + |x_j| + |max_k x_k|). exp turns
+ *            the absolute rounding of its argument (x_j - max, or
+ *            x_j*log2e - max*log2e in exp2 kernels: about eps*(|x_j| + |max|))
+ *            into a relative error of y_j; the positive sum and the division
+ *            add sqrt(L) eps relative.
+ * rope       L = cols / 2; scale = (|x_a| + |x_b|) * (1 + |angle|) for the
+ *            pair (a, b) of the element. fp32 gets the angle p*theta^(-2i/d)
+ *            with an error relative to the angle (about eps*ln(theta) via
+ *            powf or expf, up to i*eps when theta^(-2/d) is raised by repeated
+ *            multiplication: hence L = d/2), and an angle error e moves the
+ *            pair by at most e * (|x_a| + |x_b|). Late positions get a looser
+ *            tolerance because fp32 itself is that much less exact there.
+ * attention  L = seq + head_dim (scores are dot products of head_dim terms,
+ *            outputs weighted sums of up to seq terms);
+ *            scale_it = (sum_j p_ij |v_jt|) * (1 + S_i), S_i = max over the
+ *            unmasked j of sum_t |q_it||k_jt| / sqrt(d). The first factor
+ *            bounds |o_it| and the error of the weighted sum; a score error e
+ *            moves o_it by at most 2e * sum_j p_ij |v_jt|, and the score error
+ *            is relative to S_i. With RoPE, S_i is built from q and k after
+ *            the rotation and their rope scales (see rope), so it includes the
+ *            angle errors. Kernels that round P to f16/bf16 before P*V (flash
+ *            attention) stay within the f16/bf16 base rtol.
+ *
+ * max_rel_err is max |out - ref| / max(|ref|, atol). A non-finite output
+ * where the reference is finite is a mismatch; where the reference itself is
+ * not finite the output must be the same infinity, or NaN for NaN. */
+#include "check/check.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/dtype.h"
+#include "check/reference.h"
+#include "core/util.h"
+
+#define CHECK_ATOL 1e-5
+#define MAX_ELEMS ((int64_t)1 << 46) /* per buffer; far beyond any memory */
+#define FULL_CHUNK_ELEMS ((int64_t)1 << 20)
+#define FAST_SAMPLES 4096  /* random elements of a gemm */
+#define FAST_EDGE 64       /* elements of the last row and of the last column */
+#define FAST_ATTN_ROWS 64  /* (batch, head, seq) rows of an attention */
+#define FREIVALDS_RESCAN 4 /* flagged rows recomputed to name the element */
+
+/* Salts that split the one seed into independent streams. */
+enum { SALT_SAMPLES = 1, SALT_SIGNS = 2, SALT_UNIFORM = 3, SALT_ROWS = 4 };
+
+static uint64_t sub_seed(uint64_t seed, uint64_t salt) { return random_u64(seed, salt); }
+
+/* ---- validation ------------------------------------------------------ */
+
+static int reason(char *msg, size_t len, const char *fmt, ...) UTIL_PRINTF(3, 4);
+static int reason(char *msg, size_t len, const char *fmt, ...) {
+  if (msg && len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+/* a * b for positive counts, or -1 past MAX_ELEMS. */
+static int64_t count_mul(int64_t a, int64_t b) {
+  if (a < 0 || b <= 0 || a > MAX_ELEMS / b) return -1;
+  return a * b;
+}
+
+/* The operation, its dims, dtypes and buffer sizes. */
+static int validate_shape(const struct bench_check *c, char *msg, size_t len) {
+  if (!c) return reason(msg, len, "no check given");
+  if (!c->op) return reason(msg, len, "field op is NULL (known: %s)", ref_op_names());
+  const enum ref_op op = ref_op_of(c->op);
+  if (op == REF_UNKNOWN)
+    return reason(msg, len, "field op: unknown operation \"%.64s\" (known: %s; for any other "
+                  "operation hand your own reference to the bench.compare/1 extension)", c->op,
+                  ref_op_names());
+  if (!dtype_valid(c->dtype))
+    return reason(msg, len, "%s: field dtype: unknown input dtype %d", c->op, (int)c->dtype);
+  if (!dtype_valid(c->out_dtype))
+    return reason(msg, len, "%s: field out_dtype: unknown output dtype %d", c->op,
+                  (int)c->out_dtype);
+
+  const char *names[4];
+  int64_t dims[4];
+  int nd = 0;
+#define DIM(field) (names[nd] = #field, dims[nd++] = c->field)
+  switch (op) {
+  case REF_GEMM: DIM(m), DIM(n), DIM(k); break;
+  case REF_RMSNORM:
+  case REF_LAYERNORM:
+  case REF_SOFTMAX: DIM(rows), DIM(cols); break;
+  case REF_ROPE: DIM(rows), DIM(cols), DIM(heads); break;
+  case REF_ATTENTION: DIM(batch), DIM(heads), DIM(seq), DIM(head_dim); break;
+  case REF_COPY:
+  case REF_FILL:
+  case REF_ADD: DIM(n); break;
+  case REF_UNKNOWN: break;
+  }
+#undef DIM
+  for (int i = 0; i < nd; i++)
+    if (dims[i] <= 0)
+      return reason(msg, len, "%s: field %s must be positive (got %" PRId64 ")", c->op, names[i],
+                    dims[i]);
+  int64_t biggest; /* element count of the largest buffer, -1 on overflow */
+  if (op == REF_GEMM)
+    biggest = count_mul(c->m, c->k) < 0 || count_mul(c->k, c->n) < 0 ? -1
+                                                                      : count_mul(c->m, c->n);
+  else if (op == REF_ATTENTION)
+    biggest = count_mul(count_mul(count_mul(c->batch, c->heads), c->seq), c->head_dim);
+  else if (op == REF_COPY || op == REF_FILL || op == REF_ADD)
+    biggest = count_mul(c->n, 1);
+  else
+    biggest = count_mul(c->rows, c->cols);
+  if (biggest < 0) return reason(msg, len, "%s: shape too large", c->op);
+
+  if (op == REF_ROPE) {
+    if (c->cols % 2)
+      return reason(msg, len, "rope: cols (head_dim) must be even (got %" PRId64 ")", c->cols);
+    if (c->rows % c->heads)
+      return reason(msg, len, "rope: rows (%" PRId64 ") must be seq * heads (heads %" PRId64 ")",
+                    c->rows, c->heads);
+    if (c->seq && c->seq != c->rows / c->heads)
+      return reason(msg, len, "rope: rows (%" PRId64 ") != seq (%" PRId64 ") * heads (%" PRId64
+                    ")", c->rows, c->seq, c->heads);
+    if (c->head_dim && c->head_dim != c->cols)
+      return reason(msg, len, "rope: head_dim (%" PRId64 ") != cols (%" PRId64 ")",
+                    c->head_dim, c->cols);
+  }
+  const uint32_t gemm_flags = BENCH_GEMM_TRANS_A | BENCH_GEMM_TRANS_B;
+  if (op == REF_GEMM && (c->flags & ~gemm_flags))
+    return reason(msg, len, "gemm: field flags has bits 0x%x that gemm does not know (only "
+                  "BENCH_GEMM_TRANS_A and BENCH_GEMM_TRANS_B)", (unsigned)(c->flags & ~gemm_flags));
+  if (op == REF_ATTENTION && (c->flags & BENCH_ATTN_ROPE) && c->head_dim % 2)
+    return reason(msg, len, "attention: head_dim must be even for RoPE (got %" PRId64 ")",
+                  c->head_dim);
+  return 0;
+}
+
+static int validate_rope_params(const struct bench_check *c, char *msg, size_t len) {
+  const uint32_t layout = c->flags & (BENCH_ROPE_INTERLEAVED | BENCH_ROPE_HALVES);
+  if (layout != BENCH_ROPE_INTERLEAVED && layout != BENCH_ROPE_HALVES)
+    return reason(msg, len, "%s: set exactly one of BENCH_ROPE_INTERLEAVED and "
+                  "BENCH_ROPE_HALVES (flags 0x%x)", c->op, (unsigned)c->flags);
+  if (!(c->theta >= 0) || !isfinite(c->theta))
+    return reason(msg, len, "%s: theta must be finite and >= 0 (got %g)", c->op, c->theta);
+  return 0;
+}
+
+int check_validate(const struct bench_check *c, char *msg, size_t len) {
+  if (validate_shape(c, msg, len) != 0) return -1;
+  static const char *const inputs[][3] = {
+      [REF_GEMM] = {"A", "B", NULL},       [REF_RMSNORM] = {"x", "w", NULL},
+      [REF_LAYERNORM] = {"x", "w", "b"},   [REF_SOFTMAX] = {"x", NULL, NULL},
+      [REF_ROPE] = {"x", NULL, NULL},      [REF_ATTENTION] = {"q", "k", "v"},
+      [REF_COPY] = {"x", NULL, NULL},      [REF_FILL] = {"value", NULL, NULL},
+      [REF_ADD] = {"x", "y", NULL},
+  };
+  const enum ref_op op = ref_op_of(c->op);
+  for (int i = 0; i < 3 && inputs[op][i]; i++)
+    if (!c->in[i])
+      return reason(msg, len, "%s: field in[%d] (input %s) is NULL", c->op, i, inputs[op][i]);
+  if (!c->out) return reason(msg, len, "%s: field out is NULL", c->op);
+  if ((op == REF_RMSNORM || op == REF_LAYERNORM) && !(c->eps > 0 && isfinite(c->eps)))
+    return reason(msg, len, "%s: field eps must be > 0 (got %g)", c->op, c->eps);
+  if (op == REF_ROPE || (op == REF_ATTENTION && (c->flags & BENCH_ATTN_ROPE)))
+    return validate_rope_params(c, msg, len);
+  return 0;
+}
+
+size_t check_output_bytes(const struct bench_check *c) {
+  if (validate_shape(c, NULL, 0) != 0) return 0;
+  return (size_t)(ref_rows(c) * ref_cols(c)) * dtype_size(c->out_dtype);
+}
+
+/* ---- tolerance (the rule of each op is in the comment at the top) ---- */
+
+void check_tolerance(const struct bench_check *c, double *rtol, double *atol) {
+  double base = 0, reduction = 0;
+  switch (c->out_dtype) {
+  case BENCH_F32: base = 1.3e-6; break;
+  case BENCH_F16: base = 1e-3; break;
+  case BENCH_BF16: base = 1.6e-2; break;
+  case BENCH_F64: base = 1e-12; break;
+  case BENCH_I8:
+  case BENCH_U8:
+  case BENCH_I32: base = 0; break; /* integers: exact */
+  }
+  switch (ref_op_of(c->op)) {
+  case REF_GEMM: reduction = (double)c->k; break;
+  case REF_RMSNORM:
+  case REF_LAYERNORM:
+  case REF_SOFTMAX: reduction = (double)c->cols; break;
+  case REF_ROPE: reduction = (double)(c->cols / 2); break;
+  case REF_ATTENTION: reduction = (double)(c->seq + c->head_dim); break;
+  case REF_ADD: reduction = 1; break;
+  case REF_COPY:
+  case REF_FILL: /* exact after rounding the reference to out_dtype */
+  case REF_UNKNOWN: base = 0; break;
+  }
+  if (reduction < 1) reduction = 1;
+  *rtol = base > 0 ? base + 2 * sqrt(reduction) * dtype_eps(BENCH_F32) : 0;
+  *atol = base > 0 ? CHECK_ATOL : 0;
+}
+
+/* ---- element comparison ------------------------------------------------ */
+
+struct cmp {
+  const struct bench_check *c;
+  struct check_result *r;
+  uint64_t bad_elems; /* elements found out of tolerance (r->mismatches adds
+                         Freivalds rows that were not recomputed) */
+  double bad_tol;     /* the tolerance at r->first_bad */
+};
+
+static void compare_element(struct cmp *k, int64_t flat, double out, double ref, double scale) {
+  struct check_result *r = k->r;
+  const double tol = r->atol + r->rtol * scale;
+  double err;
+  int bad;
+  if (isfinite(ref)) {
+    err = isfinite(out) ? fabs(out - ref) : INFINITY;
+    bad = !(err <= tol);
+  } else {
+    bad = isnan(ref) ? !isnan(out) : out != ref;
+    err = bad ? INFINITY : 0;
+  }
+  const double rel = err / fmax(fabs(ref), r->atol);
+  r->compared++;
+  if (err > r->max_abs_err) r->max_abs_err = err;
+  if (rel > r->max_rel_err) r->max_rel_err = rel;
+  if (!bad) return;
+  r->mismatches++;
+  k->bad_elems++;
+  if (r->first_bad < 0 || flat < r->first_bad) {
+    r->first_bad = flat;
+    r->bad_out = out;
+    r->bad_ref = ref;
+    k->bad_tol = tol;
+  }
+}
+
+/* Output rows [row0, row0 + nrows) against the reference, element by element. */
+static void compare_rows(struct cmp *k, int64_t row0, int64_t nrows) {
+  const struct bench_check *c = k->c;
+  const int64_t cols = ref_cols(c), count = nrows * cols;
+  double *buf = xmalloc((size_t)(3 * count) * sizeof *buf);
+  double *ref = buf, *scale = buf + count, *out = buf + 2 * count;
+  ref_compute_rows(c, row0, nrows, ref, scale);
+  dtype_load_n(c->out, (size_t)(row0 * cols), (size_t)count, c->out_dtype, out);
+  for (int64_t e = 0; e < count; e++)
+    compare_element(k, row0 * cols + e, out[e], ref[e], scale[e]);
+  free(buf);
+}
+
+static void compare_full(struct cmp *k) {
+  const int64_t rows = ref_rows(k->c), cols = ref_cols(k->c);
+  int64_t chunk = FULL_CHUNK_ELEMS / cols;
+  if (chunk < 1) chunk = 1;
+  for (int64_t r0 = 0; r0 < rows; r0 += chunk)
+    compare_rows(k, r0, rows - r0 < chunk ? rows - r0 : chunk);
+}
+
+/* ---- VERIFY_FAST for gemm: Freivalds + sampled elements --------------- */
+
+/* Freivalds' test with tolerance. For a vector x with |x_j| <= 1,
+ *   (C x - A (B x))_i = sum_j (C_ij - ref_ij) x_j,
+ * and when every element meets |C_ij - ref_ij| <= atol + rtol * scale_ij,
+ * with scale_ij = sum_k |a_ik||b_kj|, this is at most
+ *   sum_j (atol + rtol * scale_ij) |x_j| <= n*atol + rtol * (|A| (|B| |x|))_i.
+ * So a row beyond that bound holds an element out of tolerance. The sums
+ * here are in double; 4 (n + k) DBL_EPSILON of the magnitudes covers their
+ * own rounding. Two vectors: random signs (a single wrong element always
+ * shows at full size) and uniform in [-1, 1) (errors cannot cancel exactly). */
+struct freivalds {
+  int64_t flagged;     /* rows that failed */
+  int64_t first_row;   /* the first of them, -1 if none */
+  double first_diff, first_tol;
+  int64_t rescan[FREIVALDS_RESCAN]; /* the first flagged rows, to recompute */
+  int nrescan;
+};
+
+enum { NVEC = 2 };
+
+static void freivalds(const struct cmp *k, uint64_t seed, struct freivalds *f) {
+  const struct bench_check *c = k->c;
+  const int64_t m = c->m, n = c->n, kd = c->k;
+  const double rtol = k->r->rtol, atol = k->r->atol;
+  double *x = xmalloc((size_t)(NVEC * n) * sizeof *x);
+  double *bx = xmalloc((size_t)(2 * NVEC * kd) * sizeof *bx); /* B x, then |B| |x| */
+  double *bax = bx + NVEC * kd;
+  int64_t wide = n > kd ? n : kd;
+  double *row = xmalloc((size_t)wide * sizeof *row);
+  const uint64_t s_signs = sub_seed(seed, SALT_SIGNS), s_unif = sub_seed(seed, SALT_UNIFORM);
+
+  for (int64_t j = 0; j < n; j++) {
+    x[j] = random_u64(s_signs, (uint64_t)j) >> 63 ? 1.0 : -1.0;
+    x[n + j] = random_uniform(s_unif, (uint64_t)j);
+  }
+  for (int64_t kk = 0; kk < kd; kk++) {
+    ref_gemm_b_row(c, kk, 0, n, row);
+    for (int v = 0; v < NVEC; v++) {
+      double acc = 0, mag = 0;
+      for (int64_t j = 0; j < n; j++) {
+        acc += row[j] * x[v * n + j];
+        mag += fabs(row[j]) * fabs(x[v * n + j]);
+      }
+      bx[v * kd + kk] = acc;
+      bax[v * kd + kk] = mag;
+    }
+  }
+
+  memset(f, 0, sizeof *f);
+  f->first_row = -1;
+  for (int64_t i = 0; i < m; i++) {
+    double abx[NVEC], bound[NVEC], cx[NVEC], cax[NVEC];
+    ref_gemm_a_row(c, i, row);
+    for (int v = 0; v < NVEC; v++) {
+      abx[v] = bound[v] = 0;
+      for (int64_t kk = 0; kk < kd; kk++) {
+        abx[v] += row[kk] * bx[v * kd + kk];
+        bound[v] += fabs(row[kk]) * bax[v * kd + kk];
+      }
+    }
+    dtype_load_n(c->out, (size_t)(i * n), (size_t)n, c->out_dtype, row);
+    for (int v = 0; v < NVEC; v++) {
+      cx[v] = cax[v] = 0;
+      for (int64_t j = 0; j < n; j++) {
+        cx[v] += row[j] * x[v * n + j];
+        cax[v] += fabs(row[j]) * fabs(x[v * n + j]);
+      }
+    }
+    for (int v = 0; v < NVEC; v++) {
+      const double diff = fabs(cx[v] - abx[v]);
+      const double tol = (double)n * atol + rtol * bound[v] +
+                         4.0 * (double)(n + kd) * DBL_EPSILON * (cax[v] + bound[v]);
+      if (diff <= tol) continue;
+      if (f->flagged == 0) {
+        f->first_row = i;
+        f->first_diff = diff;
+        f->first_tol = tol;
+      }
+      if (f->nrescan < FREIVALDS_RESCAN) f->rescan[f->nrescan++] = i;
+      f->flagged++;
+      break;
+    }
+  }
+  free(row);
+  free(bx);
+  free(x);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorted, distinct flat indices: the four corners, up to FAST_EDGE elements
+ * spread over the last row and the last column, FAST_SAMPLES from the seed. */
+static size_t gemm_samples(int64_t m, int64_t n, uint64_t seed, int64_t *idx) {
+  size_t cnt = 0;
+  idx[cnt++] = 0;
+  idx[cnt++] = n - 1;
+  idx[cnt++] = (m - 1) * n;
+  idx[cnt++] = (m - 1) * n + n - 1;
+  for (int64_t t = 0; t < FAST_EDGE; t++) {
+    idx[cnt++] = (m - 1) * n + t * (n - 1) / (FAST_EDGE - 1);
+    idx[cnt++] = (t * (m - 1) / (FAST_EDGE - 1)) * n + n - 1;
+  }
+  const uint64_t s = sub_seed(seed, SALT_SAMPLES);
+  for (uint64_t t = 0; t < FAST_SAMPLES; t++) {
+    uint64_t i = random_u64(s, 2 * t) % (uint64_t)m, j = random_u64(s, 2 * t + 1) % (uint64_t)n;
+    idx[cnt++] = (int64_t)(i * (uint64_t)n + j);
+  }
+  qsort(idx, cnt, sizeof *idx, cmp_i64);
+  size_t u = 0;
+  for (size_t t = 0; t < cnt; t++)
+    if (u == 0 || idx[t] != idx[u - 1]) idx[u++] = idx[t];
+  return u;
+}
+
+static int row_in(int64_t row, const int64_t *rows, int nrows) {
+  for (int i = 0; i < nrows; i++)
+    if (rows[i] == row) return 1;
+  return 0;
+}
+
+static void gemm_fast(struct cmp *k, uint64_t seed, struct freivalds *f) {
+  const struct bench_check *c = k->c;
+  struct check_result *r = k->r;
+
+  /* Freivalds over every row; a flagged row is recomputed in full. A row
+   * whose recomputation finds nothing still counts as one mismatch. */
+  freivalds(k, seed, f);
+  for (int t = 0; t < f->nrescan; t++) {
+    uint64_t before = r->mismatches;
+    compare_rows(k, f->rescan[t], 1);
+    if (r->mismatches == before) r->mismatches++;
+  }
+  r->mismatches += (uint64_t)(f->flagged - f->nrescan);
+
+  /* Sampled elements, outside the rows already compared. */
+  int64_t *idx = xmalloc((4 + 2 * FAST_EDGE + FAST_SAMPLES) * sizeof *idx);
+  size_t cnt = gemm_samples(c->m, c->n, seed, idx), kept = 0;
+  for (size_t t = 0; t < cnt; t++)
+    if (!row_in(idx[t] / c->n, f->rescan, f->nrescan)) idx[kept++] = idx[t];
+  double *buf = xmalloc(2 * (kept ? kept : 1) * sizeof *buf);
+  double *ref = buf, *scale = buf + kept;
+  ref_gemm_elements(c, idx, kept, ref, scale);
+  for (size_t t = 0; t < kept; t++)
+    compare_element(k, idx[t], dtype_load(c->out, (size_t)idx[t], c->out_dtype), ref[t],
+                    scale[t]);
+  free(buf);
+  free(idx);
+}
+
+/* ---- VERIFY_FAST for attention: sampled rows ------------------------- */
+
+static void attention_fast(struct cmp *k, uint64_t seed) {
+  const int64_t rows = ref_rows(k->c);
+  int64_t pick[FAST_ATTN_ROWS];
+  int n = 0;
+  pick[n++] = 0;
+  pick[n++] = rows - 1;
+  const uint64_t s = sub_seed(seed, SALT_ROWS);
+  for (uint64_t t = 0; n < FAST_ATTN_ROWS && t < 16 * FAST_ATTN_ROWS; t++) {
+    int64_t row = (int64_t)(random_u64(s, t) % (uint64_t)rows);
+    if (!row_in(row, pick, n)) pick[n++] = row;
+  }
+  qsort(pick, (size_t)n, sizeof *pick, cmp_i64);
+  for (int i = 0; i < n; i++) compare_rows(k, pick[i], 1);
+}
+
+/* ---- the result's message ---------------------------------------------- */
+
+static void format_index(const struct bench_check *c, int64_t flat, char *buf, size_t len) {
+  const int64_t cols = ref_cols(c), row = flat / cols, col = flat % cols;
+  const enum ref_op op = ref_op_of(c->op);
+  if (op == REF_COPY || op == REF_FILL || op == REF_ADD)
+    snprintf(buf, len, "[%" PRId64 "]", flat);
+  else if (op == REF_ATTENTION)
+    snprintf(buf, len, "[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]",
+             row / (c->heads * c->seq), row / c->seq % c->heads, row % c->seq, col);
+  else
+    snprintf(buf, len, "[%" PRId64 ",%" PRId64 "]", row, col);
+}
+
+static void mismatch_message(const struct cmp *k, const struct freivalds *f) {
+  const struct bench_check *c = k->c;
+  struct check_result *r = k->r;
+  char where[96];
+  int len = 0;
+  if (r->first_bad >= 0) {
+    format_index(c, r->first_bad, where, sizeof where);
+    len = snprintf(r->message, sizeof r->message,
+                   "%s: %" PRIu64 " of %" PRIu64 " elements out of tolerance; first at %s: "
+                   "got %.6g, expected %.6g (tol %.2g)",
+                   c->op, k->bad_elems, r->compared, where, r->bad_out, r->bad_ref, k->bad_tol);
+  }
+  if (!f || f->flagged == 0 || len < 0 || (size_t)len >= sizeof r->message) return;
+  if (r->first_bad >= 0)
+    snprintf(r->message + len, sizeof r->message - (size_t)len,
+             "; Freivalds flagged %" PRId64 " of %" PRId64 " rows, first row %" PRId64,
+             f->flagged, c->m, f->first_row);
+  else
+    snprintf(r->message, sizeof r->message,
+             "%s: Freivalds check failed on %" PRId64 " of %" PRId64 " rows; first row %" PRId64
+             ": |Cx - A(Bx)| = %.3g > tol %.3g",
+             c->op, f->flagged, c->m, f->first_row, f->first_diff, f->first_tol);
+}
+
+/* ---- entry point -------------------------------------------------------- */
+
+int check_output(const struct bench_check *c, enum verify_level level, uint64_t seed,
+                 struct check_result *r) {
+  if (!r) return -1;
+  memset(r, 0, sizeof *r);
+  r->first_bad = -1;
+  if (check_validate(c, r->message, sizeof r->message) != 0) return -1;
+  if (level != VERIFY_NONE && level != VERIFY_FAST && level != VERIFY_FULL) {
+    snprintf(r->message, sizeof r->message, "unknown verify level %d", (int)level);
+    return -1;
+  }
+  if (level == VERIFY_NONE) {
+    snprintf(r->method, sizeof r->method, "none");
+    r->pass = 1;
+    return 0;
+  }
+
+  struct cmp k = {c, r, 0, 0};
+  struct freivalds f = {0};
+  const enum ref_op op = ref_op_of(c->op);
+  const int64_t elems = ref_rows(c) * ref_cols(c);
+  check_tolerance(c, &r->rtol, &r->atol);
+  r->checked = 1;
+  if (level == VERIFY_FAST && op == REF_GEMM && elems > FAST_SAMPLES) {
+    snprintf(r->method, sizeof r->method, "sampled+freivalds");
+    gemm_fast(&k, seed, &f);
+  } else if (level == VERIFY_FAST && op == REF_ATTENTION && ref_rows(c) > FAST_ATTN_ROWS) {
+    snprintf(r->method, sizeof r->method, "sampled-rows");
+    attention_fast(&k, seed);
+  } else {
+    snprintf(r->method, sizeof r->method, "full");
+    compare_full(&k);
+  }
+  r->pass = r->mismatches == 0;
+  if (!r->pass) mismatch_message(&k, &f);
+  return 0;
+}

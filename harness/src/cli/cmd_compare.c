@@ -1,0 +1,532 @@
+/* bench compare OLD NEW: is it faster than before? Matches the cases of two
+ * runs (files, folders, or a folder with date/tag selectors), compares each
+ * from its raw samples and gives a verdict; --by operation lines up one
+ * problem across plugins instead (compare_by_op.c). */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "analyze/compare_by_op.h"
+#include "analyze/compare_case.h"
+#include "analyze/result_set.h"
+#include "core/text_table.h"
+#include "core/util.h"
+
+#define USAGE                                                                                     \
+  "usage: bench compare OLD NEW [options]\n"                                                      \
+  "       bench compare DIR --old-date D [--old-tag T] --new-date D [--new-tag T] [options]\n"    \
+  "       bench compare --by operation PATH... [options]\n"                                       \
+  "\n"                                                                                            \
+  "OLD and NEW are result .json files or results folders (the newest run of each\n"              \
+  "case is used). Cases are matched by plugin, parameters and tag (the tag is\n"                 \
+  "left out when the two sides share none or a side is selected by --*-tag).\n"                  \
+  "\n"                                                                                            \
+  "  --old-date D, --new-date D   keep the runs of that date (YYYY-MM-DD or a prefix)\n"         \
+  "  --old-tag T, --new-tag T     keep the runs with that tag\n"                                  \
+  "  --plugin NAME                only these plugins (repeatable, comma lists, globs)\n"         \
+  "  --threshold X                SAME within +-X, FASTER/SLOWER beyond (default 5%%)\n"         \
+  "  --fail-on LIST               what makes the exit status 1: slower, wrong, missing,\n"       \
+  "                               noisy, none (default slower,wrong)\n"                           \
+  "  --format table|json|csv|md   output (default table)\n"                                      \
+  "  --color auto|always|never    colour the verdicts (auto: only on a terminal)\n"              \
+  "  --by operation               one row per plugin for each problem (operation, shape,\n"      \
+  "                               dtype) across plugins and backends\n"                           \
+  "\n"                                                                                            \
+  "Exit status: 0 no regression; 1 a case in --fail-on (a SLOWER case, a case that\n"           \
+  "failed in NEW, a case missing from NEW); 2 usage or unreadable input.\n"
+
+enum fail_on { FAIL_SLOWER = 1, FAIL_WRONG = 2, FAIL_MISSING = 4, FAIL_NOISY = 8 };
+
+struct compare_opts {
+  const char *old_path, *new_path;
+  struct rs_select old_sel, new_sel;
+  const char **plugins;
+  size_t nplugins;
+  double threshold;
+  unsigned fail_on;
+  const char *format;
+  int colour;
+  int by_operation;
+  char **paths; /* --by operation */
+  size_t npaths;
+};
+
+struct row {
+  const struct rs_entry *old, *new_;
+  struct case_compare cc;
+};
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "bench: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, " (see bench compare --help)\n");
+  return -1;
+}
+
+static int parse_fail_on(const char *s, unsigned *out) {
+  char *list = xstrdup(s), *save = NULL;
+  unsigned v = 0;
+  int rc = 0;
+  for (char *p = strtok_r(list, ",", &save); p && rc == 0; p = strtok_r(NULL, ",", &save)) {
+    p = trim(p);
+    if (strcmp(p, "slower") == 0) v |= FAIL_SLOWER;
+    else if (strcmp(p, "wrong") == 0) v |= FAIL_WRONG;
+    else if (strcmp(p, "missing") == 0) v |= FAIL_MISSING;
+    else if (strcmp(p, "noisy") == 0) v |= FAIL_NOISY;
+    else if (strcmp(p, "none") != 0) rc = usage_error("--fail-on takes slower, wrong, missing, noisy or none, not '%s'", p);
+  }
+  free(list);
+  *out = v;
+  return rc;
+}
+
+/* -1 on bad usage, 1 after --help, 0 to go on. */
+static int parse(int argc, char **argv, struct compare_opts *o) {
+  enum { O_OLD_DATE = 256, O_OLD_TAG, O_NEW_DATE, O_NEW_TAG, O_PLUGIN, O_THRESHOLD, O_FAIL_ON,
+         O_FORMAT, O_COLOR, O_BY, O_HELP };
+  static const struct option longopts[] = {
+      {"old-date", required_argument, NULL, O_OLD_DATE}, {"old-tag", required_argument, NULL, O_OLD_TAG},
+      {"new-date", required_argument, NULL, O_NEW_DATE}, {"new-tag", required_argument, NULL, O_NEW_TAG},
+      {"plugin", required_argument, NULL, O_PLUGIN},     {"threshold", required_argument, NULL, O_THRESHOLD},
+      {"fail-on", required_argument, NULL, O_FAIL_ON},   {"format", required_argument, NULL, O_FORMAT},
+      {"color", required_argument, NULL, O_COLOR},       {"colour", required_argument, NULL, O_COLOR},
+      {"by", required_argument, NULL, O_BY},             {"help", no_argument, NULL, O_HELP},
+      {NULL, 0, NULL, 0}};
+  memset(o, 0, sizeof *o);
+  o->threshold = COMPARE_DEFAULT_THRESHOLD;
+  o->fail_on = FAIL_SLOWER | FAIL_WRONG;
+  o->format = "table";
+  const char *colour = "auto";
+  opterr = 0;
+  optind = 1;
+  int c;
+  /* permute: options may follow OLD and NEW */
+  while ((c = getopt_long(argc, argv, "-:h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 1:
+      o->paths = xrealloc(o->paths, (o->npaths + 1) * sizeof *o->paths);
+      o->paths[o->npaths++] = optarg;
+      break;
+    case O_OLD_DATE: o->old_sel.date = optarg; break;
+    case O_OLD_TAG: o->old_sel.tag = optarg; break;
+    case O_NEW_DATE: o->new_sel.date = optarg; break;
+    case O_NEW_TAG: o->new_sel.tag = optarg; break;
+    case O_PLUGIN:
+      o->plugins = xrealloc(o->plugins, (o->nplugins + 1) * sizeof *o->plugins);
+      o->plugins[o->nplugins++] = optarg;
+      break;
+    case O_THRESHOLD:
+      if (compare_parse_threshold(optarg, &o->threshold) != 0)
+        return usage_error("--threshold must be a fraction or percentage below 100%%, not '%s'", optarg);
+      break;
+    case O_FAIL_ON:
+      if (parse_fail_on(optarg, &o->fail_on) != 0) return -1;
+      break;
+    case O_FORMAT:
+      if (strcmp(optarg, "table") && strcmp(optarg, "json") && strcmp(optarg, "csv") && strcmp(optarg, "md"))
+        return usage_error("--format must be table, json, csv or md, not '%s'", optarg);
+      o->format = optarg;
+      break;
+    case O_COLOR: colour = optarg; break;
+    case O_BY:
+      if (strcmp(optarg, "operation") != 0) return usage_error("--by takes 'operation', not '%s'", optarg);
+      o->by_operation = 1;
+      break;
+    case 'h':
+    case O_HELP: fputs(USAGE, stdout); return 1;
+    case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+    default: return usage_error("unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (strcmp(colour, "always") == 0) o->colour = 1;
+  else if (strcmp(colour, "never") == 0) o->colour = 0;
+  else if (strcmp(colour, "auto") == 0) o->colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+  else return usage_error("--color must be auto, always or never, not '%s'", colour);
+  if (o->by_operation) {
+    if (o->npaths < 1) return usage_error("%s", "--by operation needs at least one results file or folder");
+    return 0;
+  }
+  int selected = o->old_sel.date || o->old_sel.tag || o->new_sel.date || o->new_sel.tag;
+  if (o->npaths == 1 && selected) {
+    o->old_path = o->new_path = o->paths[0];
+  } else if (o->npaths == 2) {
+    o->old_path = o->paths[0];
+    o->new_path = o->paths[1];
+  } else {
+    return usage_error("%s", o->npaths < 2 ? "compare needs OLD and NEW (or one folder with --old-*/--new-* selectors)"
+                                           : "compare takes two paths, OLD and NEW");
+  }
+  o->old_sel.plugins = o->new_sel.plugins = o->plugins;
+  o->old_sel.nplugins = o->new_sel.nplugins = o->nplugins;
+  return 0;
+}
+
+static const char *verdict_colour(enum verdict v) {
+  switch (v) {
+  case V_SLOWER: return "31";
+  case V_FASTER: case V_FIXED: return "32";
+  case V_NOISY: return "33";
+  case V_MISSING: return "35";
+  case V_NEW: return "36";
+  case V_SAME: case V_SKIPPED: case V_NO_DATA: return NULL;
+  default: return "1;31";
+  }
+}
+
+static const struct rs_entry *any_side(const struct row *r) {
+  return r->new_ ? r->new_ : r->old;
+}
+
+static int cmp_rows(const void *pa, const void *pb) {
+  const struct rs_entry *a = any_side(pa), *b = any_side(pb);
+  int c = strcmp(a->plugin, b->plugin);
+  if (c) return c;
+  c = strcmp(a->tag, b->tag);
+  if (c) return c;
+  if (a->r->index != b->r->index) return a->r->index < b->r->index ? -1 : 1;
+  return strcmp(a->params, b->params);
+}
+
+/* Merge-join the newest case of each key on both sides. */
+static struct row *match(const struct result_set *old, const struct result_set *new_, int with_tag,
+                         double threshold, size_t *nrows) {
+  size_t *io, *in, no, nn;
+  rs_latest(old, with_tag, &io, &no);
+  rs_latest(new_, with_tag, &in, &nn);
+  struct row *rows = xcalloc(no + nn + 1, sizeof *rows);
+  size_t n = 0, i = 0, j = 0;
+  while (i < no || j < nn) {
+    const struct rs_entry *a = i < no ? &old->entries[io[i]] : NULL;
+    const struct rs_entry *b = j < nn ? &new_->entries[in[j]] : NULL;
+    int c;
+    if (!a) c = 1;
+    else if (!b) c = -1;
+    else {
+      char *ka = rs_key(a, with_tag), *kb = rs_key(b, with_tag);
+      c = strcmp(ka, kb);
+      free(ka);
+      free(kb);
+    }
+    struct row *r = &rows[n++];
+    if (c <= 0) r->old = a, i++;
+    if (c >= 0) r->new_ = b, j++;
+    compare_case(r->old ? r->old->r : NULL, r->new_ ? r->new_->r : NULL, threshold, &r->cc);
+  }
+  free(io);
+  free(in);
+  qsort(rows, n, sizeof *rows, cmp_rows);
+  *nrows = n;
+  return rows;
+}
+
+static int any_tag(const struct row *rows, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (*any_side(&rows[i])->tag) return 1;
+  return 0;
+}
+
+static double side_median(const struct rs_entry *e, const struct case_compare *cc, int old_side) {
+  if (!e) return NAN;
+  if (cc->timed) return old_side ? cc->c.old_median : cc->c.new_median;
+  size_t n;
+  const double *x = rs_samples(e->r, rs_has_device(e->r), &n);
+  return e->r->status == CASE_OK && n ? cs_median(x, n) : NAN;
+}
+
+/* ---- summary ------------------------------------------------------------ */
+
+struct summary {
+  size_t counts[V_COUNT];
+  size_t nplugins;
+  char **plugins;
+  double *geomean; /* per plugin */
+  size_t *ntimed;
+  double overall;
+  size_t ntimed_all;
+  int exit_status;
+};
+
+static void summarise(const struct row *rows, size_t n, unsigned fail_on, struct summary *s) {
+  memset(s, 0, sizeof *s);
+  double *all = xcalloc(n + 1, sizeof *all), *mine = xcalloc(n + 1, sizeof *mine);
+  for (size_t i = 0; i < n; i++) {
+    const struct row *r = &rows[i];
+    s->counts[r->cc.verdict]++;
+    if (r->cc.timed) all[s->ntimed_all++] = r->cc.c.ratio;
+    const char *p = any_side(r)->plugin;
+    if (!s->nplugins || strcmp(s->plugins[s->nplugins - 1], p) != 0) { /* rows are by plugin */
+      s->plugins = xrealloc(s->plugins, (s->nplugins + 1) * sizeof *s->plugins);
+      s->geomean = xrealloc(s->geomean, (s->nplugins + 1) * sizeof *s->geomean);
+      s->ntimed = xrealloc(s->ntimed, (s->nplugins + 1) * sizeof *s->ntimed);
+      s->plugins[s->nplugins] = xstrdup(p);
+      size_t k = 0;
+      for (size_t j = i; j < n && strcmp(any_side(&rows[j])->plugin, p) == 0; j++)
+        if (rows[j].cc.timed) mine[k++] = rows[j].cc.c.ratio;
+      s->geomean[s->nplugins] = cs_geomean(mine, k);
+      s->ntimed[s->nplugins] = k;
+      s->nplugins++;
+    }
+    int fails = (r->cc.verdict == V_SLOWER && (fail_on & FAIL_SLOWER)) ||
+                (verdict_is_failure(r->cc.verdict) && (fail_on & FAIL_WRONG)) ||
+                (r->cc.verdict == V_MISSING && (fail_on & FAIL_MISSING)) ||
+                (r->cc.verdict == V_NOISY && (fail_on & FAIL_NOISY));
+    if (fails) s->exit_status = EXIT_FAILED;
+  }
+  s->overall = cs_geomean(all, s->ntimed_all);
+  free(all);
+  free(mine);
+}
+
+static void summary_release(struct summary *s) {
+  for (size_t i = 0; i < s->nplugins; i++) free(s->plugins[i]);
+  free(s->plugins);
+  free(s->geomean);
+  free(s->ntimed);
+}
+
+static char *summary_text(const struct summary *s, size_t n, double threshold, int md) {
+  struct strbuf sb = STRBUF_INIT;
+  strbuf_addf(&sb, "%s%zu cases:", md ? "**" : "", n);
+  const char *sep = " ";
+  for (int v = 0; v < V_COUNT; v++)
+    if (s->counts[v]) {
+      strbuf_addf(&sb, "%s%zu %s", sep, s->counts[v], verdict_name((enum verdict)v));
+      sep = ", ";
+    }
+  strbuf_addf(&sb, "%s (threshold %g%%, 95%% intervals)\n", md ? "**" : "", threshold * 100);
+  if (md) strbuf_adds(&sb, "\n");
+  if (!s->ntimed_all) {
+    strbuf_adds(&sb, "geometric mean of new/old: no case timed on both sides\n");
+    return strbuf_detach(&sb);
+  }
+  strbuf_adds(&sb, "geometric mean of new/old (cases timed on both sides):\n");
+  for (size_t i = 0; i < s->nplugins; i++)
+    if (s->ntimed[i]) strbuf_addf(&sb, "%s%s %.3f (%zu)\n", md ? "- " : "  ", s->plugins[i], s->geomean[i], s->ntimed[i]);
+  strbuf_addf(&sb, "%soverall %.3f (%zu)\n", md ? "- **" : "  ", s->overall, s->ntimed_all);
+  if (md) { /* close the bold */
+    sb.len--;
+    strbuf_adds(&sb, "**\n");
+  }
+  return strbuf_detach(&sb);
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static char *ci_text(const struct case_compare *cc) {
+  if (!cc->timed) return xstrdup("-");
+  return xasprintf("[%.3f, %.3f]", cc->c.lo, cc->c.hi);
+}
+
+static char *p_text(const struct case_compare *cc) {
+  if (!cc->timed) return xstrdup("-");
+  return cc->c.p < 0.001 ? xstrdup("<0.001") : xasprintf("%.3f", cc->c.p);
+}
+
+static void batch_note(const struct row *rows, size_t n, int md);
+
+static void output_table(const struct row *rows, size_t n, const struct compare_opts *o,
+                         const struct summary *s) {
+  int tags = any_tag(rows, n);
+  enum table_format f = strcmp(o->format, "md") == 0 ? TABLE_MD : strcmp(o->format, "csv") == 0 ? TABLE_CSV : TABLE_TEXT;
+  int csv = f == TABLE_CSV;
+  static const char *const titles_txt[] = {"plugin", "params", "tag", "old", "new", "ratio", "95% CI", "p", "verdict"};
+  static const int right_txt[] = {0, 0, 0, 1, 1, 1, 0, 1, 0};
+  static const char *const titles_csv[] = {"plugin", "params", "tag", "old_status", "new_status", "old_median_ns",
+                                           "new_median_ns", "ratio", "ci_lo", "ci_hi", "p", "verdict"};
+  /* the text table leaves out the tag column when no case has a tag */
+  const char *titles[12];
+  int right[12];
+  size_t nc = 0;
+  for (size_t c = 0; c < (csv ? 12u : 9u); c++) {
+    if (!csv && !tags && c == 2) continue;
+    titles[nc] = csv ? titles_csv[c] : titles_txt[c];
+    right[nc++] = csv ? 0 : right_txt[c];
+  }
+  struct text_table t;
+  table_init(&t, nc, titles, right);
+  for (size_t i = 0; i < n; i++) {
+    const struct row *r = &rows[i];
+    const struct rs_entry *e = any_side(r);
+    double mo = side_median(r->old, &r->cc, 1), mn = side_median(r->new_, &r->cc, 0);
+    char *cells[12] = {0};
+    size_t k = 0;
+    cells[k++] = xstrdup(e->plugin);
+    cells[k++] = xstrdup(*e->params || csv ? e->params : "-");
+    if (csv || tags)
+      cells[k++] = r->old && r->new_ && strcmp(r->old->tag, r->new_->tag)
+                       ? xasprintf("%s -> %s", r->old->tag, r->new_->tag)
+                       : xstrdup(e->tag);
+    if (csv) {
+      cells[k++] = xstrdup(r->old ? case_status_name(r->old->r->status) : "");
+      cells[k++] = xstrdup(r->new_ ? case_status_name(r->new_->r->status) : "");
+      cells[k++] = isfinite(mo) ? xasprintf("%.17g", mo) : xstrdup("");
+      cells[k++] = isfinite(mn) ? xasprintf("%.17g", mn) : xstrdup("");
+      cells[k++] = r->cc.timed ? xasprintf("%.17g", r->cc.c.ratio) : xstrdup("");
+      cells[k++] = r->cc.timed ? xasprintf("%.17g", r->cc.c.lo) : xstrdup("");
+      cells[k++] = r->cc.timed ? xasprintf("%.17g", r->cc.c.hi) : xstrdup("");
+      cells[k++] = r->cc.timed ? xasprintf("%.6g", r->cc.c.p) : xstrdup("");
+    } else {
+      cells[k++] = r->old ? (isfinite(mo) ? fmt_time_ns(mo) : xstrdup(case_status_name(r->old->r->status))) : xstrdup("-");
+      cells[k++] = r->new_ ? (isfinite(mn) ? fmt_time_ns(mn) : xstrdup(case_status_name(r->new_->r->status))) : xstrdup("-");
+      cells[k++] = r->cc.timed ? xasprintf("%.3f", r->cc.c.ratio) : xstrdup("-");
+      cells[k++] = ci_text(&r->cc);
+      cells[k++] = p_text(&r->cc);
+    }
+    cells[k++] = xstrdup(verdict_name(r->cc.verdict));
+    size_t row = table_add_row(&t, cells);
+    if (!csv) table_set_colour(&t, row, k - 1, verdict_colour(r->cc.verdict));
+  }
+  char *text = table_render(&t, f, o->colour);
+  fputs(text, stdout);
+  free(text);
+  table_release(&t);
+  if (!csv) {
+    printf("\n");
+    size_t unmatched = s->counts[V_MISSING] + s->counts[V_NEW];
+    if (unmatched) {
+      printf("%s%zu unmatched: %zu only in old (MISSING), %zu only in new (NEW)%s\n", f == TABLE_MD ? "_" : "",
+             unmatched, s->counts[V_MISSING], s->counts[V_NEW], f == TABLE_MD ? "_\n" : "");
+    }
+    char *sum = summary_text(s, n, o->threshold, f == TABLE_MD);
+    fputs(sum, stdout);
+    free(sum);
+    if (f != TABLE_MD)
+      printf("ratio = new/old median time per iteration (below 1 is faster); p: Mann-Whitney U\n");
+    batch_note(rows, n, f == TABLE_MD);
+  }
+}
+
+/* A case timed with another batch (iterations per sample) on each side was
+ * measured differently by the harness: say so, since its ratio may come
+ * from the method and not from the kernel. */
+static int batch_differs(const struct row *r) {
+  return r->cc.timed && r->old->r->batch > 0 && r->new_->r->batch > 0 && r->old->r->batch != r->new_->r->batch;
+}
+
+static void batch_note(const struct row *rows, size_t n, int md) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) count += batch_differs(&rows[i]);
+  if (!count) return;
+  printf("%snote: %zu case%s timed with a different batch (iterations per sample) in old and new, so their ratio "
+         "may come from how they were measured:",
+         md ? "\n" : "", count, count > 1 ? "s" : "");
+  size_t shown = 0;
+  for (size_t i = 0; i < n && shown < 10; i++)
+    if (batch_differs(&rows[i])) {
+      const struct rs_entry *e = rows[i].new_;
+      printf("%s %s%s%s (%d -> %d)", shown ? "," : "", e->plugin, *e->params ? " " : "", e->params,
+             rows[i].old->r->batch, e->r->batch);
+      shown++;
+    }
+  printf("%s\n", count > shown ? ", ..." : "");
+}
+
+static json_t *jnum_or_null(int have, double v) {
+  return have && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *side_json(const struct rs_entry *e, double median) {
+  if (!e) return json_null();
+  json_t *o = json_object();
+  json_object_set_new(o, "status", json_string(case_status_name(e->r->status)));
+  json_object_set_new(o, "median_ns", jnum_or_null(1, median));
+  json_object_set_new(o, "samples", json_integer((json_int_t)e->r->nsamples));
+  json_object_set_new(o, "batch", json_integer(e->r->batch));
+  json_object_set_new(o, "date", json_string(e->date));
+  json_object_set_new(o, "file", json_string(e->path));
+  return o;
+}
+
+static void output_json(const struct row *rows, size_t n, const struct compare_opts *o, const struct summary *s) {
+  json_t *root = json_object();
+  json_object_set_new(root, "schema", json_string("bench-compare/1"));
+  json_object_set_new(root, "old", json_string(o->old_path));
+  json_object_set_new(root, "new", json_string(o->new_path));
+  json_object_set_new(root, "threshold", json_real(o->threshold));
+  json_t *cases = json_array();
+  for (size_t i = 0; i < n; i++) {
+    const struct row *r = &rows[i];
+    const struct rs_entry *e = any_side(r);
+    json_t *c = json_object();
+    json_object_set_new(c, "plugin", json_string(e->plugin));
+    json_t *params = json_object();
+    for (size_t k = 0; k < e->r->nparams; k++)
+      json_object_set_new(params, e->r->params[k].key, json_string(e->r->params[k].value));
+    json_object_set_new(c, "params", params);
+    json_object_set_new(c, "tag", json_string(e->tag));
+    json_object_set_new(c, "old", side_json(r->old, side_median(r->old, &r->cc, 1)));
+    json_object_set_new(c, "new", side_json(r->new_, side_median(r->new_, &r->cc, 0)));
+    json_object_set_new(c, "timer", r->cc.timed ? json_string(r->cc.device ? "device" : "host") : json_null());
+    json_object_set_new(c, "ratio", jnum_or_null(r->cc.timed, r->cc.c.ratio));
+    json_object_set_new(c, "ci_lo", jnum_or_null(r->cc.timed, r->cc.c.lo));
+    json_object_set_new(c, "ci_hi", jnum_or_null(r->cc.timed, r->cc.c.hi));
+    json_object_set_new(c, "p", jnum_or_null(r->cc.timed, r->cc.c.p));
+    json_object_set_new(c, "verdict", json_string(verdict_name(r->cc.verdict)));
+    json_array_append_new(cases, c);
+  }
+  json_object_set_new(root, "cases", cases);
+  json_t *sum = json_object(), *counts = json_object(), *gm = json_object();
+  for (int v = 0; v < V_COUNT; v++)
+    json_object_set_new(counts, verdict_name((enum verdict)v), json_integer((json_int_t)s->counts[v]));
+  for (size_t i = 0; i < s->nplugins; i++)
+    json_object_set_new(gm, s->plugins[i], jnum_or_null(s->ntimed[i] > 0, s->geomean[i]));
+  json_object_set_new(sum, "counts", counts);
+  json_object_set_new(sum, "geomean", gm);
+  json_object_set_new(sum, "geomean_overall", jnum_or_null(s->ntimed_all > 0, s->overall));
+  json_object_set_new(sum, "exit_status", json_integer(s->exit_status));
+  json_object_set_new(root, "summary", sum);
+  char *text = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+  json_decref(root);
+  if (text) printf("%s\n", text);
+  free(text);
+}
+
+int cmd_compare(int argc, char **argv) {
+  struct compare_opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc != 0) {
+    free(o.paths);
+    free(o.plugins);
+    return rc > 0 ? EXIT_OK : EXIT_USAGE;
+  }
+  if (o.by_operation) {
+    rc = compare_by_operation((const char *const *)o.paths, o.npaths, o.plugins, o.nplugins, o.format, o.colour)
+             ? EXIT_USAGE : EXIT_OK;
+    free(o.paths);
+    free(o.plugins);
+    return rc;
+  }
+  struct result_set old, new_;
+  int exit_status = EXIT_USAGE;
+  if (result_set_load(o.old_path, &o.old_sel, &old) != 0) goto out_none;
+  if (result_set_load(o.new_path, &o.new_sel, &new_) != 0) goto out_old;
+  if (!old.n || !new_.n) {
+    error("no results to compare in %s%s (check the path, --plugin and the date/tag selectors)",
+          !old.n ? o.old_path : o.new_path, !old.n ? " (old)" : " (new)");
+    goto out;
+  }
+  int with_tag = !o.old_sel.tag && !o.new_sel.tag && rs_tags_overlap(&old, &new_);
+  size_t n;
+  struct row *rows = match(&old, &new_, with_tag, o.threshold, &n);
+  struct summary s;
+  summarise(rows, n, o.fail_on, &s);
+  if (strcmp(o.format, "json") == 0) output_json(rows, n, &o, &s);
+  else output_table(rows, n, &o, &s);
+  fflush(stdout);
+  exit_status = s.exit_status;
+  summary_release(&s);
+  free(rows);
+out:
+  result_set_release(&new_);
+out_old:
+  result_set_release(&old);
+out_none:
+  free(o.paths);
+  free(o.plugins);
+  return exit_status;
+}

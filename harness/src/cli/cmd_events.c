@@ -1,0 +1,279 @@
+/* bench events FILE [--follow]: a compact table of a run's events file (one
+ * row per case: plugin, case, status, wall seconds, median, GFLOP/s or
+ * GB/s) with the suite's progress and ETA at the bottom.
+ *
+ * Lines that are not JSON objects are skipped, so a log that interleaves the
+ * events with the per-case lines, PROGRESS lines or build output reads as
+ * well as a pure events file; so is a last line the run has not finished
+ * writing. A file holding several suites shows one table per suite.
+ * --follow rereads the file as it grows and redraws the table (in place on a
+ * terminal; otherwise again each time a case finishes) until the last suite
+ * ends or Ctrl-C. FILE "-" reads standard input. Reading the events is
+ * events_read.c's; text from the file is printed escaped (term.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "results/events_read.h"
+#include "cli/progress.h"
+#include "core/term.h"
+#include "core/util.h"
+
+#define USAGE "usage: bench events FILE [--follow]"
+#define LABEL_MAX 60       /* case labels are cut to this many bytes */
+#define POLL_NS 250000000L /* --follow: look for new lines 4 times a second */
+
+static int is_failed(const char *status) {
+  return strcmp(status, "OK") != 0 && strcmp(status, "SKIPPED") != 0 && strcmp(status, "RUNNING") != 0;
+}
+
+static void format_ms(double ms, char *out, size_t len) {
+  double ns = ms * 1e6;
+  if (ns < 1e3) snprintf(out, len, "%.1f ns", ns);
+  else if (ns < 1e6) snprintf(out, len, "%.2f us", ns / 1e3);
+  else if (ns < 1e9) snprintf(out, len, "%.3f ms", ns / 1e6);
+  else snprintf(out, len, "%.3f s", ns / 1e9);
+}
+
+/* The cells of one row. */
+struct row {
+  char num[16], wall[32], median[32], thr[48];
+  char label[LABEL_MAX + 4];
+  char *plugin, *status; /* escaped */
+};
+
+static void make_row(const struct ev_case *c, struct row *r) {
+  snprintf(r->num, sizeof r->num, "%d", c->index + 1);
+  if (c->have & HAVE_WALL) snprintf(r->wall, sizeof r->wall, "%.2f", c->wall_s);
+  else snprintf(r->wall, sizeof r->wall, "-");
+  if (c->have & HAVE_MEDIAN) format_ms(c->median_ms, r->median, sizeof r->median);
+  else snprintf(r->median, sizeof r->median, "-");
+  if (c->have & HAVE_GFLOPS) snprintf(r->thr, sizeof r->thr, "%.3g GFLOP/s", c->gflops);
+  else if (c->have & HAVE_GBPS) snprintf(r->thr, sizeof r->thr, "%.3g GB/s", c->gbps);
+  else snprintf(r->thr, sizeof r->thr, "-");
+  char *label = term_escape(c->label ? c->label : "?");
+  if (strlen(label) > LABEL_MAX) snprintf(r->label, sizeof r->label, "%.*s...", LABEL_MAX - 3, label);
+  else snprintf(r->label, sizeof r->label, "%s", label);
+  free(label);
+  r->plugin = term_escape(c->plugin ? c->plugin : "?");
+  r->status = term_escape(c->status);
+}
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+/* One suite's table; max_rows > 0 shows only the last max_rows cases. */
+static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
+  ev_suite_sort(s);
+  fprintf(f, "preset %s", s->preset ? term_str(s->preset) : "?");
+  if (s->tag) fprintf(f, ", tag %s", term_str(s->tag));
+  fprintf(f, "\n");
+
+  int done = 0, failed = 0, skipped = 0;
+  double done_wall = 0;
+  for (size_t i = 0; i < s->ncases; i++) {
+    const struct ev_case *c = &s->cases[i];
+    if (strcmp(c->status, "RUNNING") == 0) continue;
+    done++;
+    if (c->have & HAVE_WALL) done_wall += c->wall_s;
+    if (strcmp(c->status, "SKIPPED") == 0) skipped++;
+    else if (is_failed(c->status)) failed++;
+  }
+  int total = (size_t)s->total > s->ncases ? s->total : (int)s->ncases;
+
+  size_t first = 0;
+  if (max_rows > 0 && s->ncases > (size_t)max_rows) first = s->ncases - (size_t)max_rows;
+  struct row *rows = xcalloc(s->ncases ? s->ncases : 1, sizeof *rows);
+  int w[7] = {1, 6, 4, 6, 6, 6, 10}; /* #, plugin, case, status, wall s, median, throughput */
+  for (size_t i = first; i < s->ncases; i++) {
+    const struct ev_case *c = &s->cases[i];
+    make_row(c, &rows[i]);
+    w[0] = imax(w[0], (int)strlen(rows[i].num));
+    w[1] = imax(w[1], (int)strlen(rows[i].plugin));
+    w[2] = imax(w[2], (int)strlen(rows[i].label));
+    w[3] = imax(w[3], (int)strlen(rows[i].status));
+    w[4] = imax(w[4], (int)strlen(rows[i].wall));
+    w[5] = imax(w[5], (int)strlen(rows[i].median));
+    w[6] = imax(w[6], (int)strlen(rows[i].thr));
+  }
+  if (s->ncases) {
+    fprintf(f, "%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", w[0], "#", w[1], "plugin", w[2], "case", w[3],
+            "status", w[4], "wall s", w[5], "median", w[6], "throughput");
+    if (first) fprintf(f, "%*s  (%zu earlier cases not shown)\n", w[0], "", first);
+  }
+  for (size_t i = first; i < s->ncases; i++) {
+    fprintf(f, "%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", w[0], rows[i].num, w[1], rows[i].plugin,
+            w[2], rows[i].label, w[3], rows[i].status, w[4], rows[i].wall, w[5], rows[i].median,
+            w[6], rows[i].thr);
+    free(rows[i].plugin);
+    free(rows[i].status);
+  }
+  free(rows);
+
+  if (s->ended) {
+    fprintf(f, "done: %d of %d cases in %.1f s: %d ok, %d skipped, %d failed%s\n", done, total,
+            s->wall_s, done - failed - skipped, skipped, failed,
+            s->interrupted ? " (interrupted)" : "");
+    return;
+  }
+  double percent = total ? 100.0 * done / total : 0, eta = -1;
+  if (s->have_hb) {
+    percent = s->hb_percent;
+    eta = s->hb_eta;
+  } else if (done > 0) {
+    eta = done_wall / done * (total - done);
+  }
+  if (percent < 0) percent = 0;
+  if (percent > 100) percent = 100;
+  char bar[21], etas[32];
+  int filled = (int)(percent / 5 + 0.5);
+  for (int i = 0; i < 20; i++) bar[i] = i < filled ? '#' : '.';
+  bar[20] = '\0';
+  format_eta(eta, etas, sizeof etas);
+  double elapsed = s->start_ts > 0 && s->last_ts > s->start_ts ? s->last_ts - s->start_ts : 0;
+  fprintf(f, "progress: [%s] %3.0f%% (%d/%d)  %d failed  elapsed %.0fs  ETA %s\n", bar, percent, done,
+          total, failed, elapsed, etas);
+}
+
+void ev_log_print(FILE *f, struct ev_log *l, int max_rows) {
+  if (!l->n) {
+    fprintf(f, "no events yet\n");
+    return;
+  }
+  for (size_t i = 0; i < l->n; i++) {
+    if (i) fprintf(f, "\n");
+    print_suite(f, &l->suites[i], i + 1 == l->n ? max_rows : 0);
+  }
+}
+
+static volatile sig_atomic_t stop_follow;
+static void on_signal(int sig) {
+  (void)sig;
+  stop_follow = 1;
+}
+
+/* Read what is there now (a pipe: what the next read brings). 1 at the
+ * end of a pipe, when nothing more will come; -1 on a read error. */
+static int read_available(int fd, int regular, struct ev_log *l) {
+  char buf[65536];
+  for (;;) {
+    ssize_t got = read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) return 0;
+    if (got < 0) return -1;
+    if (got == 0) return regular ? 0 : 1;
+    ev_log_feed(l, buf, (size_t)got);
+    if (!regular) return 0;
+  }
+}
+
+static int all_ended(const struct ev_log *l) { return l->n && l->suites[l->n - 1].ended; }
+
+static int follow(int fd, const char *path, int regular, struct ev_log *l) {
+  int tty = isatty(1);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal; /* no SA_RESTART: a blocked read or sleep returns */
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  int drawn = 0;
+  for (;;) {
+    struct stat st;
+    if (regular && fstat(fd, &st) == 0 && st.st_size < lseek(fd, 0, SEEK_CUR)) {
+      /* The file shrank: it was rewritten; start over. */
+      ev_log_release(l);
+      lseek(fd, 0, SEEK_SET);
+      l->changed = 1;
+    }
+    int rc = read_available(fd, regular, l);
+    if (rc < 0) return error("cannot read '%s': %s", path, strerror(errno));
+    int end = all_ended(l) || rc == 1 || stop_follow;
+    if (end) ev_log_feed_end(l);
+    if (tty) {
+      struct winsize ws;
+      int rows = ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 8 ? ws.ws_row - 6 : 0;
+      printf("\033[H\033[J");
+      ev_log_print(stdout, l, end ? 0 : rows);
+      fflush(stdout);
+    } else if (l->changed || !drawn) {
+      /* Not a terminal: the table again each time a case starts or ends. */
+      if (drawn) printf("\n");
+      ev_log_print(stdout, l, 0);
+      fflush(stdout);
+    }
+    drawn = 1;
+    l->changed = 0;
+    if (end) return 0;
+    if (regular) {
+      struct timespec ts = {0, POLL_NS};
+      nanosleep(&ts, NULL);
+    }
+  }
+}
+
+int cmd_events(int argc, char **argv) {
+  static const struct option longopts[] = {{"follow", no_argument, NULL, 'f'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  int follow_mode = 0;
+  opterr = 0;
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, ":fh", longopts, NULL)) != -1) {
+    if (c == 'f') {
+      follow_mode = 1;
+    } else if (c == 'h') {
+      printf("%s\n", USAGE);
+      return EXIT_OK;
+    } else {
+      error("unknown option '%s' (%s)", argv[optind - 1], USAGE);
+      return EXIT_USAGE;
+    }
+  }
+  if (argc - optind != 1) {
+    error(argc - optind ? "expected one events file (%s)" : "missing the events file (%s)", USAGE);
+    return EXIT_USAGE;
+  }
+  const char *path = argv[optind];
+  int from_stdin = strcmp(path, "-") == 0;
+  int fd = from_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error("cannot open events file '%s': %s", path, strerror(errno));
+    return EXIT_USAGE;
+  }
+  struct stat st;
+  /* A file, a pipe or a FIFO (a run still writing), a terminal; never a
+   * folder or a device such as /dev/zero, which would be read forever. */
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) ||
+      ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !isatty(fd))) {
+    if (!from_stdin) close(fd);
+    error("'%s' is not an events file", path);
+    return EXIT_USAGE;
+  }
+  int regular = S_ISREG(st.st_mode);
+  struct ev_log l;
+  memset(&l, 0, sizeof l);
+  int rc = 0;
+  if (follow_mode) {
+    rc = follow(fd, path, regular, &l);
+  } else {
+    while ((rc = read_available(fd, 0, &l)) == 0) {
+    }
+    if (rc < 0) error("cannot read '%s': %s", path, strerror(errno));
+    else rc = 0;
+    ev_log_feed_end(&l);
+    ev_log_print(stdout, &l, 0);
+  }
+  if (!from_stdin) close(fd);
+  ev_log_release(&l);
+  return rc ? EXIT_USAGE : EXIT_OK;
+}

@@ -1,0 +1,72 @@
+/* bench --list: every plugin found, whether it can run here, and why not.
+ * Everything a plugin wrote (names, descriptions, choices, defaults, skip
+ * reasons) is printed escaped (term.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "plan/plugin_select.h"
+#include "plan/preset.h"
+#include "run/runner.h"
+#include "core/term.h"
+#include "core/util.h"
+
+#define PROBE_TIMEOUT_S 30.0
+
+static const char *type_name(enum bench_param_type t) {
+  switch (t) {
+  case BENCH_PARAM_INT: return "int";
+  case BENCH_PARAM_FLOAT: return "float";
+  case BENCH_PARAM_STRING: return "string";
+  }
+  return "?";
+}
+
+static void print_params(const struct bench_plugin *p) {
+  for (const struct bench_param *q = p->params; q->name; q++) {
+    printf("    %-12s %-6s", term_str(q->name), type_name(q->type));
+    if (q->choices) printf(" {%s}", term_str(q->choices));
+    if (q->min != 0 || q->max != 0) printf(" [%g, %g]", q->min, q->max);
+    if (q->zip) printf(" zip %d", q->zip);
+    printf("  %s\n", q->description ? term_str(q->description) : "");
+    printf("    %-12s        defaults:", "");
+    for (int t = 0; t < BENCH_TIER_COUNT; t++)
+      printf(" %s=%s", tier_name((enum bench_tier)t), q->defaults[t] ? term_str(q->defaults[t]) : "(standard)");
+    printf("\n");
+  }
+}
+
+int cmd_list(const struct options *o) {
+  struct plugin_set set;
+  if (plugins_load(o->plugin_dirs, o->nplugin_dirs, &set) != 0) return EXIT_USAGE;
+  const struct plugin **sel;
+  size_t nsel;
+  if (plugins_select(&set, o->plugins, o->nplugins, &sel, &nsel) != 0) {
+    plugin_set_release(&set);
+    return EXIT_USAGE;
+  }
+  size_t wname = 4, wback = 7;
+  for (size_t i = 0; i < nsel; i++) {
+    if (strlen(term_str(sel[i]->desc->name)) > wname) wname = strlen(term_str(sel[i]->desc->name));
+    if (strlen(term_str(sel[i]->desc->backend)) > wback) wback = strlen(term_str(sel[i]->desc->backend));
+  }
+  for (size_t i = 0; i < nsel; i++) {
+    const struct bench_plugin *p = sel[i]->desc;
+    char reason[512];
+    int ok = probe_in_child(sel[i], PROBE_TIMEOUT_S, o->debug, reason, sizeof reason) == BENCH_OK;
+    char *status = ok ? xstrdup("runnable") : xasprintf("not runnable: %s", reason);
+    printf("%-*s  %-*s  %s  %s\n", (int)wname, term_str(p->name), (int)wback, term_str(p->backend),
+           term_str(status), term_str(p->description));
+    free(status);
+    if (o->verbose) {
+      printf("    file: %s\n", term_str(sel[i]->path));
+      print_params(p);
+    }
+  }
+  if (nsel == 0) fprintf(stderr, "bench: no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)\n");
+  fflush(stdout);
+  free(sel);
+  plugin_set_release(&set);
+  return EXIT_OK;
+}

@@ -1,0 +1,339 @@
+/* bench [--preset P] [--plugin X]...: run the selected plugins' cases under a
+ * preset, each in its own child, and keep every result as it comes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plan/case_filter.h"
+#include "analyze/baseline.h"
+#include "plan/cases.h"
+#include "core/child.h"
+#include "cli/commands.h"
+#include "run/env.h"
+#include "run/events.h"
+#include "plan/param_cli.h"
+#include "plan/plugin_loader.h"
+#include "plan/plugin_select.h"
+#include "plan/preset.h"
+#include "cli/progress.h"
+#include "results/io.h"
+#include "run/runner.h"
+#include "core/term.h"
+#include "core/util.h"
+
+#ifndef BENCH_REL_PRESET_DIR
+#define BENCH_REL_PRESET_DIR "share/bench/presets"
+#endif
+
+/* Everything one run holds. */
+struct suite {
+  const struct options *opt;
+  struct preset preset;
+  struct case_list cases;
+  const struct plugin **plugins; /* selected, in run order */
+  size_t nplugins;
+  struct events events;
+  struct progress progress;
+  FILE *out;                     /* human-readable per-case lines */
+  double t0;
+  int total, done, failed, skipped;
+  double done_wall;              /* sum of wall time of finished cases */
+  /* the case running now, for heartbeats */
+  const char *cur_plugin;
+  const char *cur_label;
+  int cur_index;
+  struct baseline *baseline;     /* --baseline, or NULL */
+  int isolation_case;            /* one process per case (else one worker per plugin) */
+};
+
+static int mkdir_p(const char *path) {
+  if (!*path) return error("the results folder name is empty");
+  char *p = xstrdup(path);
+  int rc = 0;
+  for (char *s = p + 1; rc == 0; s++) {
+    if (*s == '/' || *s == '\0') {
+      char c = *s;
+      *s = '\0';
+      if (mkdir(p, 0777) != 0 && errno != EEXIST) rc = error("cannot create folder '%s': %s", p, strerror(errno));
+      *s = c;
+      if (!c) break;
+    }
+  }
+  if (rc == 0) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) rc = error("'%s' is not a folder", path);
+  }
+  free(p);
+  return rc;
+}
+
+static int plugin_name_in(const char *name, const struct bench_plugin **descs, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(descs[i]->name, name) == 0) return 1;
+  return 0;
+}
+
+static double expected_case_s(const struct suite *s) {
+  if (s->done > 0) return s->done_wall / s->done;
+  const struct run_policy *p = &s->preset.policy;
+  return p->warmup_s + p->max_time_s + 0.5;
+}
+
+static void heartbeat(void *arg, double elapsed) {
+  struct suite *s = arg;
+  double est = expected_case_s(s);
+  double frac = elapsed / (est > 0 ? est : 1);
+  if (frac > 0.99) frac = 0.99;
+  double case_eta = est - elapsed > 0 ? est - elapsed : -1;
+  double suite_frac = (s->done + frac) / (s->total ? s->total : 1);
+  double suite_eta = (s->total - s->done - frac) * est;
+  events_heartbeat(&s->events, s->cur_plugin, s->cur_label, s->cur_index, elapsed, frac * 100,
+                   case_eta, suite_frac * 100, suite_eta);
+  progress_show(&s->progress, suite_frac * 100, s->done, s->total, s->cur_plugin, s->cur_label,
+                suite_eta, 0);
+}
+
+static void format_time(double ns, char *out, size_t len) {
+  if (ns < 1e3) snprintf(out, len, "%.1f ns", ns);
+  else if (ns < 1e6) snprintf(out, len, "%.2f us", ns / 1e3);
+  else if (ns < 1e9) snprintf(out, len, "%.3f ms", ns / 1e6);
+  else snprintf(out, len, "%.3f s", ns / 1e9);
+}
+
+/* One line per finished case, like a test runner's. */
+static void print_case(struct suite *s, const struct case_result *r, const char *label) {
+  progress_clear(&s->progress);
+  fprintf(s->out, "[%*d/%d] %s%s%s: %s", s->total >= 100 ? 3 : 2, r->index + 1, s->total, term_str(r->plugin),
+          *label ? " " : "", term_str(label), case_status_name(r->status));
+  if (r->status == CASE_OK) {
+    const struct stats *t = case_time(r);
+    char med[32];
+    format_time(t->median, med, sizeof med);
+    fprintf(s->out, "  median %s", med);
+    if (t->median > 0 && t->n >= 2) fprintf(s->out, " +-%.2f%%", (t->ci_hi - t->ci_lo) / 2 / t->median * 100);
+    fprintf(s->out, " (%s)  cv %.2f%%  n=%zu", case_timer_name(r), t->cv * 100, r->nsamples);
+    if (r->batch > 1) fprintf(s->out, "  batch %d", r->batch);
+    /* Many outliers (hyperfine warns on them): the median is robust, the
+     * machine was busy. */
+    if (t->outliers >= 2 && t->outliers * 20 >= t->n)
+      fprintf(s->out, "  outliers %zu (%.0f%%)", t->outliers, 100.0 * (double)t->outliers / (double)t->n);
+    if (r->flops > 0) fprintf(s->out, "  %.3g GFLOP/s", case_gflops(r));
+    if (r->bytes > 0) fprintf(s->out, "  %.3g GB/s", case_gbps(r));
+    if (r->items > 0)
+      fprintf(s->out, "  %.3g %s/s (%.3g ns each)", case_items_per_s(r), term_str(r->item_unit),
+              case_ns_per_item(r));
+    if (r->check.checked) fprintf(s->out, "  max_abs_err %.2g (%s)", r->check.max_abs_err, term_str(r->check.method));
+    if (r->determinism != DET_NOT_CHECKED) fprintf(s->out, "  %s", determinism_name(r->determinism));
+    const char *bl = kv_list_get(r->ninfo, r->info, "baseline");
+    if (bl) fprintf(s->out, "  baseline: %s", bl);
+    if (!r->settled) fprintf(s->out, "\n      %s", r->settle_note ? term_str(r->settle_note) : "did not settle");
+  } else if (r->message) {
+    fprintf(s->out, "  %s", term_str(r->message));
+  }
+  if (r->status != CASE_OK && kv_list_get(r->ninfo, r->info, "baseline"))
+    fprintf(s->out, "  (baseline: %s)", kv_list_get(r->ninfo, r->info, "baseline"));
+  fprintf(s->out, "\n");
+  const char *plugin_note = kv_list_get(r->ninfo, r->info, "note");
+  if (plugin_note) fprintf(s->out, "      note: %s\n", term_str(plugin_note));
+  if (case_status_failed(r->status) && r->stderr_tail) {
+    char *copy = xstrdup(r->stderr_tail), *save = NULL;
+    for (char *ln = strtok_r(copy, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
+      fprintf(s->out, "      | %s\n", term_str(ln));
+    free(copy);
+  }
+  fflush(s->out);
+}
+
+static struct run_file *run_file_new(const struct suite *s, int argc, char **argv,
+                                     const struct plugin *pl) {
+  struct run_file *f = xcalloc(1, sizeof *f);
+  run_env_collect(&f->env, argc, argv, s->preset.name, s->preset.sha256, s->opt->tag,
+                  s->opt->debug ? "debug" : "perf");
+  f->plugin = xstrdup(pl->desc->name);
+  f->plugin_path = xstrdup(pl->path);
+  f->plugin_sha256 = xstrdup(pl->sha256);
+  return f;
+}
+
+/* The plugin being run: its result file and where its cases are. */
+struct plugin_pass {
+  struct suite *s;
+  const struct plugin *pl;
+  size_t first;        /* suite index of its first case */
+  struct run_file *f;
+  struct results_run saver; /* journal + periodic rewrite, see results_run_add */
+  int rc, save_failed;
+  char *label;         /* of the case running now */
+};
+
+static void case_begins(void *arg, size_t k) {
+  struct plugin_pass *pp = arg;
+  struct suite *s = pp->s;
+  const struct case_def *c = &s->cases.cases[pp->first + k];
+  int index = (int)(pp->first + k);
+  free(pp->label);
+  pp->label = case_label(c);
+  struct case_result id;
+  case_identity(&id, pp->pl, c, index);
+  events_test_start(&s->events, &id, pp->label, index, s->total, s->preset.policy.timeout_s);
+  case_result_release(&id);
+  s->cur_plugin = pp->pl->desc->name;
+  s->cur_label = pp->label;
+  s->cur_index = index;
+  progress_show(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
+                pp->pl->desc->name, pp->label, (s->total - s->done) * expected_case_s(s), 1);
+}
+
+static void case_ends(void *arg, size_t k, struct case_result *r) {
+  struct plugin_pass *pp = arg;
+  struct suite *s = pp->s;
+  (void)k;
+  pp->f->cases = xrealloc(pp->f->cases, (pp->f->ncases + 1) * sizeof *pp->f->cases);
+  pp->f->cases[pp->f->ncases++] = *r; /* the file owns it now */
+  r = &pp->f->cases[pp->f->ncases - 1];
+  const char *label = pp->label ? pp->label : "";
+  baseline_annotate(s->baseline, r);
+  s->done++;
+  s->done_wall += r->wall_s;
+  if (case_status_failed(r->status)) s->failed++;
+  if (r->status == CASE_SKIPPED) s->skipped++;
+  events_test_end(&s->events, r, label);
+  print_case(s, r, label);
+  s->cur_label = NULL;
+  if (!pp->save_failed && results_run_add(&pp->saver, pp->f) != 0) {
+    pp->save_failed = 1; /* said once; the rest of the suite still runs */
+    pp->rc = -1;
+  }
+}
+
+/* Run every case of one plugin; each case is saved as it ends (journal +
+ * periodic rewrite, see results_run_add), so an interrupted or killed run
+ * keeps what was measured. Returns 0, or -1 when the result file could not
+ * be written. */
+static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t *next_case) {
+  const struct plugin *pl = s->plugins[pi];
+  struct plugin_pass pp = {s, pl, *next_case, run_file_new(s, argc, argv, pl), {0}, 0, 0, NULL};
+  results_run_init(&pp.saver, s->opt->results_dir);
+  size_t n = 0;
+  while (*next_case + n < s->cases.n && s->cases.cases[*next_case + n].plugin_index == pi) n++;
+  struct plugin_job job = {pl, &s->cases.cases[*next_case], n, (int)*next_case,
+                           &s->preset.policy, s->isolation_case, s->opt->debug,
+                           heartbeat, s, case_begins, case_ends, &pp};
+  run_plugin_cases(&job);
+  *next_case += n;
+  if (!pp.save_failed && results_run_finish(&pp.saver, pp.f) != 0) pp.rc = -1;
+  results_run_release(&pp.saver);
+  run_file_release(pp.f);
+  free(pp.f);
+  free(pp.label);
+  return pp.rc;
+}
+
+static char *preset_dir(void) {
+  char *ed = exe_dir();
+  char *d = xasprintf("%s/../%s", ed, BENCH_REL_PRESET_DIR);
+  free(ed);
+  return d;
+}
+
+/* Everything that can be wrong with the command is found here, before any
+ * case runs or any file is written. */
+static int prepare(struct suite *s, const struct options *o, struct plugin_set *set) {
+  char *pdir = preset_dir();
+  const char *dirs[] = {pdir};
+  char *path = preset_resolve(o->preset, dirs, 1);
+  free(pdir);
+  if (!path) return -1;
+  int rc = preset_load(path, &s->preset);
+  free(path);
+  if (rc != 0) return -1;
+  if (plugins_load(o->plugin_dirs, o->nplugin_dirs, set) != 0) return -1;
+  if (plugins_select(set, o->plugins, o->nplugins, &s->plugins, &s->nplugins) != 0) return -1;
+  if (s->nplugins == 0) return error("no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)");
+  const struct bench_plugin **descs = xcalloc(s->nplugins, sizeof *descs);
+  const char **known = xcalloc(set->n ? set->n : 1, sizeof *known);
+  for (size_t i = 0; i < s->nplugins; i++) descs[i] = s->plugins[i]->desc;
+  for (size_t i = 0; i < set->n; i++) known[i] = set->items[i].desc->name;
+  /* Sections of plugins found but not selected are checked too. */
+  const struct bench_plugin **others = xcalloc(set->n ? set->n : 1, sizeof *others);
+  size_t nothers = 0;
+  for (size_t i = 0; i < set->n; i++)
+    if (!plugin_name_in(set->items[i].desc->name, descs, s->nplugins)) others[nothers++] = set->items[i].desc;
+  int checked = cases_check_preset(others, nothers, &s->preset);
+  free(others);
+  rc = param_cli_apply(&s->preset, descs, s->nplugins, o->params, o->nparams);
+  if (rc == 0) rc = cases_expand(descs, s->nplugins, known, set->n, &s->preset, &s->cases);
+  if (rc == 0) rc = case_filter_apply(o->filters, o->nfilters, descs, s->nplugins, &s->cases);
+  free(descs);
+  free(known);
+  if (rc != 0 || checked != 0) return -1;
+  s->total = (int)s->cases.n;
+  if (o->baseline) {
+    s->baseline = xcalloc(1, sizeof *s->baseline);
+    if (baseline_load(s->baseline, o->baseline) != 0) return -1;
+  }
+  s->isolation_case = o->isolation ? o->isolation == 2 : s->preset.policy.isolation_case;
+  if (mkdir_p(o->results_dir) != 0) return -1;
+  /* Can it take this run's files? Found now, not after the whole suite. */
+  const char **names = xcalloc(s->nplugins, sizeof *names);
+  for (size_t i = 0; i < s->nplugins; i++) names[i] = s->plugins[i]->desc->name;
+  rc = results_check_dir(o->results_dir, names, s->nplugins, s->preset.name, o->tag);
+  free(names);
+  if (rc != 0) return -1;
+  if (events_open(&s->events, o->events) != 0) return -1;
+  return 0;
+}
+
+int cmd_run(int argc, char **argv, const struct options *o) {
+  struct suite s;
+  memset(&s, 0, sizeof s);
+  s.opt = o;
+  struct plugin_set set = {0};
+  int exit_code = EXIT_OK;
+  if (prepare(&s, o, &set) != 0) {
+    exit_code = EXIT_USAGE;
+    goto out;
+  }
+  child_install_signal_handlers();
+  progress_init(&s.progress);
+  s.out = o->events && strcmp(o->events, "-") == 0 ? stderr : stdout;
+  s.t0 = now_s();
+  const char **names = xcalloc(s.nplugins, sizeof *names);
+  for (size_t i = 0; i < s.nplugins; i++) names[i] = s.plugins[i]->desc->name;
+  events_suite_start(&s.events, s.total, names, s.nplugins, s.preset.name, o->tag);
+  free(names);
+  fprintf(s.out, "bench %s: preset %s (%s), %d cases in %zu plugins, results in %s\n", bench_version(),
+          term_str(s.preset.name), tier_name(s.preset.policy.tier), s.total, s.nplugins, term_str(o->results_dir));
+  fflush(s.out);
+
+  int save_failed = 0;
+  size_t next = 0;
+  for (size_t pi = 0; pi < s.nplugins && !child_interrupted(); pi++)
+    if (run_plugin(&s, argc, argv, pi, &next) != 0) save_failed = 1;
+  child_kill_descendants(NULL, 0); /* the last worker, and anything it kept */
+
+  progress_clear(&s.progress);
+  int interrupted = child_interrupted() != 0;
+  if (rollup_write(o->results_dir) != 0) save_failed = 1;
+  double wall = now_s() - s.t0;
+  events_suite_end(&s.events, s.done, s.failed, s.skipped, s.total, wall, interrupted);
+  fprintf(s.out, "bench: %d of %d cases run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
+          wall, s.done - s.failed - s.skipped, s.skipped, s.failed,
+          interrupted ? " (interrupted; results so far are kept)" : "");
+  if (save_failed) error("some results could not be written to '%s' (see above); the run counts as failed", o->results_dir);
+  if (interrupted)
+    exit_code = EXIT_INTERRUPTED;
+  else if (s.failed || save_failed)
+    exit_code = EXIT_FAILED;
+out:
+  events_close(&s.events);
+  case_list_release(&s.cases);
+  preset_release(&s.preset);
+  if (s.baseline) baseline_release(s.baseline);
+  free(s.baseline);
+  free(s.plugins);
+  plugin_set_release(&set);
+  return exit_code;
+}

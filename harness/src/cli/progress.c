@@ -1,0 +1,73 @@
+#include "cli/progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/term.h"
+#include "core/util.h"
+
+#define BAR_WIDTH 20
+#define PIPE_INTERVAL_S 10.0
+
+void progress_init(struct progress *p) {
+  memset(p, 0, sizeof *p);
+  p->tty = isatty(2);
+}
+
+/* Beyond this many hours (about 11 years) an ETA says only that it is long. */
+#define ETA_MAX_H 99999
+
+void format_eta(double s, char *out, unsigned len) {
+  if (!(s >= 0)) { /* negative or NaN: unknown */
+    snprintf(out, len, "-");
+  } else if (s < 59.5) {
+    snprintf(out, len, "%.0fs", s);
+  } else if (s < 3570) {
+    snprintf(out, len, "%.0fm", s / 60);
+  } else if (s < (ETA_MAX_H + 1) * 3600.0) {
+    long long m = llround(s / 60); /* whole minutes, then hours and minutes */
+    snprintf(out, len, "%lldh%02lldm", m / 60, m % 60);
+  } else {
+    snprintf(out, len, ">%dh", ETA_MAX_H);
+  }
+}
+
+void progress_show(struct progress *p, double percent, int done, int total, const char *plugin,
+                   const char *label, double eta_s, int force) {
+  double now = now_s();
+  /* Not a terminal (a log): a whole line at most every second at a case's
+   * start, every PIPE_INTERVAL_S otherwise. */
+  if (!p->tty && now - p->last_print < (force ? 1.0 : PIPE_INTERVAL_S)) return;
+  if (percent < 0) percent = 0;
+  if (percent > 100) percent = 100;
+  char bar[BAR_WIDTH + 1];
+  int filled = (int)(percent / 100 * BAR_WIDTH + 0.5);
+  for (int i = 0; i < BAR_WIDTH; i++) bar[i] = i < filled ? '#' : '.';
+  bar[BAR_WIDTH] = '\0';
+  char eta[32];
+  format_eta(eta_s, eta, sizeof eta);
+  char line[512];
+  snprintf(line, sizeof line, "PROGRESS: [%s] %3.0f%% (%d/%d) %s %s ETA %s", bar, percent, done,
+           total, term_str(plugin), term_str(label), eta);
+  if (p->tty) {
+    /* Fit the terminal line: never wrap, or \r cannot redraw it. */
+    line[sizeof line - 1] = '\0';
+    if (strlen(line) > 160) strcpy(line + 157, "...");
+    fprintf(stderr, "\r\033[K%s", line);
+    p->shown = 1;
+  } else {
+    fprintf(stderr, "%s\n", line);
+    p->last_print = now;
+  }
+  fflush(stderr);
+}
+
+void progress_clear(struct progress *p) {
+  if (p->tty && p->shown) {
+    fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+    p->shown = 0;
+  }
+}

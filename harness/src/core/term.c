@@ -1,0 +1,98 @@
+/* Escaping text for the terminal (see term.h). */
+#include "core/term.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TERM_RING 8
+
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 if none starts
+ * there. Overlong forms, surrogates and values above U+10FFFF are invalid. */
+static size_t utf8_len(const unsigned char *s) {
+  unsigned char c = s[0];
+  size_t n;
+  unsigned min;
+  unsigned v;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) n = 2, v = c & 0x1F, min = 0x80;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3, v = c & 0x0F, min = 0x800;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4, v = c & 0x07, min = 0x10000;
+  else return 0;
+  for (size_t i = 1; i < n; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0; /* also stops at the NUL */
+    v = (v << 6) | (s[i] & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  return n;
+}
+
+/* How c is written, or NULL when it is kept. */
+static const char *named(unsigned char c) {
+  switch (c) {
+  case '\n': return "\\n";
+  case '\r': return "\\r";
+  case '\t': return "\\t";
+  }
+  return NULL;
+}
+
+void term_escape_add(struct strbuf *sb, const char *s) {
+  if (!s) {
+    strbuf_adds(sb, "(null)");
+    return;
+  }
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    /* The longest run that needs nothing. */
+    const unsigned char *run = p;
+    for (;;) {
+      if (*p >= 0x20 && *p < 0x7F) {
+        p++;
+        continue;
+      }
+      if (*p >= 0x80) {
+        size_t n = utf8_len(p);
+        if (n && !(n == 2 && p[0] == 0xC2 && p[1] < 0xA0)) {
+          p += n;
+          continue;
+        }
+      }
+      break;
+    }
+    if (p > run) strbuf_add(sb, (const char *)run, (size_t)(p - run));
+    if (!*p) break;
+    if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) {
+      strbuf_addf(sb, "\\u%04x", p[1]);
+      p += 2;
+    } else if (named(*p)) {
+      strbuf_adds(sb, named(*p));
+      p++;
+    } else {
+      strbuf_addf(sb, "\\x%02x", *p);
+      p++;
+    }
+  }
+}
+
+char *term_escape(const char *s) {
+  struct strbuf sb = STRBUF_INIT;
+  term_escape_add(&sb, s);
+  return strbuf_detach(&sb);
+}
+
+const char *term_str(const char *s) {
+  static _Thread_local char *ring[TERM_RING];
+  static _Thread_local unsigned next;
+  unsigned i = next++ % TERM_RING;
+  free(ring[i]);
+  ring[i] = term_escape(s);
+  return ring[i];
+}
+
+int term_needs_escape(const char *s) {
+  char *e = term_escape(s);
+  int differs = !s || strcmp(e, s) != 0;
+  free(e);
+  return differs;
+}

@@ -1,0 +1,665 @@
+/* The JSON form of results (jansson): a whole run file, pretty, and one case
+ * on one line (what a measuring child sends its parent); and reading both
+ * back exactly. */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/io.h"
+
+#define DUMP_REAL JSON_REAL_PRECISION(17) /* %.17g: every double round-trips */
+
+/* ---- writing ---------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF). */
+static size_t utf8_seq_len(const unsigned char *s) {
+  unsigned char c = s[0];
+  if (c < 0x80) return 1;
+  size_t len;
+  unsigned cp;
+  if (c >= 0xc2 && c <= 0xdf) {
+    len = 2;
+    cp = c & 0x1fu;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    len = 3;
+    cp = c & 0x0fu;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4;
+    cp = c & 0x07u;
+  } else {
+    return 0;
+  }
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3fu);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+      (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return len;
+}
+
+/* s with every byte that is not part of valid UTF-8 replaced by U+FFFD. */
+static char *utf8_sanitize(const char *s) {
+  struct strbuf sb = STRBUF_INIT;
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    size_t n = utf8_seq_len(p);
+    if (n) {
+      strbuf_add(&sb, (const char *)p, n);
+      p += n;
+    } else {
+      strbuf_adds(&sb, "\xef\xbf\xbd");
+      p++;
+    }
+  }
+  return strbuf_detach(&sb);
+}
+
+static json_t *jstr(const char *s) {
+  if (!s) return json_null();
+  json_t *j = json_string(s);
+  if (!j) {
+    char *clean = utf8_sanitize(s);
+    j = json_string(clean);
+    free(clean);
+  }
+  return j;
+}
+
+static json_t *jnum(double v) {
+  if (isnan(v)) return json_string("NaN");
+  if (isinf(v)) return json_string(v > 0 ? "Infinity" : "-Infinity");
+  return json_real(v);
+}
+
+static json_t *ju64(uint64_t v) {
+  if (v > (uint64_t)INT64_MAX) return json_real((double)v);
+  return json_integer((json_int_t)v);
+}
+
+/* Set obj[key] = val (taking val); a key that is not valid UTF-8 is cleaned. */
+static void put(json_t *obj, const char *key, json_t *val) {
+  if (json_object_set_new(obj, key, val) != 0) {
+    char *clean = utf8_sanitize(key);
+    json_object_set_new(obj, clean, val);
+    free(clean);
+  }
+}
+
+static json_t *kv_to_json(size_t n, const struct kv *list) {
+  json_t *o = json_object();
+  for (size_t i = 0; i < n; i++) put(o, list[i].key, jstr(list[i].value));
+  return o;
+}
+
+static int stats_empty(const struct stats *s) {
+  return s->n == 0 && s->min == 0 && s->q1 == 0 && s->median == 0 && s->q3 == 0 &&
+         s->max == 0 && s->mean == 0 && s->stddev == 0 && s->cv == 0;
+}
+
+static json_t *stats_to_json(const struct stats *s) {
+  if (stats_empty(s)) return json_null();
+  json_t *o = json_object();
+  put(o, "n", ju64(s->n));
+  put(o, "min", jnum(s->min));
+  put(o, "q1", jnum(s->q1));
+  put(o, "median", jnum(s->median));
+  put(o, "q3", jnum(s->q3));
+  put(o, "max", jnum(s->max));
+  put(o, "mean", jnum(s->mean));
+  put(o, "stddev", jnum(s->stddev));
+  put(o, "cv", jnum(s->cv));
+  put(o, "ci_lo", jnum(s->ci_lo)); /* 95% CI of the median */
+  put(o, "ci_hi", jnum(s->ci_hi));
+  put(o, "drift", jnum(s->drift)); /* relative half-width from block medians */
+  put(o, "outliers", ju64(s->outliers));
+  return o;
+}
+
+static json_t *samples_to_json(const double *x, size_t n) {
+  if (!x) return n ? json_null() : json_array();
+  json_t *a = json_array();
+  for (size_t i = 0; i < n; i++) json_array_append_new(a, jnum(x[i]));
+  return a;
+}
+
+static json_t *check_to_json(const struct check_result *c) {
+  json_t *o = json_object();
+  put(o, "checked", json_boolean(c->checked));
+  put(o, "pass", json_boolean(c->pass));
+  put(o, "method", jstr(c->method));
+  put(o, "max_abs_err", jnum(c->max_abs_err));
+  put(o, "max_rel_err", jnum(c->max_rel_err));
+  put(o, "rtol", jnum(c->rtol));
+  put(o, "atol", jnum(c->atol));
+  put(o, "compared", ju64(c->compared));
+  put(o, "mismatches", ju64(c->mismatches));
+  put(o, "first_bad", json_integer((json_int_t)c->first_bad));
+  put(o, "bad_out", jnum(c->bad_out));
+  put(o, "bad_ref", jnum(c->bad_ref));
+  put(o, "message", jstr(c->message));
+  return o;
+}
+
+static json_t *case_to_json(const struct case_result *r) {
+  json_t *o = json_object();
+  put(o, "index", json_integer(r->index));
+  put(o, "plugin", jstr(r->plugin));
+  put(o, "backend", jstr(r->backend));
+  put(o, "operation", jstr(r->operation));
+  put(o, "params", kv_to_json(r->nparams, r->params));
+  put(o, "status", json_string(case_status_name(r->status)));
+  put(o, "message", jstr(r->message));
+  put(o, "stderr_tail", jstr(r->stderr_tail));
+  put(o, "exit_code", json_integer(r->exit_code));
+  put(o, "signal", json_integer(r->signal));
+  put(o, "wall_s", jnum(r->wall_s));
+  put(o, "flops", jnum(r->flops));
+  put(o, "bytes", jnum(r->bytes));
+  put(o, "batch", json_integer(r->batch));
+  put(o, "warmup_iters", json_integer(r->warmup_iters));
+  put(o, "nsamples", ju64(r->nsamples));
+  /* Derived, for tools; ignored when read back. */
+  put(o, "timer", r->host.n || r->device.n ? json_string(case_timer_name(r)) : json_null());
+  double gf = case_gflops(r), gb = case_gbps(r);
+  put(o, "gflops", gf > 0 ? jnum(gf) : json_null());
+  put(o, "gbps", gb > 0 ? jnum(gb) : json_null());
+  if (r->items > 0) { /* ABI 1.1 per-item unit: only when the plugin declared one */
+    put(o, "items", jnum(r->items));
+    put(o, "item_unit", jstr(r->item_unit));
+    double ipers = case_items_per_s(r);
+    put(o, "ns_per_item", ipers > 0 ? jnum(case_ns_per_item(r)) : json_null());
+    put(o, "items_per_s", ipers > 0 ? jnum(ipers) : json_null());
+  }
+  put(o, "host", stats_to_json(&r->host));
+  put(o, "device", stats_to_json(&r->device));
+  put(o, "settled", json_boolean(r->settled));
+  put(o, "target_cv", jnum(r->target_cv));
+  put(o, "settle_note", jstr(r->settle_note));
+  put(o, "check", check_to_json(&r->check));
+  put(o, "determinism", json_string(determinism_name(r->determinism)));
+  put(o, "output_hash", r->output_hash[0] ? jstr(r->output_hash) : json_null());
+  put(o, "info", kv_to_json(r->ninfo, r->info));
+  json_t *s = json_object();
+  put(s, "host_ns", samples_to_json(r->host_ns, r->nsamples));
+  put(s, "device_ns", r->device_ns ? samples_to_json(r->device_ns, r->nsamples) : json_null());
+  put(o, "samples", s);
+  return o;
+}
+
+/* [{"level": 1, "bytes": 32768, "shared_by": null, "source": "sysfs"}, ...] */
+static json_t *caches_to_json(const struct cpu_caches *c) {
+  json_t *a = json_array();
+  for (int lv = 1; lv <= CACHE_LEVELS; lv++) {
+    const struct cache_level *l = &c->level[lv];
+    if (l->bytes <= 0) continue;
+    json_t *o = json_object();
+    put(o, "level", json_integer(lv));
+    put(o, "bytes", json_integer(l->bytes));
+    put(o, "shared_by", l->shared_by > 0 ? json_integer(l->shared_by) : json_null());
+    put(o, "source", json_string(cache_source_name(l->source)));
+    json_array_append_new(a, o);
+  }
+  return a;
+}
+
+static json_t *env_to_json(const struct run_env *e) {
+  json_t *o = json_object();
+  put(o, "date", jstr(e->date));
+  put(o, "started", jstr(e->started));
+  put(o, "host", jstr(e->host));
+  put(o, "cpu", jstr(e->cpu));
+  put(o, "cpus", json_integer(e->cpus));
+  if (e->caches.llc > 0) put(o, "cpu.caches", caches_to_json(&e->caches));
+  put(o, "os", jstr(e->os));
+  put(o, "bench_version", jstr(e->bench_version));
+  put(o, "git_revision", jstr(e->git_revision));
+  put(o, "command", jstr(e->command));
+  put(o, "preset", jstr(e->preset));
+  put(o, "preset_sha256", jstr(e->preset_sha256));
+  put(o, "tag", jstr(e->tag));
+  put(o, "mode", jstr(e->mode));
+  return o;
+}
+
+static char *dump(json_t *root, size_t flags, int newline) {
+  char *text = json_dumps(root, flags);
+  json_decref(root);
+  if (!text) {
+    fprintf(stderr, "bench: fatal: out of memory writing json\n");
+    abort();
+  }
+  if (!newline) return text;
+  char *out = xasprintf("%s\n", text);
+  free(text);
+  return out;
+}
+
+char *run_file_to_json(const struct run_file *f) {
+  json_t *root = json_object();
+  put(root, "schema", json_string(BENCH_RESULT_SCHEMA));
+  put(root, "env", env_to_json(&f->env));
+  json_t *p = json_object();
+  put(p, "name", jstr(f->plugin));
+  put(p, "path", jstr(f->plugin_path));
+  put(p, "sha256", jstr(f->plugin_sha256));
+  put(root, "plugin", p);
+  json_t *cases = json_array();
+  for (size_t i = 0; i < f->ncases; i++) json_array_append_new(cases, case_to_json(&f->cases[i]));
+  put(root, "cases", cases);
+  return dump(root, JSON_PRESERVE_ORDER | JSON_INDENT(2) | DUMP_REAL, 1);
+}
+
+char *case_result_to_json_line(const struct case_result *r) {
+  return dump(case_to_json(r), JSON_PRESERVE_ORDER | JSON_COMPACT | DUMP_REAL, 0);
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct reader {
+  char *err;
+  size_t errlen;
+  const char *ctx; /* "cases[2].check", "" at the top */
+};
+
+static int fail(const struct reader *rd, const char *key, const char *fmt, ...) UTIL_PRINTF(3, 4);
+static int fail(const struct reader *rd, const char *key, const char *fmt, ...) {
+  if (!rd->err || !rd->errlen) return -1;
+  char what[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  const char *dot = *rd->ctx && key ? "." : "";
+  if (!*rd->ctx && !key)
+    snprintf(rd->err, rd->errlen, "%s", what);
+  else
+    snprintf(rd->err, rd->errlen, "%s%s%s: %s", rd->ctx, dot, key ? key : "", what);
+  return -1;
+}
+
+static int member(const struct reader *rd, const json_t *obj, const char *key, json_t **out) {
+  *out = json_object_get(obj, key);
+  if (!*out) return fail(rd, key, "missing");
+  return 0;
+}
+
+static int read_str(const struct reader *rd, const json_t *obj, const char *key, char **out) {
+  json_t *v;
+  *out = NULL;
+  if (member(rd, obj, key, &v)) return -1;
+  if (json_is_null(v)) return 0;
+  if (!json_is_string(v)) return fail(rd, key, "expected a string or null");
+  *out = xstrdup(json_string_value(v));
+  return 0;
+}
+
+/* A string into a fixed buffer; null gives "". */
+static int read_str_buf(const struct reader *rd, const json_t *obj, const char *key, char *buf,
+                        size_t size) {
+  json_t *v;
+  buf[0] = '\0';
+  if (member(rd, obj, key, &v)) return -1;
+  if (json_is_null(v)) return 0;
+  if (!json_is_string(v)) return fail(rd, key, "expected a string or null");
+  const char *s = json_string_value(v);
+  if (strlen(s) >= size) return fail(rd, key, "longer than %zu characters", size - 1);
+  strcpy(buf, s);
+  return 0;
+}
+
+static int json_to_double(const json_t *v, double *out) {
+  if (json_is_number(v)) {
+    *out = json_number_value(v);
+    return 0;
+  }
+  if (json_is_string(v)) {
+    const char *s = json_string_value(v);
+    if (strcmp(s, "NaN") == 0) *out = NAN;
+    else if (strcmp(s, "Infinity") == 0) *out = INFINITY;
+    else if (strcmp(s, "-Infinity") == 0) *out = -INFINITY;
+    else return -1;
+    return 0;
+  }
+  return -1;
+}
+
+static int read_double(const struct reader *rd, const json_t *obj, const char *key, double *out) {
+  json_t *v;
+  if (member(rd, obj, key, &v)) return -1;
+  if (json_to_double(v, out)) return fail(rd, key, "expected a number");
+  return 0;
+}
+
+static int read_i64(const struct reader *rd, const json_t *obj, const char *key, int64_t lo,
+                    int64_t hi, int64_t *out) {
+  json_t *v;
+  if (member(rd, obj, key, &v)) return -1;
+  if (!json_is_integer(v)) return fail(rd, key, "expected an integer");
+  json_int_t i = json_integer_value(v);
+  if (i < lo || i > hi) return fail(rd, key, "%lld out of range", (long long)i);
+  *out = (int64_t)i;
+  return 0;
+}
+
+static int read_int(const struct reader *rd, const json_t *obj, const char *key, int *out) {
+  int64_t v = 0;
+  if (read_i64(rd, obj, key, INT_MIN, INT_MAX, &v)) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+/* A count: a non-negative integer (or, above INT64_MAX, the real to_json wrote). */
+static int read_u64(const struct reader *rd, const json_t *obj, const char *key, uint64_t *out) {
+  json_t *v = NULL;
+  if (member(rd, obj, key, &v)) return -1;
+  if (json_is_integer(v) && json_integer_value(v) >= 0) {
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+  }
+  if (json_is_real(v) && json_real_value(v) >= 9223372036854775808.0 &&
+      json_real_value(v) <= 18446744073709551616.0) {
+    /* (double)UINT64_MAX is 2^64: saturate */
+    double d = json_real_value(v);
+    *out = d < 18446744073709551616.0 ? (uint64_t)d : UINT64_MAX;
+    return 0;
+  }
+  return fail(rd, key, "expected a non-negative integer");
+}
+
+static int read_size(const struct reader *rd, const json_t *obj, const char *key, size_t *out) {
+  uint64_t v = 0;
+  if (read_u64(rd, obj, key, &v)) return -1;
+  if (v > SIZE_MAX) return fail(rd, key, "too large");
+  *out = (size_t)v;
+  return 0;
+}
+
+static int read_bool(const struct reader *rd, const json_t *obj, const char *key, int *out) {
+  json_t *v;
+  if (member(rd, obj, key, &v)) return -1;
+  if (!json_is_boolean(v)) return fail(rd, key, "expected true or false");
+  *out = json_is_true(v) ? 1 : 0;
+  return 0;
+}
+
+static int read_object(const struct reader *rd, const json_t *obj, const char *key, json_t **out) {
+  if (member(rd, obj, key, out)) return -1;
+  if (!json_is_object(*out)) return fail(rd, key, "expected an object");
+  return 0;
+}
+
+static int read_kv(const struct reader *rd, const json_t *obj, const char *key, size_t *n,
+                   struct kv **list) {
+  json_t *o;
+  if (read_object(rd, obj, key, &o)) return -1;
+  const char *k;
+  json_t *v;
+  json_object_foreach(o, k, v) {
+    if (!json_is_string(v)) return fail(rd, key, "value of \"%s\" is not a string", k);
+    kv_list_add(n, list, k, json_string_value(v));
+  }
+  return 0;
+}
+
+static int read_stats(const struct reader *rd, const json_t *obj, const char *key,
+                      struct stats *s) {
+  json_t *o;
+  memset(s, 0, sizeof *s);
+  if (member(rd, obj, key, &o)) return -1;
+  if (json_is_null(o)) return 0;
+  if (!json_is_object(o)) return fail(rd, key, "expected an object or null");
+  char ctx[128];
+  snprintf(ctx, sizeof ctx, "%s%s%s", rd->ctx, *rd->ctx ? "." : "", key);
+  struct reader sub = {rd->err, rd->errlen, ctx};
+  if (read_size(&sub, o, "n", &s->n) || read_double(&sub, o, "min", &s->min) ||
+      read_double(&sub, o, "q1", &s->q1) || read_double(&sub, o, "median", &s->median) ||
+      read_double(&sub, o, "q3", &s->q3) || read_double(&sub, o, "max", &s->max) ||
+      read_double(&sub, o, "mean", &s->mean) || read_double(&sub, o, "stddev", &s->stddev) ||
+      read_double(&sub, o, "cv", &s->cv))
+    return -1;
+  /* Newer fields: absent from older files. */
+  if ((json_object_get(o, "ci_lo") && read_double(&sub, o, "ci_lo", &s->ci_lo)) ||
+      (json_object_get(o, "ci_hi") && read_double(&sub, o, "ci_hi", &s->ci_hi)) ||
+      (json_object_get(o, "outliers") && read_size(&sub, o, "outliers", &s->outliers)) ||
+      (json_object_get(o, "drift") && read_double(&sub, o, "drift", &s->drift)))
+    return -1;
+  return 0;
+}
+
+/* An array of n numbers into a new buffer (NULL when n == 0); null allowed
+ * when nullable (gives NULL). */
+static int read_samples(const struct reader *rd, const json_t *obj, const char *key, size_t n,
+                        int nullable, double **out) {
+  json_t *a;
+  *out = NULL;
+  if (member(rd, obj, key, &a)) return -1;
+  if (nullable && json_is_null(a)) return 0;
+  if (!json_is_array(a)) return fail(rd, key, nullable ? "expected an array or null" : "expected an array");
+  if (json_array_size(a) != n)
+    return fail(rd, key, "has %zu values, nsamples is %zu", json_array_size(a), n);
+  if (n == 0) return 0;
+  double *x = xmalloc(n * sizeof *x);
+  for (size_t i = 0; i < n; i++) {
+    if (json_to_double(json_array_get(a, i), &x[i])) {
+      free(x);
+      return fail(rd, key, "value %zu is not a number", i);
+    }
+  }
+  *out = x;
+  return 0;
+}
+
+static int check_from_json(const struct reader *rd, const json_t *obj, struct check_result *c) {
+  json_t *o;
+  if (read_object(rd, obj, "check", &o)) return -1;
+  char ctx[128];
+  snprintf(ctx, sizeof ctx, "%s%scheck", rd->ctx, *rd->ctx ? "." : "");
+  struct reader sub = {rd->err, rd->errlen, ctx};
+  int64_t first_bad = -1;
+  if (read_bool(&sub, o, "checked", &c->checked) || read_bool(&sub, o, "pass", &c->pass) ||
+      read_str_buf(&sub, o, "method", c->method, sizeof c->method) ||
+      read_double(&sub, o, "max_abs_err", &c->max_abs_err) ||
+      read_double(&sub, o, "max_rel_err", &c->max_rel_err) ||
+      read_double(&sub, o, "rtol", &c->rtol) || read_double(&sub, o, "atol", &c->atol) ||
+      read_u64(&sub, o, "compared", &c->compared) ||
+      read_u64(&sub, o, "mismatches", &c->mismatches) ||
+      read_i64(&sub, o, "first_bad", INT64_MIN, INT64_MAX, &first_bad) ||
+      read_double(&sub, o, "bad_out", &c->bad_out) ||
+      read_double(&sub, o, "bad_ref", &c->bad_ref) ||
+      read_str_buf(&sub, o, "message", c->message, sizeof c->message))
+    return -1;
+  c->first_bad = first_bad;
+  return 0;
+}
+
+static int case_fields_from_json(const struct reader *rd, const json_t *o, struct case_result *r) {
+  char *s = NULL;
+  if (!json_is_object(o)) return fail(rd, NULL, "expected an object");
+  if (read_int(rd, o, "index", &r->index) || read_str(rd, o, "plugin", &r->plugin) ||
+      read_str(rd, o, "backend", &r->backend) || read_str(rd, o, "operation", &r->operation) ||
+      read_kv(rd, o, "params", &r->nparams, &r->params))
+    return -1;
+
+  if (read_str(rd, o, "status", &s)) return -1;
+  int bad = case_status_parse(s, &r->status);
+  if (bad) fail(rd, "status", "unknown status \"%s\"", s ? s : "null");
+  free(s);
+  if (bad) return -1;
+
+  if (read_str(rd, o, "message", &r->message) ||
+      read_str(rd, o, "stderr_tail", &r->stderr_tail) ||
+      read_int(rd, o, "exit_code", &r->exit_code) || read_int(rd, o, "signal", &r->signal) ||
+      read_double(rd, o, "wall_s", &r->wall_s) || read_double(rd, o, "flops", &r->flops) ||
+      read_double(rd, o, "bytes", &r->bytes) || read_int(rd, o, "batch", &r->batch) ||
+      read_int(rd, o, "warmup_iters", &r->warmup_iters) ||
+      read_size(rd, o, "nsamples", &r->nsamples) || read_stats(rd, o, "host", &r->host) ||
+      read_stats(rd, o, "device", &r->device) || read_bool(rd, o, "settled", &r->settled) ||
+      read_double(rd, o, "target_cv", &r->target_cv) ||
+      read_str(rd, o, "settle_note", &r->settle_note) || check_from_json(rd, o, &r->check))
+    return -1;
+
+  if (read_str(rd, o, "determinism", &s)) return -1;
+  bad = determinism_parse(s, &r->determinism);
+  if (bad) fail(rd, "determinism", "unknown value \"%s\"", s ? s : "null");
+  free(s);
+  if (bad) return -1;
+
+  if (read_str_buf(rd, o, "output_hash", r->output_hash, sizeof r->output_hash) ||
+      read_kv(rd, o, "info", &r->ninfo, &r->info))
+    return -1;
+  if (json_object_get(o, "items") && /* optional: only cases that declared items */
+      (read_double(rd, o, "items", &r->items) ||
+       read_str_buf(rd, o, "item_unit", r->item_unit, sizeof r->item_unit)))
+    return -1;
+
+  json_t *samples;
+  if (read_object(rd, o, "samples", &samples)) return -1;
+  char ctx[128];
+  snprintf(ctx, sizeof ctx, "%s%ssamples", rd->ctx, *rd->ctx ? "." : "");
+  struct reader sub = {rd->err, rd->errlen, ctx};
+  if (read_samples(&sub, samples, "host_ns", r->nsamples, 0, &r->host_ns) ||
+      read_samples(&sub, samples, "device_ns", r->nsamples, 1, &r->device_ns))
+    return -1;
+  return 0;
+}
+
+static int case_from_json(const struct reader *rd, const json_t *o, struct case_result *r) {
+  case_result_init(r);
+  if (case_fields_from_json(rd, o, r)) {
+    case_result_release(r);
+    return -1;
+  }
+  return 0;
+}
+
+static json_t *parse(const char *text, char *err, size_t errlen) {
+  json_error_t jerr;
+  json_t *root = json_loads(text ? text : "", JSON_REJECT_DUPLICATES, &jerr);
+  if (!root && err && errlen)
+    snprintf(err, errlen, "invalid json at line %d, column %d: %s", jerr.line, jerr.column,
+             jerr.text);
+  return root;
+}
+
+/* The optional "cpu.caches" (files before it have none: llc stays 0). */
+static int caches_from_json(const struct reader *rd, const json_t *env, struct cpu_caches *c) {
+  const json_t *a = json_object_get(env, "cpu.caches");
+  memset(c, 0, sizeof *c);
+  if (!a) return 0;
+  if (!json_is_array(a)) return fail(rd, "cpu.caches", "expected an array");
+  for (size_t i = 0; i < json_array_size(a); i++) {
+    const json_t *o = json_array_get(a, i);
+    char ctx[48], source[16];
+    snprintf(ctx, sizeof ctx, "%s.cpu.caches[%zu]", rd->ctx, i);
+    struct reader sub = {rd->err, rd->errlen, ctx};
+    if (!json_is_object(o)) return fail(&sub, NULL, "expected an object");
+    int64_t level, bytes, shared = 0;
+    if (read_i64(&sub, o, "level", 1, CACHE_LEVELS, &level) ||
+        read_i64(&sub, o, "bytes", 1, INT64_MAX, &bytes) ||
+        read_str_buf(&sub, o, "source", source, sizeof source))
+      return -1;
+    const json_t *sh = json_object_get(o, "shared_by");
+    if (sh && !json_is_null(sh) && read_i64(&sub, o, "shared_by", 1, INT_MAX, &shared)) return -1;
+    enum cache_source src = CACHE_NONE;
+    for (int k = CACHE_SYSFS; k <= CACHE_DEFAULT; k++)
+      if (!strcmp(source, cache_source_name((enum cache_source)k))) src = (enum cache_source)k;
+    if (src == CACHE_NONE) return fail(&sub, "source", "'%s' is not sysfs, cpuid, sysconf or default", source);
+    if (c->level[level].bytes) return fail(&sub, "level", "L%d twice", (int)level);
+    c->level[level] = (struct cache_level){bytes, (int)shared, src};
+    if (level > c->llc) c->llc = (int)level;
+  }
+  return 0;
+}
+
+static int env_from_json(const struct reader *rd, const json_t *root, struct run_env *e) {
+  json_t *o;
+  if (read_object(rd, root, "env", &o)) return -1;
+  struct reader sub = {rd->err, rd->errlen, "env"};
+  if (read_str(&sub, o, "date", &e->date) || read_str(&sub, o, "started", &e->started) ||
+      read_str(&sub, o, "host", &e->host) || read_str(&sub, o, "cpu", &e->cpu) ||
+      read_int(&sub, o, "cpus", &e->cpus) || read_str(&sub, o, "os", &e->os) ||
+      read_str(&sub, o, "bench_version", &e->bench_version) ||
+      read_str(&sub, o, "git_revision", &e->git_revision) ||
+      read_str(&sub, o, "command", &e->command) || read_str(&sub, o, "preset", &e->preset) ||
+      read_str(&sub, o, "preset_sha256", &e->preset_sha256) ||
+      read_str(&sub, o, "tag", &e->tag) || read_str(&sub, o, "mode", &e->mode) ||
+      caches_from_json(&sub, o, &e->caches))
+    return -1;
+  return 0;
+}
+
+static int run_file_fields(const struct reader *rd, const json_t *root, struct run_file *f) {
+  if (!json_is_object(root)) return fail(rd, NULL, "not a bench result file (not a json object)");
+  json_t *schema = json_object_get(root, "schema");
+  if (!schema) return fail(rd, NULL, "not a bench result file (no \"schema\" key)");
+  if (!json_is_string(schema) || strcmp(json_string_value(schema), BENCH_RESULT_SCHEMA) != 0) {
+    char *shown = json_dumps(schema, JSON_ENCODE_ANY | JSON_COMPACT);
+    fail(rd, NULL, "unsupported schema %s (expected \"%s\")", shown ? shown : "?",
+         BENCH_RESULT_SCHEMA);
+    free(shown);
+    return -1;
+  }
+  if (env_from_json(rd, root, &f->env)) return -1;
+
+  json_t *p;
+  if (read_object(rd, root, "plugin", &p)) return -1;
+  struct reader sub = {rd->err, rd->errlen, "plugin"};
+  if (read_str(&sub, p, "name", &f->plugin) || read_str(&sub, p, "path", &f->plugin_path) ||
+      read_str(&sub, p, "sha256", &f->plugin_sha256))
+    return -1;
+
+  json_t *cases;
+  if (member(rd, root, "cases", &cases)) return -1;
+  if (!json_is_array(cases)) return fail(rd, "cases", "expected an array");
+  size_t n = json_array_size(cases);
+  f->cases = xcalloc(n ? n : 1, sizeof *f->cases);
+  for (size_t i = 0; i < n; i++) {
+    char ctx[32];
+    snprintf(ctx, sizeof ctx, "cases[%zu]", i);
+    struct reader csub = {rd->err, rd->errlen, ctx};
+    if (case_from_json(&csub, json_array_get(cases, i), &f->cases[i])) return -1;
+    f->ncases = i + 1;
+  }
+  return 0;
+}
+
+int run_file_from_json(const char *text, struct run_file *f, char *err, size_t errlen) {
+  return run_file_from_json_buf(text ? text : "", text ? strlen(text) : 0, f, err, errlen);
+}
+
+int run_file_from_json_buf(const char *text, size_t len, struct run_file *f, char *err,
+                           size_t errlen) {
+  memset(f, 0, sizeof *f);
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    if (err && errlen)
+      snprintf(err, errlen, "holds a nul byte at offset %zu (not a text file)", (size_t)(nul - text));
+    return -1;
+  }
+  json_t *root = parse(text, err, errlen);
+  if (!root) return -1;
+  struct reader rd = {err, errlen, ""};
+  int rc = run_file_fields(&rd, root, f);
+  json_decref(root);
+  if (rc) run_file_release(f);
+  return rc;
+}
+
+int case_result_from_json_line(const char *text, struct case_result *r, char *err,
+                               size_t errlen) {
+  case_result_init(r);
+  json_t *root = parse(text, err, errlen);
+  if (!root) return -1;
+  struct reader rd = {err, errlen, ""};
+  int rc = case_from_json(&rd, root, r);
+  json_decref(root);
+  return rc;
+}

@@ -1,0 +1,205 @@
+/* Case results: status and determinism names, the primary timer and
+ * throughput, and the life cycle of results, key/value lists and run files. */
+#include "results/result.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+static const char *const status_names[CASE_STATUS_COUNT] = {
+    [CASE_OK] = "OK",
+    [CASE_SKIPPED] = "SKIPPED",
+    [CASE_WRONG_ANSWER] = "WRONG_ANSWER",
+    [CASE_CRASH] = "CRASH",
+    [CASE_TIMEOUT] = "TIMEOUT",
+    [CASE_ERROR] = "ERROR",
+    [CASE_INTERRUPTED] = "INTERRUPTED",
+};
+
+const char *case_status_name(enum case_status s) {
+  if ((unsigned)s >= CASE_STATUS_COUNT) return "UNKNOWN";
+  return status_names[s];
+}
+
+int case_status_parse(const char *s, enum case_status *out) {
+  if (!s) return -1;
+  for (int i = 0; i < CASE_STATUS_COUNT; i++) {
+    if (strcmp(s, status_names[i]) == 0) {
+      *out = (enum case_status)i;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+int case_status_failed(enum case_status s) { return s != CASE_OK && s != CASE_SKIPPED; }
+
+static const char *const determinism_names[] = {
+    [DET_NOT_CHECKED] = "not_checked",
+    [DET_BITWISE_EQUAL] = "bitwise_equal",
+    [DET_DIFFERS] = "differs",
+};
+#define NDETERMINISM (sizeof determinism_names / sizeof determinism_names[0])
+
+const char *determinism_name(enum determinism d) {
+  if ((unsigned)d >= NDETERMINISM) return "unknown";
+  return determinism_names[d];
+}
+
+int determinism_parse(const char *s, enum determinism *out) {
+  if (!s) return -1;
+  for (size_t i = 0; i < NDETERMINISM; i++) {
+    if (strcmp(s, determinism_names[i]) == 0) {
+      *out = (enum determinism)i;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+const struct stats *case_time(const struct case_result *r) {
+  return r->device.n > 0 ? &r->device : &r->host;
+}
+
+const char *case_timer_name(const struct case_result *r) {
+  return r->device.n > 0 ? "device" : "host";
+}
+
+/* work per iteration / median ns = Gunits per second. */
+static double throughput(const struct case_result *r, double work) {
+  if (r->status != CASE_OK || !(work > 0.0)) return 0.0;
+  double ns = case_time(r)->median;
+  if (!(ns > 0.0)) return 0.0;
+  return work / ns;
+}
+
+double case_gflops(const struct case_result *r) { return throughput(r, r->flops); }
+double case_gbps(const struct case_result *r) { return throughput(r, r->bytes); }
+double case_items_per_s(const struct case_result *r) { return 1e9 * throughput(r, r->items); }
+double case_ns_per_item(const struct case_result *r) {
+  double per_ns = throughput(r, r->items);
+  return per_ns > 0 ? 1.0 / per_ns : 0.0;
+}
+
+void case_result_init(struct case_result *r) {
+  memset(r, 0, sizeof *r);
+  r->exit_code = -1;
+  r->status = CASE_OK;
+  r->determinism = DET_NOT_CHECKED;
+  r->check.first_bad = -1;
+}
+
+void case_result_release(struct case_result *r) {
+  free(r->plugin);
+  free(r->backend);
+  free(r->operation);
+  kv_list_release(&r->nparams, &r->params);
+  free(r->message);
+  free(r->stderr_tail);
+  free(r->host_ns);
+  free(r->device_ns);
+  free(r->settle_note);
+  kv_list_release(&r->ninfo, &r->info);
+  case_result_init(r);
+}
+
+void kv_list_add(size_t *n, struct kv **list, const char *key, const char *value) {
+  for (size_t i = 0; i < *n; i++) {
+    if (strcmp((*list)[i].key, key) == 0) {
+      free((*list)[i].value);
+      (*list)[i].value = xstrdup(value);
+      return;
+    }
+  }
+  *list = xrealloc(*list, (*n + 1) * sizeof **list);
+  (*list)[*n].key = xstrdup(key);
+  (*list)[*n].value = xstrdup(value);
+  (*n)++;
+}
+
+const char *kv_list_get(size_t n, const struct kv *list, const char *key) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(list[i].key, key) == 0) return list[i].value;
+  return NULL;
+}
+
+void kv_list_release(size_t *n, struct kv **list) {
+  for (size_t i = 0; i < *n; i++) {
+    free((*list)[i].key);
+    free((*list)[i].value);
+  }
+  free(*list);
+  *list = NULL;
+  *n = 0;
+}
+
+void run_env_release(struct run_env *e) {
+  free(e->date);
+  free(e->started);
+  free(e->host);
+  free(e->cpu);
+  free(e->os);
+  free(e->bench_version);
+  free(e->git_revision);
+  free(e->command);
+  free(e->preset);
+  free(e->preset_sha256);
+  free(e->tag);
+  free(e->mode);
+  memset(e, 0, sizeof *e);
+}
+
+void run_file_release(struct run_file *f) {
+  run_env_release(&f->env);
+  free(f->plugin);
+  free(f->plugin_path);
+  free(f->plugin_sha256);
+  for (size_t i = 0; i < f->ncases; i++) case_result_release(&f->cases[i]);
+  free(f->cases);
+  memset(f, 0, sizeof *f);
+}
+
+/* ---- validation: what no run file bench wrote can hold ---------------- */
+
+static int bad_index(const struct case_result *r) { return r->index < 0; }
+static int bad_wall(const struct case_result *r) { return !(r->wall_s >= 0) || isinf(r->wall_s); }
+static int bad_flops(const struct case_result *r) { return !(r->flops >= 0) || isinf(r->flops); }
+static int bad_bytes(const struct case_result *r) { return !(r->bytes >= 0) || isinf(r->bytes); }
+static int bad_exit(const struct case_result *r) { return r->exit_code < -1 || r->exit_code > 255; }
+static int bad_signal(const struct case_result *r) { return r->signal < 0; }
+static int bad_batch(const struct case_result *r) { return r->batch < 0 || r->warmup_iters < 0; }
+static int ok_failed_check(const struct case_result *r) {
+  return r->status == CASE_OK && r->check.checked && !r->check.pass;
+}
+static int ok_signalled(const struct case_result *r) {
+  return r->status == CASE_OK && r->signal != 0;
+}
+
+static const struct case_rule {
+  int (*broken)(const struct case_result *r);
+  const char *what;
+} case_rules[] = {
+    {bad_index, "negative index"},
+    {bad_wall, "wall_s is negative or not finite"},
+    {bad_flops, "flops is negative or not finite"},
+    {bad_bytes, "bytes is negative or not finite"},
+    {bad_exit, "exit_code is not -1 or 0..255"},
+    {bad_signal, "negative signal"},
+    {bad_batch, "negative batch or warmup_iters"},
+    {ok_failed_check, "status OK with a failed check"},
+    {ok_signalled, "status OK but killed by a signal"},
+};
+
+int run_file_validate(const struct run_file *f, char *err, size_t errlen) {
+  for (size_t i = 0; i < f->ncases; i++) {
+    for (size_t k = 0; k < sizeof case_rules / sizeof case_rules[0]; k++) {
+      if (!case_rules[k].broken(&f->cases[i])) continue;
+      if (err && errlen) snprintf(err, errlen, "cases[%zu]: %s", i, case_rules[k].what);
+      return -1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,142 @@
+/* What a run produces: one result per case, grouped in a run file per
+ * plugin. Shared by the child that measures, the parent that collects, the
+ * writers (.txt, .json) and the rollup. */
+#ifndef BENCH_RESULT_H
+#define BENCH_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "check/check.h"
+#include "machine/cpu_caches.h"
+#include "core/stats.h"
+
+enum case_status {
+  CASE_OK = 0,
+  CASE_SKIPPED,
+  CASE_WRONG_ANSWER,
+  CASE_CRASH,       /* the child died on a signal */
+  CASE_TIMEOUT,     /* the watchdog killed it */
+  CASE_ERROR,       /* the plugin or the harness reported an error */
+  CASE_INTERRUPTED, /* Ctrl-C / SIGTERM stopped it */
+  CASE_STATUS_COUNT
+};
+const char *case_status_name(enum case_status s); /* "OK", "SKIPPED", "WRONG_ANSWER", ... */
+int case_status_parse(const char *s, enum case_status *out); /* 0, or -1 if unknown */
+int case_status_failed(enum case_status s); /* 1 for everything but OK and SKIPPED */
+
+enum determinism { DET_NOT_CHECKED = 0, DET_BITWISE_EQUAL, DET_DIFFERS };
+const char *determinism_name(enum determinism d); /* "not_checked", "bitwise_equal", "differs" */
+int determinism_parse(const char *s, enum determinism *out); /* 0, or -1 if unknown */
+
+struct kv {
+  char *key, *value;
+};
+
+struct case_result {
+  /* identity */
+  char *plugin;
+  char *backend;
+  char *operation;
+  size_t nparams;
+  struct kv *params; /* in the plugin's declaration order, values as text */
+  int index;         /* 0-based case index in the suite */
+
+  /* outcome */
+  enum case_status status;
+  char *message;     /* skip reason, error, mismatch line, or NULL */
+  char *stderr_tail; /* last lines the child wrote to stderr / its log, or NULL */
+  int exit_code;     /* child's exit code, or -1 */
+  int signal;        /* signal that killed the child, or 0 */
+  double wall_s;     /* wall time of the whole case (child start to end) */
+
+  /* measurement */
+  double flops, bytes;  /* per iteration, from the plugin */
+  int batch;            /* iterations per sample */
+  int warmup_iters;
+  size_t nsamples;
+  double *host_ns;      /* per-iteration host time of each sample (nsamples) */
+  double *device_ns;    /* per-iteration device time of each sample, or NULL */
+  struct stats host;    /* over host_ns */
+  struct stats device;  /* over device_ns (n == 0 when not reported) */
+  int settled;          /* 1 if the noise target was met */
+  double target_cv;
+  char *settle_note;    /* why it did not settle, or NULL */
+
+  /* verification */
+  struct check_result check;
+  enum determinism determinism;
+  char output_hash[17]; /* FNV-1a 64 of the checked output(s), hex, or "" */
+
+  /* facts the plugin reported with set_info (device, driver, ...) */
+  size_t ninfo;
+  struct kv *info;
+
+  /* per-item unit (ABI 1.1 "bench.items/1"): items per iteration, 0 = none */
+  double items;
+  char item_unit[32];   /* "elements", "loads", ...; "" when items == 0 */
+};
+
+/* Primary timing: device when reported, else host. */
+const struct stats *case_time(const struct case_result *r);
+const char *case_timer_name(const struct case_result *r); /* "device" or "host" */
+/* Throughput from the primary median; 0 when not OK or no work stated. */
+double case_gflops(const struct case_result *r);
+double case_gbps(const struct case_result *r);
+/* Per item (items > 0, OK, timed): primary median ns / items, and items per
+ * second; 0 otherwise. */
+double case_ns_per_item(const struct case_result *r);
+double case_items_per_s(const struct case_result *r);
+
+/* init: everything zero/NULL except exit_code = -1 and check.first_bad = -1.
+ * release frees what r owns and leaves it as init does. */
+void case_result_init(struct case_result *r);
+void case_result_release(struct case_result *r);
+/* Append key = value (both copied); when key is already in the list its
+ * value is replaced instead, so keys stay unique and keep their first place. */
+void kv_list_add(size_t *n, struct kv **list, const char *key, const char *value);
+const char *kv_list_get(size_t n, const struct kv *list, const char *key); /* NULL if absent */
+void kv_list_release(size_t *n, struct kv **list);
+
+/* The environment of a run, recorded in the header of a run file. */
+struct run_env {
+  char *date;          /* local "YYYY-MM-DD" */
+  char *started;       /* UTC ISO 8601 */
+  char *host;          /* hostname */
+  char *cpu;           /* CPU model string */
+  int cpus;            /* online CPUs */
+  struct cpu_caches caches; /* the caches and the source of each (llc 0: not recorded) */
+  char *os;            /* uname -srm */
+  char *bench_version;
+  char *git_revision;
+  char *command;       /* the exact command line, shell-quoted */
+  char *preset;        /* preset name ("smoke") or path */
+  char *preset_sha256;
+  char *tag;           /* --tag or NULL */
+  char *mode;          /* "perf" or "debug" */
+};
+void run_env_release(struct run_env *e); /* frees the strings, leaves *e zeroed */
+
+/* One result file: one plugin under one preset. */
+struct run_file {
+  struct run_env env;
+  char *plugin;
+  char *plugin_path;
+  char *plugin_sha256;
+  size_t ncases;
+  struct case_result *cases;
+};
+/* A zeroed struct (memset 0 / = {0}) is an empty run file. release frees
+ * everything, cases included, and leaves *f zeroed. */
+void run_file_release(struct run_file *f);
+
+/* Facts a run file bench wrote always holds (case_rules in result.c): no
+ * negative index, wall_s, flops, bytes, batch or warmup_iters, no
+ * non-finite wall_s/flops/bytes, an exit code of -1 or 0..255, no negative
+ * signal, no OK case with a failed check or killed by a signal. 0, or -1
+ * with "cases[N]: <what>" in err for the first contradiction. The JSON
+ * reader reads such files exactly (round trips stay exact); the rollup
+ * refuses them. */
+int run_file_validate(const struct run_file *f, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,337 @@
+/* The rollup: every result .json of a results folder as one CSV, one row per
+ * case (each case counted once), rebuilt from scratch under a lock and
+ * written atomically. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "results/io.h"
+
+const char *const rollup_columns[] = {
+    "date",      "host",      "tag",       "plugin",      "backend",     "operation",
+    "preset",    "params",    "status",    "samples",     "timer",       "median_ms",
+    "mean_ms",   "min_ms",    "stddev_ms", "cv",          "gflops",      "gbps",
+    "max_abs_err", "max_rel_err", "rtol",  "atol",        "settled",     "source",
+    "items_per_s", "ns_per_item", "item_unit",
+    "ci_lo_ms",  "ci_hi_ms",  "outliers",  "batch",
+    NULL,
+};
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A result file's name: *.json, not hidden (temporary files are). */
+static int is_result_name(const char *name) {
+  size_t len = strlen(name);
+  return name[0] != '.' && len > 5 && strcmp(name + len - 5, ".json") == 0;
+}
+
+/* The sorted names of the result files in dir; -1 after error(). */
+static int list_results(const char *dir, char ***names, size_t *n) {
+  DIR *d = opendir(dir);
+  if (!d) return error("cannot read results folder %s: %s", dir, strerror(errno));
+  *names = NULL;
+  *n = 0;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    if (!is_result_name(de->d_name)) continue;
+    *names = xrealloc(*names, (*n + 1) * sizeof **names);
+    (*names)[(*n)++] = xstrdup(de->d_name);
+  }
+  closedir(d);
+  if (*n) qsort(*names, *n, sizeof **names, cmp_names);
+  return 0;
+}
+
+/* ---- rows ---------------------------------------------------------------- */
+
+struct row {
+  const struct run_file *f;
+  const struct case_result *r;
+  size_t file;   /* index in name order */
+  const char *source;
+  char *key;     /* what makes two rows the same case */
+  int keep;
+};
+
+/* Fields of a key are separated by \x1f (unit separator), which no name
+ * holds in practice; a value holding one only merges less. */
+static void key_add(struct strbuf *sb, const char *s) {
+  strbuf_adds(sb, s ? s : "\x1e");
+  strbuf_add(sb, "\x1f", 1);
+}
+
+/* Same host, date, tag, preset, mode, plugin, backend, operation and
+ * parameters: the same case, whatever its index or file. */
+static char *case_key(const struct run_file *f, const struct case_result *r) {
+  struct strbuf sb = STRBUF_INIT;
+  key_add(&sb, f->env.host);
+  key_add(&sb, f->env.date);
+  key_add(&sb, f->env.tag);
+  key_add(&sb, f->env.preset);
+  key_add(&sb, f->env.mode);
+  key_add(&sb, r->plugin ? r->plugin : f->plugin);
+  key_add(&sb, r->backend);
+  key_add(&sb, r->operation);
+  for (size_t i = 0; i < r->nparams; i++) {
+    key_add(&sb, r->params[i].key);
+    key_add(&sb, r->params[i].value);
+  }
+  return strbuf_detach(&sb);
+}
+
+static int complete(const struct row *w) { return w->r->status != CASE_INTERRUPTED; }
+
+/* N of a name "<stem>.N.json" (a later claim of the same name), else 1. */
+static long copy_number(const char *name) {
+  size_t len = strlen(name);
+  if (len < 5) return 1;
+  const char *end = name + len - 5, *p = end; /* at ".json" */
+  while (p > name && p[-1] >= '0' && p[-1] <= '9') p--;
+  if (p == end || p == name || p[-1] != '.' || end - p > 9) return 1;
+  return strtol(p, NULL, 10);
+}
+
+/* 1 when a is a better result of its case than b: complete before
+ * interrupted, then the later start, then the later copy (.2 after the
+ * plain name, .3 after .2), then the later file name. */
+static int better(const struct row *a, const struct row *b) {
+  if (complete(a) != complete(b)) return complete(a);
+  const char *sa = a->f->env.started ? a->f->env.started : "";
+  const char *sb = b->f->env.started ? b->f->env.started : "";
+  int c = strcmp(sa, sb);
+  if (c) return c > 0;
+  long na = copy_number(a->source), nb = copy_number(b->source);
+  if (na != nb) return na > nb;
+  return a->file > b->file;
+}
+
+static int cmp_row_keys(const void *a, const void *b) {
+  const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+  int c = strcmp(x->key, y->key);
+  if (c) return c;
+  return x < y ? -1 : x > y;
+}
+
+/* Keep, for each case, the rows of the file that holds its best result. */
+static void count_each_case_once(struct row *rows, size_t n) {
+  if (!n) return;
+  struct row **by_key = xmalloc(n * sizeof *by_key);
+  for (size_t i = 0; i < n; i++) by_key[i] = &rows[i];
+  qsort(by_key, n, sizeof *by_key, cmp_row_keys);
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && strcmp(by_key[j]->key, by_key[i]->key) == 0) j++;
+    const struct row *best = by_key[i];
+    for (size_t k = i + 1; k < j; k++)
+      if (better(by_key[k], best)) best = by_key[k];
+    for (size_t k = i; k < j; k++) by_key[k]->keep = by_key[k]->file == best->file;
+    i = j;
+  }
+  free(by_key);
+}
+
+/* Cases of a file by index, ties in file order. */
+static int cmp_cases(const void *a, const void *b) {
+  const struct case_result *x = *(const struct case_result *const *)a;
+  const struct case_result *y = *(const struct case_result *const *)b;
+  if (x->index != y->index) return x->index < y->index ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+static void add_file_rows(struct row **rows, size_t *n, const struct run_file *f, size_t file,
+                          const char *source) {
+  if (!f->ncases) return;
+  const struct case_result **order = xmalloc(f->ncases * sizeof *order);
+  for (size_t i = 0; i < f->ncases; i++) order[i] = &f->cases[i];
+  qsort(order, f->ncases, sizeof *order, cmp_cases);
+  *rows = xrealloc(*rows, (*n + f->ncases) * sizeof **rows);
+  for (size_t i = 0; i < f->ncases; i++) {
+    struct row *w = &(*rows)[(*n)++];
+    w->f = f;
+    w->r = order[i];
+    w->file = file;
+    w->source = source;
+    w->key = case_key(f, order[i]);
+    w->keep = 1;
+  }
+  free(order);
+}
+
+/* ---- parameter columns ------------------------------------------------- */
+
+struct names {
+  size_t n;
+  char **name;
+};
+
+static void names_add(struct names *ns, const char *name) {
+  for (size_t i = 0; i < ns->n; i++)
+    if (strcmp(ns->name[i], name) == 0) return;
+  ns->name = xrealloc(ns->name, (ns->n + 1) * sizeof *ns->name);
+  ns->name[ns->n++] = xstrdup(name);
+}
+
+static void names_release(struct names *ns) {
+  for (size_t i = 0; i < ns->n; i++) free(ns->name[i]);
+  free(ns->name);
+}
+
+/* ---- CSV ------------------------------------------------------------------ */
+
+static void add_sep_field(struct strbuf *sb, const char *s) {
+  strbuf_adds(sb, ",");
+  csv_add_field(sb, s);
+}
+
+static void add_sep_number(struct strbuf *sb, int have, double v) {
+  strbuf_adds(sb, ",");
+  if (have) csv_add_number(sb, v);
+}
+
+static void add_row(struct strbuf *sb, const struct run_file *f, const struct case_result *r,
+                    const char *source) {
+  const struct stats *t = case_time(r);
+  int timed = r->nsamples > 0 && t->n > 0;
+  int spread = timed && t->n >= 2;
+  const struct check_result *c = &r->check;
+
+  csv_add_field(sb, f->env.date);
+  add_sep_field(sb, f->env.host);
+  add_sep_field(sb, f->env.tag);
+  add_sep_field(sb, r->plugin ? r->plugin : f->plugin);
+  add_sep_field(sb, r->backend);
+  add_sep_field(sb, r->operation);
+  add_sep_field(sb, f->env.preset);
+  struct strbuf params = STRBUF_INIT;
+  for (size_t i = 0; i < r->nparams; i++)
+    strbuf_addf(&params, "%s%s=%s", i ? " " : "", r->params[i].key, r->params[i].value);
+  add_sep_field(sb, params.buf);
+  strbuf_release(&params);
+  add_sep_field(sb, case_status_name(r->status));
+  strbuf_addf(sb, ",%zu", r->nsamples);
+  add_sep_field(sb, timed ? case_timer_name(r) : NULL);
+  add_sep_number(sb, timed, t->median / 1e6);
+  add_sep_number(sb, timed, t->mean / 1e6);
+  add_sep_number(sb, timed, t->min / 1e6);
+  add_sep_number(sb, spread, t->stddev / 1e6);
+  add_sep_number(sb, spread, t->cv);
+  double gf = case_gflops(r), gb = case_gbps(r);
+  add_sep_number(sb, gf > 0, gf);
+  add_sep_number(sb, gb > 0, gb);
+  add_sep_number(sb, c->checked, c->max_abs_err);
+  add_sep_number(sb, c->checked, c->max_rel_err);
+  add_sep_number(sb, c->checked, c->rtol);
+  add_sep_number(sb, c->checked, c->atol);
+  add_sep_field(sb, !timed ? NULL : r->settled ? "yes" : "no");
+  add_sep_field(sb, source);
+  double ips = case_items_per_s(r);
+  add_sep_number(sb, ips > 0, ips);
+  add_sep_number(sb, ips > 0, case_ns_per_item(r));
+  add_sep_field(sb, r->items > 0 ? r->item_unit : NULL);
+  add_sep_number(sb, timed, t->ci_lo / 1e6);
+  add_sep_number(sb, timed, t->ci_hi / 1e6);
+  if (timed) strbuf_addf(sb, ",%zu,%d", t->outliers, r->batch);
+  else strbuf_adds(sb, ",,");
+  strbuf_adds(sb, "\n");
+}
+
+/* A row: the fixed columns (add_row, which ends the line), then, before
+ * that newline, one field per parameter column. */
+static void add_row_with_params(struct strbuf *sb, const struct row *w, const struct names *params) {
+  add_row(sb, w->f, w->r, w->source);
+  sb->buf[--sb->len] = '\0'; /* reopen the line */
+  for (size_t i = 0; i < params->n; i++)
+    add_sep_field(sb, kv_list_get(w->r->nparams, w->r->params, params->name[i]));
+  strbuf_adds(sb, "\n");
+}
+
+/* ---- the whole rollup ------------------------------------------------------ */
+
+/* Hold an exclusive flock on the folder itself (no lock file to leave
+ * behind): concurrent runs rebuild one after the other, each from what is
+ * on disk then, so an older snapshot never replaces a newer one. The fd to
+ * close, or -1 after error(). Where the file system cannot lock a folder
+ * (some network file systems), the rebuild goes on unlocked. */
+static int lock_folder(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return error("cannot read results folder %s: %s", dir, strerror(errno));
+  while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+  }
+  return fd;
+}
+
+/* Build the CSV of the result files names[0 .. n) of dir. */
+static void build_csv(const char *dir, char **names, size_t n, struct strbuf *sb) {
+  struct run_file *files = xcalloc(n ? n : 1, sizeof *files);
+  struct row *rows = NULL;
+  size_t nrows = 0;
+  for (size_t i = 0; i < n; i++) {
+    char *path = xasprintf("%s/%s", dir, names[i]);
+    char err[512];
+    if (results_read_file(path, &files[i], err, sizeof err) != 0) {
+      warning("skipping %s: %s", path, err);
+    } else {
+      for (size_t k = 0; k < files[i].ncases; k++) { /* not needed: keep memory low */
+        struct case_result *r = &files[i].cases[k];
+        free(r->host_ns);
+        free(r->device_ns);
+        r->host_ns = r->device_ns = NULL;
+      }
+      add_file_rows(&rows, &nrows, &files[i], i, names[i]);
+    }
+    free(path);
+  }
+  count_each_case_once(rows, nrows);
+
+  struct names params = {0};
+  for (size_t i = 0; i < nrows; i++)
+    for (size_t k = 0; rows[i].keep && k < rows[i].r->nparams; k++)
+      names_add(&params, rows[i].r->params[k].key);
+
+  for (size_t c = 0; rollup_columns[c]; c++) {
+    if (c) strbuf_adds(sb, ",");
+    csv_add_field(sb, rollup_columns[c]);
+  }
+  for (size_t i = 0; i < params.n; i++) {
+    char *col = xasprintf("%s%s", ROLLUP_PARAM_PREFIX, params.name[i]);
+    add_sep_field(sb, col);
+    free(col);
+  }
+  strbuf_adds(sb, "\n");
+  for (size_t i = 0; i < nrows; i++)
+    if (rows[i].keep) add_row_with_params(sb, &rows[i], &params);
+
+  names_release(&params);
+  for (size_t i = 0; i < nrows; i++) free(rows[i].key);
+  free(rows);
+  for (size_t i = 0; i < n; i++) run_file_release(&files[i]);
+  free(files);
+}
+
+int rollup_write(const char *dir) {
+  int lock = lock_folder(dir);
+  if (lock < 0) return -1;
+  results_clean_stale(dir);
+  char **names = NULL;
+  size_t n = 0;
+  int rc = list_results(dir, &names, &n);
+  if (!rc) {
+    struct strbuf sb = STRBUF_INIT;
+    build_csv(dir, names, n, &sb);
+    char *out = xasprintf("%s/rollup.csv", dir);
+    rc = write_file_atomic(out, sb.buf, sb.len);
+    free(out);
+    strbuf_release(&sb);
+  }
+  for (size_t i = 0; i < n; i++) free(names[i]);
+  free(names);
+  close(lock); /* releases the lock */
+  return rc;
+}

@@ -1,0 +1,416 @@
+/* The human-readable form of a run file: the environment, one aligned row
+ * per case, then notes for the cases that need words (skip reasons, errors,
+ * wrong answers, unsettled timing, determinism, stderr tails). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/io.h"
+
+/* ---- text helpers ----------------------------------------------------- */
+
+/* Append s with control characters shown as '?' (tabs as a space), so that
+ * a value stays on its line and cannot drive the terminal. */
+static void add_clean(struct strbuf *sb, const char *s, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    char out = (char)c;
+    if (c == '\t') out = ' ';
+    else if (c < 0x20 || c == 0x7f) out = '?';
+    strbuf_add(sb, &out, 1);
+  }
+}
+
+static void add_cleans(struct strbuf *sb, const char *s) {
+  if (!s || !*s) s = "-";
+  add_clean(sb, s, strlen(s));
+}
+
+/* Columns a string takes on a terminal: one per UTF-8 character. */
+static size_t display_width(const char *s) {
+  size_t w = 0;
+  for (; *s; s++)
+    if (((unsigned char)*s & 0xc0) != 0x80) w++;
+  return w;
+}
+
+/* Four significant digits without an exponent where it fits. */
+static char *fmt_sig(double v) {
+  double a = fabs(v);
+  if (a >= 999.95) return xasprintf("%.0f", v);
+  if (a >= 99.995) return xasprintf("%.1f", v);
+  if (a >= 9.9995) return xasprintf("%.2f", v);
+  if (a >= 0.9995 || a == 0.0) return xasprintf("%.3f", v);
+  return xasprintf("%.3g", v);
+}
+
+/* A time per iteration in the unit that keeps 1..999.9: "850.0 ns",
+ * "12.35 µs", "1.234 ms", "2.500 s". */
+static char *fmt_time(double ns) {
+  static const char *const units[] = {"ns", "µs", "ms", "s"};
+  if (!isfinite(ns)) return xstrdup("-");
+  double v = ns;
+  size_t u = 0;
+  while (u < 3 && fabs(v) >= 999.95) {
+    v /= 1e3;
+    u++;
+  }
+  char *num = fmt_sig(v);
+  char *s = xasprintf("%s %s", num, units[u]);
+  free(num);
+  return s;
+}
+
+static const char *signal_name(int sig) {
+  /* Linux numbers; the text is fixed so result files do not depend on the
+   * C library's strsignal() wording. */
+  switch (sig) {
+  case 1: return "SIGHUP";
+  case 2: return "SIGINT";
+  case 3: return "SIGQUIT";
+  case 4: return "SIGILL";
+  case 5: return "SIGTRAP";
+  case 6: return "SIGABRT";
+  case 7: return "SIGBUS";
+  case 8: return "SIGFPE";
+  case 9: return "SIGKILL";
+  case 10: return "SIGUSR1";
+  case 11: return "SIGSEGV";
+  case 12: return "SIGUSR2";
+  case 13: return "SIGPIPE";
+  case 14: return "SIGALRM";
+  case 15: return "SIGTERM";
+  case 24: return "SIGXCPU";
+  case 25: return "SIGXFSZ";
+  case 31: return "SIGSYS";
+  default: return NULL;
+  }
+}
+
+/* "m=64 n=64 k=64" ("-" without parameters). */
+static char *params_text(const struct case_result *r) {
+  struct strbuf sb = STRBUF_INIT;
+  for (size_t i = 0; i < r->nparams; i++) {
+    if (i) strbuf_adds(&sb, " ");
+    add_cleans(&sb, r->params[i].key);
+    strbuf_adds(&sb, "=");
+    add_clean(&sb, r->params[i].value, strlen(r->params[i].value));
+  }
+  if (!sb.len) strbuf_adds(&sb, "-");
+  return strbuf_detach(&sb);
+}
+
+/* ---- header ----------------------------------------------------------- */
+
+static void header_line(struct strbuf *sb, const char *key, const char *value) {
+  strbuf_addf(sb, "%-14s ", key);
+  add_cleans(sb, value);
+  strbuf_adds(sb, "\n");
+}
+
+/* The distinct values of info[key] over the cases, in order, "; "-joined. */
+static char *info_values(const struct run_file *f, const char *key) {
+  struct strbuf sb = STRBUF_INIT;
+  for (size_t i = 0; i < f->ncases; i++) {
+    const char *v = kv_list_get(f->cases[i].ninfo, f->cases[i].info, key);
+    if (!v || !*v) continue;
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) {
+      const char *w = kv_list_get(f->cases[j].ninfo, f->cases[j].info, key);
+      seen = w && strcmp(v, w) == 0;
+    }
+    if (seen) continue;
+    if (sb.len) strbuf_adds(&sb, "; ");
+    strbuf_adds(&sb, v);
+  }
+  return strbuf_detach(&sb);
+}
+
+static void add_header(struct strbuf *sb, const struct run_file *f) {
+  const struct run_env *e = &f->env;
+  strbuf_adds(sb, "bench results\n");
+  header_line(sb, "plugin", f->plugin);
+  header_line(sb, "plugin path", f->plugin_path);
+  header_line(sb, "plugin sha256", f->plugin_sha256);
+  header_line(sb, "preset", e->preset);
+  header_line(sb, "preset sha256", e->preset_sha256);
+  header_line(sb, "tag", e->tag);
+  header_line(sb, "mode", e->mode);
+  header_line(sb, "date", e->date);
+  header_line(sb, "started", e->started);
+  header_line(sb, "host", e->host);
+  header_line(sb, "cpu", e->cpu);
+  char cpus[16];
+  snprintf(cpus, sizeof cpus, "%d", e->cpus);
+  header_line(sb, "cpus", e->cpus > 0 ? cpus : NULL);
+  char caches[256] = "";
+  if (e->caches.llc > 0) cpu_caches_describe(&e->caches, caches, sizeof caches);
+  header_line(sb, "cpu caches", caches[0] ? caches : NULL);
+  header_line(sb, "os", e->os);
+  char *device = info_values(f, "device"), *driver = info_values(f, "driver");
+  header_line(sb, "device", device);
+  header_line(sb, "driver", driver);
+  free(device);
+  free(driver);
+  char *version = xasprintf("%s (git %s)", e->bench_version ? e->bench_version : "-",
+                            e->git_revision ? e->git_revision : "-");
+  header_line(sb, "bench", version);
+  free(version);
+  header_line(sb, "command", e->command);
+
+  struct strbuf counts = STRBUF_INIT;
+  strbuf_addf(&counts, "%zu", f->ncases);
+  const char *sep = ":";
+  for (int s = 0; s < CASE_STATUS_COUNT; s++) {
+    size_t n = 0;
+    for (size_t i = 0; i < f->ncases; i++) n += f->cases[i].status == (enum case_status)s;
+    if (!n) continue;
+    strbuf_addf(&counts, "%s %zu %s", sep, n, case_status_name((enum case_status)s));
+    sep = ",";
+  }
+  header_line(sb, "cases", counts.buf);
+  strbuf_release(&counts);
+}
+
+/* ---- table ------------------------------------------------------------ */
+
+enum { COL_INDEX, COL_PARAMS, COL_STATUS, COL_SAMPLES, COL_TIMER, COL_MEDIAN, COL_MIN, COL_CV,
+       COL_GFLOPS, COL_GBPS, COL_ERR, COL_TOL, COL_SETTLED, COL_CI, COL_BATCH, COL_OUTLIERS, NCOLS };
+
+static const struct {
+  const char *title;
+  int right; /* right-aligned (numbers) */
+} columns[NCOLS] = {
+    [COL_INDEX] = {"#", 1},           [COL_PARAMS] = {"params", 0},
+    [COL_STATUS] = {"status", 0},     [COL_SAMPLES] = {"samples", 1},
+    [COL_TIMER] = {"timer", 0},       [COL_MEDIAN] = {"median", 1},
+    [COL_MIN] = {"min", 1},           [COL_CV] = {"cv", 1},
+    [COL_GFLOPS] = {"GFLOP/s", 1},    [COL_GBPS] = {"GB/s", 1},
+    [COL_ERR] = {"max_abs_err", 1},   [COL_TOL] = {"rtol/atol", 0},
+    [COL_SETTLED] = {"settled", 0},
+    [COL_CI] = {"ci95", 1},           [COL_BATCH] = {"batch", 1},
+    [COL_OUTLIERS] = {"outliers", 1},
+};
+
+static void row_cells(const struct case_result *r, char **cell) {
+  const struct stats *t = case_time(r);
+  int timed = r->nsamples > 0 && t->n > 0;
+  cell[COL_INDEX] = xasprintf("%d", r->index);
+  cell[COL_PARAMS] = params_text(r);
+  cell[COL_STATUS] = xstrdup(case_status_name(r->status));
+  cell[COL_SAMPLES] = xasprintf("%zu", r->nsamples);
+  cell[COL_TIMER] = xstrdup(timed ? case_timer_name(r) : "-");
+  cell[COL_MEDIAN] = timed ? fmt_time(t->median) : xstrdup("-");
+  cell[COL_MIN] = timed ? fmt_time(t->min) : xstrdup("-");
+  cell[COL_CV] = timed && t->n >= 2 ? xasprintf("%.2f%%", t->cv * 100.0) : xstrdup("-");
+  double gf = case_gflops(r), gb = case_gbps(r);
+  cell[COL_GFLOPS] = gf > 0 ? fmt_sig(gf) : xstrdup("-");
+  cell[COL_GBPS] = gb > 0 ? fmt_sig(gb) : xstrdup("-");
+  if (r->check.checked) {
+    cell[COL_ERR] = xasprintf("%.3g", r->check.max_abs_err);
+    cell[COL_TOL] = xasprintf("%g/%g", r->check.rtol, r->check.atol);
+  } else {
+    cell[COL_ERR] = xstrdup("-");
+    cell[COL_TOL] = xstrdup("-");
+  }
+  cell[COL_SETTLED] = xstrdup(!timed ? "-" : r->settled ? "yes" : "no");
+  cell[COL_CI] = timed && t->median > 0 && t->ci_hi > 0
+                     ? xasprintf("+-%.2f%%", (t->ci_hi - t->ci_lo) / 2 / t->median * 100.0)
+                     : xstrdup("-");
+  cell[COL_BATCH] = timed ? xasprintf("%d", r->batch) : xstrdup("-");
+  cell[COL_OUTLIERS] = timed ? xasprintf("%zu", t->outliers) : xstrdup("-");
+}
+
+static void add_row(struct strbuf *sb, char *const *cell, const size_t *width) {
+  size_t start = sb->len;
+  for (int c = 0; c < NCOLS; c++) {
+    size_t pad = width[c] - display_width(cell[c]);
+    strbuf_adds(sb, "  ");
+    if (columns[c].right)
+      for (size_t i = 0; i < pad; i++) strbuf_adds(sb, " ");
+    strbuf_adds(sb, cell[c]);
+    if (!columns[c].right)
+      for (size_t i = 0; i < pad; i++) strbuf_adds(sb, " ");
+  }
+  while (sb->len > start && sb->buf[sb->len - 1] == ' ') sb->len--;
+  sb->buf[sb->len] = '\0';
+  strbuf_adds(sb, "\n");
+}
+
+static void add_table(struct strbuf *sb, const struct run_file *f) {
+  size_t n = f->ncases;
+  char **cells = xcalloc((n + 1) * NCOLS, sizeof *cells);
+  for (int c = 0; c < NCOLS; c++) cells[c] = xstrdup(columns[c].title);
+  for (size_t i = 0; i < n; i++) row_cells(&f->cases[i], cells + (i + 1) * NCOLS);
+  size_t width[NCOLS] = {0};
+  for (size_t i = 0; i <= n; i++)
+    for (int c = 0; c < NCOLS; c++) {
+      size_t w = display_width(cells[i * NCOLS + c]);
+      if (w > width[c]) width[c] = w;
+    }
+  strbuf_adds(sb, "\n");
+  for (size_t i = 0; i <= n; i++) add_row(sb, cells + i * NCOLS, width);
+  for (size_t i = 0; i < (n + 1) * NCOLS; i++) free(cells[i]);
+  free(cells);
+  strbuf_adds(sb, "\ntimes per iteration, of the timer shown (device when the plugin "
+                  "reported it, else host); cv = stddev / mean; ci95 = half-width of the "
+                  "median's 95% confidence interval, relative; batch = iterations per sample; "
+                  "outliers = samples with a modified z-score above 3.5\n");
+}
+
+/* ---- notes ------------------------------------------------------------ */
+
+/* "    label: text", continuation lines of text indented under it. */
+static void note(struct strbuf *sb, const char *label, const char *text) {
+  strbuf_addf(sb, "    %s", label);
+  if (!text) {
+    strbuf_adds(sb, "\n");
+    return;
+  }
+  strbuf_adds(sb, ": ");
+  const char *p = text;
+  for (int first = 1;; first = 0) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len && p[len - 1] == '\r') len--;
+    if (!first) strbuf_adds(sb, "\n      ");
+    add_clean(sb, p, len);
+    if (!nl || !nl[1]) break;
+    p = nl + 1;
+  }
+  strbuf_adds(sb, "\n");
+}
+
+static void notef(struct strbuf *sb, const char *label, const char *fmt, ...) UTIL_PRINTF(3, 4);
+static void notef(struct strbuf *sb, const char *label, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = xvasprintf(fmt, ap);
+  va_end(ap);
+  note(sb, label, text);
+  free(text);
+}
+
+static void stderr_note(struct strbuf *sb, const char *tail) {
+  strbuf_adds(sb, "    stderr (last lines):\n");
+  const char *p = tail;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len && p[len - 1] == '\r') len--;
+    strbuf_adds(sb, "      | ");
+    add_clean(sb, p, len);
+    while (sb->len && sb->buf[sb->len - 1] == ' ') sb->buf[--sb->len] = '\0';
+    strbuf_adds(sb, "\n");
+    if (!nl) break;
+    p = nl + 1;
+  }
+}
+
+static void how_it_ended(struct strbuf *sb, const struct case_result *r) {
+  const char *msg = r->message && *r->message ? r->message : NULL;
+  const char *sig = signal_name(r->signal);
+  switch (r->status) {
+  case CASE_CRASH:
+    if (msg) note(sb, "crash", msg);
+    else if (r->signal && sig) notef(sb, "crash", "killed by signal %d (%s)", r->signal, sig);
+    else if (r->signal) notef(sb, "crash", "killed by signal %d", r->signal);
+    else notef(sb, "crash", "exited with code %d without a result", r->exit_code);
+    break;
+  case CASE_TIMEOUT:
+    if (msg) note(sb, "timeout", msg);
+    else notef(sb, "timeout", "stopped by the watchdog after %.1f s", r->wall_s);
+    break;
+  case CASE_INTERRUPTED:
+    note(sb, "interrupted", msg ? msg : "stopped by a signal");
+    break;
+  case CASE_ERROR:
+    note(sb, "error", msg ? msg : "no message");
+    break;
+  case CASE_SKIPPED:
+    note(sb, "skipped", msg ? msg : "no reason given");
+    break;
+  case CASE_WRONG_ANSWER:
+    note(sb, "wrong answer", msg ? msg
+                             : r->check.message[0] ? r->check.message : "output out of tolerance");
+    break;
+  default:
+    if (msg) note(sb, "message", msg);
+    break;
+  }
+}
+
+static void check_note(struct strbuf *sb, const struct check_result *c) {
+  struct strbuf t = STRBUF_INIT;
+  strbuf_addf(&t, "%s, %llu of %llu elements out of tolerance (rtol %g, atol %g), "
+                  "max_abs_err %.3g, max_rel_err %.3g",
+              c->method[0] ? c->method : "-", (unsigned long long)c->mismatches,
+              (unsigned long long)c->compared, c->rtol, c->atol, c->max_abs_err, c->max_rel_err);
+  if (c->first_bad >= 0)
+    strbuf_addf(&t, ", first at [%lld]: got %.9g, expected %.9g", (long long)c->first_bad,
+                c->bad_out, c->bad_ref);
+  note(sb, "check", t.buf);
+  strbuf_release(&t);
+}
+
+/* The notes of one case, or nothing when all went as expected. */
+static void case_notes(struct strbuf *sb, const struct case_result *r) {
+  struct strbuf n = STRBUF_INIT;
+  how_it_ended(&n, r);
+  if (r->check.checked && (!r->check.pass || r->status == CASE_WRONG_ANSWER))
+    check_note(&n, &r->check);
+  if (r->nsamples > 0 && !r->settled) {
+    if (r->settle_note) {
+      const char *text = r->settle_note;
+      if (strncmp(text, "did not settle", 14) == 0) text += 14; /* no "did not settle: did not settle" */
+      while (*text == ':' || *text == ' ') text++;
+      note(&n, "did not settle", text);
+    }
+    else notef(&n, "did not settle", "cv %.2f%% above the target %.2f%%",
+               case_time(r)->cv * 100.0, r->target_cv * 100.0);
+  }
+  if (r->items > 0 && case_items_per_s(r) > 0)
+    notef(&n, "per item", "%.4g %s/s, %.4g ns per %s (%.6g %s per iteration)",
+          case_items_per_s(r), r->item_unit, case_ns_per_item(r), r->item_unit, r->items,
+          r->item_unit);
+  if (kv_list_get(r->ninfo, r->info, "note")) /* the plugin's (set_info "note") */
+    note(&n, "note", kv_list_get(r->ninfo, r->info, "note"));
+  if (kv_list_get(r->ninfo, r->info, "baseline")) /* bench --baseline */
+    note(&n, "baseline", kv_list_get(r->ninfo, r->info, "baseline"));
+  if (r->determinism == DET_DIFFERS)
+    note(&n, "determinism", "outputs differ between two runs");
+  else if (r->determinism == DET_BITWISE_EQUAL)
+    note(&n, "determinism", "bitwise equal over two runs");
+  if (r->determinism != DET_NOT_CHECKED && r->output_hash[0])
+    note(&n, "output hash", r->output_hash);
+  if (r->stderr_tail && *r->stderr_tail && case_status_failed(r->status))
+    stderr_note(&n, r->stderr_tail);
+  if (n.len) {
+    char *params = params_text(r);
+    strbuf_addf(sb, "  case %d  ", r->index);
+    strbuf_adds(sb, params);
+    strbuf_addf(sb, "  %s\n", case_status_name(r->status));
+    strbuf_adds(sb, n.buf);
+    free(params);
+  }
+  strbuf_release(&n);
+}
+
+static void add_notes(struct strbuf *sb, const struct run_file *f) {
+  struct strbuf n = STRBUF_INIT;
+  for (size_t i = 0; i < f->ncases; i++) case_notes(&n, &f->cases[i]);
+  if (n.len) {
+    strbuf_adds(sb, "\nnotes\n");
+    strbuf_adds(sb, n.buf);
+  }
+  strbuf_release(&n);
+}
+
+char *run_file_to_text(const struct run_file *f) {
+  struct strbuf sb = STRBUF_INIT;
+  add_header(&sb, f);
+  add_table(&sb, f);
+  add_notes(&sb, f);
+  return strbuf_detach(&sb);
+}

@@ -1,0 +1,15 @@
+/* What a result header records about the machine and the run. */
+#ifndef BENCH_ENV_H
+#define BENCH_ENV_H
+
+#include "results/result.h"
+
+/* Fill e: date, time, host, CPU, OS, bench version and git revision, the
+ * command line (shell-quoted). preset/tag/mode are copied. */
+void run_env_collect(struct run_env *e, int argc, char **argv, const char *preset,
+                     const char *preset_sha256, const char *tag, const char *mode);
+
+const char *bench_version(void);
+const char *bench_git_revision(void);
+
+#endif

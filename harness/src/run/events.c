@@ -1,0 +1,143 @@
+/* JSON-lines events, written with jansson. */
+#include "run/events.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "core/util.h"
+
+int events_open(struct events *ev, const char *path) {
+  ev->f = NULL;
+  ev->owned = 0;
+  if (!path) return 0;
+  if (strcmp(path, "-") == 0) {
+    ev->f = stdout;
+    return 0;
+  }
+  ev->f = fopen(path, "w");
+  if (!ev->f) return error("cannot write events file '%s': %s", path, strerror(errno));
+  ev->owned = 1;
+  return 0;
+}
+
+void events_close(struct events *ev) {
+  if (ev->f && ev->owned) fclose(ev->f);
+  ev->f = NULL;
+}
+
+/* Text from plugins and children may hold invalid UTF-8: replace such bytes
+ * with '?' rather than lose the field. */
+static json_t *jstr(const char *s) {
+  if (!s) return json_null();
+  json_t *j = json_string(s);
+  if (j) return j;
+  char *copy = xstrdup(s);
+  for (unsigned char *p = (unsigned char *)copy; *p; p++)
+    if (*p >= 0x80) *p = '?';
+  j = json_string(copy);
+  free(copy);
+  return j ? j : json_null();
+}
+
+static json_t *event_new(const char *name) {
+  struct timeval tv;
+  gettimeofday(&tv, NULL);
+  json_t *o = json_object();
+  json_object_set_new(o, "event", json_string(name));
+  json_object_set_new(o, "ts", json_real((double)tv.tv_sec + tv.tv_usec * 1e-6));
+  return o;
+}
+
+static void event_emit(struct events *ev, json_t *o) {
+  if (ev->f) {
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    if (s) {
+      fputs(s, ev->f);
+      fputc('\n', ev->f);
+      fflush(ev->f);
+      free(s);
+    }
+  }
+  json_decref(o);
+}
+
+static json_t *num_or_null(double v, int valid) { return valid ? json_real(v) : json_null(); }
+
+void events_suite_start(struct events *ev, int total_cases, const char *const *plugins,
+                        size_t nplugins, const char *preset, const char *tag) {
+  if (!ev->f) return;
+  json_t *o = event_new("SUITE_START");
+  json_object_set_new(o, "total_cases", json_integer(total_cases));
+  json_t *a = json_array();
+  for (size_t i = 0; i < nplugins; i++) json_array_append_new(a, json_string(plugins[i]));
+  json_object_set_new(o, "plugins", a);
+  json_object_set_new(o, "preset", jstr(preset));
+  json_object_set_new(o, "tag", jstr(tag));
+  event_emit(ev, o);
+}
+
+void events_test_start(struct events *ev, const struct case_result *id, const char *label,
+                       int index, int total, double timeout_s) {
+  if (!ev->f) return;
+  json_t *o = event_new("TEST_START");
+  json_object_set_new(o, "plugin", json_string(id->plugin));
+  json_object_set_new(o, "case", jstr(label));
+  json_t *p = json_object();
+  for (size_t i = 0; i < id->nparams; i++)
+    json_object_set_new(p, id->params[i].key, jstr(id->params[i].value));
+  json_object_set_new(o, "params", p);
+  json_object_set_new(o, "index", json_integer(index));
+  json_object_set_new(o, "total", json_integer(total));
+  json_object_set_new(o, "timeout_s", json_real(timeout_s));
+  event_emit(ev, o);
+}
+
+void events_heartbeat(struct events *ev, const char *plugin, const char *label, int index,
+                      double elapsed_s, double case_percent, double case_eta_s,
+                      double suite_percent, double suite_eta_s) {
+  if (!ev->f) return;
+  json_t *o = event_new("HEARTBEAT");
+  json_object_set_new(o, "plugin", json_string(plugin));
+  json_object_set_new(o, "case", jstr(label));
+  json_object_set_new(o, "index", json_integer(index));
+  json_object_set_new(o, "elapsed_s", json_real(elapsed_s));
+  json_object_set_new(o, "percent", json_real(case_percent));
+  json_object_set_new(o, "eta_s", json_real(case_eta_s));
+  json_object_set_new(o, "suite_percent", json_real(suite_percent));
+  json_object_set_new(o, "suite_eta_s", json_real(suite_eta_s));
+  event_emit(ev, o);
+}
+
+void events_test_end(struct events *ev, const struct case_result *r, const char *label) {
+  if (!ev->f) return;
+  json_t *o = event_new("TEST_END");
+  int ok = r->status == CASE_OK;
+  const struct stats *t = case_time(r);
+  json_object_set_new(o, "plugin", json_string(r->plugin));
+  json_object_set_new(o, "case", jstr(label));
+  json_object_set_new(o, "index", json_integer(r->index));
+  json_object_set_new(o, "status", json_string(case_status_name(r->status)));
+  json_object_set_new(o, "exit_code", json_integer(r->exit_code));
+  json_object_set_new(o, "wall_s", json_real(r->wall_s));
+  json_object_set_new(o, "median_ms", num_or_null(t->median * 1e-6, r->nsamples > 0));
+  json_object_set_new(o, "gflops", num_or_null(case_gflops(r), ok && r->flops > 0));
+  json_object_set_new(o, "gbps", num_or_null(case_gbps(r), ok && r->bytes > 0));
+  json_object_set_new(o, "settled", json_boolean(r->settled));
+  json_object_set_new(o, "message", jstr(r->message));
+  event_emit(ev, o);
+}
+
+void events_suite_end(struct events *ev, int completed, int failed, int skipped, int total,
+                      double wall_s, int interrupted) {
+  if (!ev->f) return;
+  json_t *o = event_new("SUITE_END");
+  json_object_set_new(o, "completed", json_integer(completed));
+  json_object_set_new(o, "failed", json_integer(failed));
+  json_object_set_new(o, "skipped", json_integer(skipped));
+  json_object_set_new(o, "total", json_integer(total));
+  json_object_set_new(o, "wall_s", json_real(wall_s));
+  json_object_set_new(o, "interrupted", json_boolean(interrupted));
+  event_emit(ev, o);
+}

@@ -1,0 +1,303 @@
+/* Implementation of struct bench_host for the measuring child. */
+#include "run/host.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/own_reference.h"
+#include "check/dtype.h"
+#include "core/hash.h"
+
+static struct host_state *state_of(const struct bench_host *api) {
+  return (struct host_state *)api->host_data;
+}
+
+static const struct case_value *find_value(struct host_state *h, const char *name,
+                                           enum bench_param_type type) {
+  if (!h->cdef) {
+    snprintf(h->message, sizeof h->message, "plugin bug: parameter '%s' read outside a case",
+             name ? name : "(null)");
+    h->bug = 1;
+    return NULL;
+  }
+  for (size_t i = 0; name && i < h->cdef->nvalues; i++) {
+    const struct case_value *v = &h->cdef->values[i];
+    if (strcmp(v->param->name, name) != 0) continue;
+    if (v->param->type != type) {
+      snprintf(h->message, sizeof h->message,
+               "plugin bug: parameter '%s' read with the wrong type", name);
+      h->bug = 1;
+      return NULL;
+    }
+    return v;
+  }
+  snprintf(h->message, sizeof h->message, "plugin bug: unknown parameter '%s'",
+           name ? name : "(null)");
+  h->bug = 1;
+  return NULL;
+}
+
+static int64_t host_param_int(const struct bench_host *api, const char *name) {
+  const struct case_value *v = find_value(state_of(api), name, BENCH_PARAM_INT);
+  return v ? v->i : 0;
+}
+
+static double host_param_float(const struct bench_host *api, const char *name) {
+  const struct case_value *v = find_value(state_of(api), name, BENCH_PARAM_FLOAT);
+  return v ? v->f : 0.0;
+}
+
+static const char *host_param_str(const struct bench_host *api, const char *name) {
+  const struct case_value *v = find_value(state_of(api), name, BENCH_PARAM_STRING);
+  return v ? v->text : "";
+}
+
+static int host_skip(const struct bench_host *api, const char *fmt, ...) {
+  struct host_state *h = state_of(api);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(h->message, sizeof h->message, fmt, ap);
+  va_end(ap);
+  return BENCH_SKIP;
+}
+
+static int host_fail(const struct bench_host *api, const char *fmt, ...) {
+  struct host_state *h = state_of(api);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(h->message, sizeof h->message, fmt, ap);
+  va_end(ap);
+  return BENCH_ERROR;
+}
+
+/* The child's stderr goes to the parent, which keeps its tail for the
+ * result of a failed case. */
+static void host_log(const struct bench_host *api, const char *fmt, ...) {
+  (void)api;
+  va_list ap;
+  va_start(ap, fmt);
+  char buf[1024];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "%s\n", buf);
+}
+
+static void host_set_info(const struct bench_host *api, const char *key, const char *value) {
+  struct host_state *h = state_of(api);
+  if (!key || !value || !h->result) return;
+  for (size_t i = 0; i < h->result->ninfo; i++) {
+    if (strcmp(h->result->info[i].key, key) == 0) {
+      free(h->result->info[i].value);
+      h->result->info[i].value = xstrdup(value);
+      return;
+    }
+  }
+  kv_list_add(&h->result->ninfo, &h->result->info, key, value);
+}
+
+/* A figure a plugin reported that cannot be true: a plugin bug (the first
+ * one is kept). */
+static void bad_figure(struct host_state *h, const char *call, double v, const char *rule) {
+  if (h->bug) return;
+  snprintf(h->message, sizeof h->message, "plugin bug: %s(%g): %s", call, v, rule);
+  h->bug = 1;
+}
+
+static void host_set_work(const struct bench_host *api, double flops, double bytes) {
+  struct host_state *h = state_of(api);
+  if (!(flops >= 0) || !isfinite(flops))
+    return bad_figure(h, "set_work", flops, "flops must be finite and >= 0");
+  if (!(bytes >= 0) || !isfinite(bytes))
+    return bad_figure(h, "set_work", bytes, "bytes must be finite and >= 0");
+  if (!h->result) return;
+  h->result->flops = flops;
+  h->result->bytes = bytes;
+}
+
+static void host_set_device_time(const struct bench_host *api, double ns) {
+  struct host_state *h = state_of(api);
+  if (!(ns >= 0) || !(ns <= HOST_MAX_DEVICE_NS))
+    return bad_figure(h, "set_device_time", ns,
+                      "a device time must be finite, >= 0 and at most 1e13 ns");
+  h->device_ns += ns;
+  h->device_calls++;
+}
+
+static void host_fill_random(const struct bench_host *api, void *dst, size_t count,
+                             enum bench_dtype dtype, uint64_t seed) {
+  (void)api;
+  fill_random(dst, count, dtype, seed);
+}
+
+/* Fold one comparison into the case's check: the worst of each figure,
+ * the first failure's message. */
+static void accumulate(struct host_state *h, const struct check_result *r) {
+  struct check_result *acc = &h->result->check;
+  if (!acc->checked && h->checks == 1) {
+    *acc = *r;
+  } else if (r->checked) {
+    if (r->max_abs_err > acc->max_abs_err) acc->max_abs_err = r->max_abs_err;
+    if (r->max_rel_err > acc->max_rel_err) acc->max_rel_err = r->max_rel_err;
+    acc->compared += r->compared;
+    acc->mismatches += r->mismatches;
+    if (acc->pass && !r->pass) {
+      acc->first_bad = r->first_bad;
+      acc->bad_out = r->bad_out;
+      acc->bad_ref = r->bad_ref;
+      memcpy(acc->message, r->message, sizeof acc->message);
+    }
+    if (!acc->checked) memcpy(acc->method, r->method, sizeof acc->method);
+    acc->pass = acc->pass && r->pass;
+    acc->checked = 1;
+  }
+}
+
+static int host_check(const struct bench_host *api, const struct bench_check *c) {
+  struct host_state *h = state_of(api);
+  h->checks++;
+  char why[256];
+  if (check_validate(c, why, sizeof why) != 0) {
+    snprintf(h->message, sizeof h->message, "plugin bug: malformed check: %s", why);
+    h->bug = 1;
+    return BENCH_ERROR;
+  }
+  h->hash = fnv1a64(h->hash, c->out, check_output_bytes(c));
+  if (h->hash_only) return BENCH_OK;
+  struct check_result r;
+  if (check_output(c, h->verify, h->seed, &r) != 0) {
+    snprintf(h->message, sizeof h->message, "plugin bug: %s", r.message);
+    h->bug = 1;
+    return BENCH_ERROR;
+  }
+  accumulate(h, &r);
+  return BENCH_OK;
+}
+
+/* ---- ABI 1.1 extensions ---------------------------------------------- */
+
+static void host_set_items(const struct bench_host *api, double items, const char *unit) {
+  struct host_state *h = state_of(api);
+  if (!(items > 0) || !isfinite(items))
+    return bad_figure(h, "set_items", items, "items must be finite and > 0");
+  if (!unit || !unit[0]) unit = "items";
+  size_t len = strlen(unit);
+  int ok = len < sizeof h->result->item_unit;
+  for (size_t i = 0; ok && i < len; i++)
+    ok = (unit[i] >= 'a' && unit[i] <= 'z') || unit[i] == '_';
+  if (!ok) {
+    if (!h->bug)
+      snprintf(h->message, sizeof h->message,
+               "plugin bug: set_items: unit \"%.40s\" must be a lower-case word of at most %zu "
+               "letters", unit, sizeof h->result->item_unit - 1);
+    h->bug = 1;
+    return;
+  }
+  if (!h->result) return;
+  h->result->items = items;
+  memcpy(h->result->item_unit, unit, len + 1);
+}
+
+static int host_compare(const struct bench_host *api, const struct bench_compare *c) {
+  struct host_state *h = state_of(api);
+  h->checks++;
+  char why[256];
+  if (compare_validate(c, why, sizeof why) != 0) {
+    snprintf(h->message, sizeof h->message, "plugin bug: malformed compare: %s", why);
+    h->bug = 1;
+    return BENCH_ERROR;
+  }
+  h->hash = fnv1a64(h->hash, c->out, compare_output_bytes(c));
+  if (h->hash_only) return BENCH_OK;
+  struct check_result r;
+  int rc = compare_output(c, api, h->verify, &r);
+  if (rc == -2) { /* ref_fn failed: its host->fail() reason stands */
+    if (!h->message[0]) snprintf(h->message, sizeof h->message, "ref_fn failed without a reason");
+    return BENCH_ERROR;
+  }
+  if (rc != 0) {
+    snprintf(h->message, sizeof h->message, "plugin bug: %s", r.message);
+    h->bug = 1;
+    return BENCH_ERROR;
+  }
+  accumulate(h, &r);
+  return BENCH_OK;
+}
+
+static int host_mismatch(const struct bench_host *api, const char *fmt, ...) {
+  struct host_state *h = state_of(api);
+  h->checks++;
+  if (h->hash_only) return BENCH_OK;
+  struct check_result r;
+  memset(&r, 0, sizeof r);
+  r.checked = 1;
+  r.pass = 0;
+  r.first_bad = -1;
+  r.mismatches = 1;
+  snprintf(r.method, sizeof r.method, "plugin-self");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r.message, sizeof r.message, fmt ? fmt : "(no reason)", ap);
+  va_end(ap);
+  if (!r.message[0]) snprintf(r.message, sizeof r.message, "the plugin's own check failed");
+  accumulate(h, &r);
+  return BENCH_OK;
+}
+
+static const struct bench_ext_items ext_items = {host_set_items};
+static int host_matched(const struct bench_host *api, const char *what) {
+  struct host_state *h = state_of(api);
+  h->checks++;
+  if (h->hash_only) return BENCH_OK;
+  struct check_result r;
+  memset(&r, 0, sizeof r);
+  r.checked = 1;
+  r.pass = 1;
+  r.first_bad = -1;
+  snprintf(r.method, sizeof r.method, "plugin-self");
+  (void)what; /* a pass carries no message */
+  accumulate(h, &r);
+  return BENCH_OK;
+}
+
+static const struct bench_ext_compare ext_compare = {host_compare, host_mismatch, host_matched};
+
+static const void *host_get_extension(const struct bench_host *api, const char *id) {
+  (void)api;
+  if (!id) return NULL;
+  if (strcmp(id, BENCH_EXT_ITEMS) == 0) return &ext_items;
+  if (strcmp(id, BENCH_EXT_COMPARE) == 0) return &ext_compare;
+  return NULL;
+}
+
+void host_init(struct host_state *h, const struct case_def *c, struct case_result *r,
+               enum verify_level verify) {
+  memset(h, 0, sizeof *h);
+  h->api.abi_version = BENCH_ABI_VERSION;
+  h->api.host_data = h;
+  h->api.param_int = host_param_int;
+  h->api.param_float = host_param_float;
+  h->api.param_str = host_param_str;
+  h->api.skip = host_skip;
+  h->api.fail = host_fail;
+  h->api.log = host_log;
+  h->api.set_info = host_set_info;
+  h->api.set_work = host_set_work;
+  h->api.set_device_time = host_set_device_time;
+  h->api.fill_random = host_fill_random;
+  h->api.check = host_check;
+  h->api.get_extension = host_get_extension;
+  h->cdef = c;
+  h->result = r;
+  h->verify = verify;
+  h->seed = 0x62656e6368ull; /* "bench" */
+  h->hash = FNV1A64_INIT;
+}
+
+void host_reset_check(struct host_state *h, int hash_only) {
+  h->hash_only = hash_only;
+  h->hash = FNV1A64_INIT;
+  h->checks = 0;
+}

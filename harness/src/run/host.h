@@ -1,0 +1,38 @@
+/* The struct bench_host handed to a plugin in the measuring child: case
+ * parameters, messages, work, device time, inputs and the reference check,
+ * all recorded into the case's result. */
+#ifndef BENCH_HOST_H
+#define BENCH_HOST_H
+
+#include <stdint.h>
+
+#include "bench/plugin.h"
+#include "plan/cases.h"
+#include "check/check.h"
+#include "results/result.h"
+#include "core/util.h"
+
+/* The largest device time set_device_time accepts (about 2.8 hours). */
+#define HOST_MAX_DEVICE_NS 1e13
+
+struct host_state {
+  struct bench_host api;          /* handed to the plugin; api.host_data = this */
+  const struct case_def *cdef;    /* NULL while only init/deinit run (--list) */
+  struct case_result *result;
+  char message[1024];             /* last skip/fail reason */
+  int bug;                        /* the plugin misused the host (bad parameter name, ...) */
+  double device_ns;               /* sum of set_device_time calls since reset */
+  int device_calls;
+  enum verify_level verify;
+  uint64_t seed;                  /* for the check's random vectors and samples */
+  int hash_only;                  /* check() only hashes (determinism rerun) */
+  uint64_t hash;                  /* FNV-1a of every output handed to check() */
+  int checks;                     /* check() calls since reset */
+};
+
+void host_init(struct host_state *h, const struct case_def *c, struct case_result *r,
+               enum verify_level verify);
+/* Start hashing/checking afresh (before a verify call). */
+void host_reset_check(struct host_state *h, int hash_only);
+
+#endif

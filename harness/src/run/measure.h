@@ -1,0 +1,41 @@
+/* Measuring one case inside the child process: init, setup, warm-up,
+ * batched timed samples until the preset's stopping rule, verification of
+ * the timed output, the optional determinism rerun, teardown. */
+#ifndef BENCH_MEASURE_H
+#define BENCH_MEASURE_H
+
+#include "plan/cases.h"
+#include "run/host.h"
+#include "plan/plugin_loader.h"
+#include "plan/preset.h"
+#include "results/result.h"
+
+/* A plugin initialised once in this process (a worker), then measured case
+ * after case. */
+struct plugin_run {
+  const struct plugin *pl;
+  struct host_state h;     /* one host for the process: its address stays */
+  void *ctx;               /* init's */
+  int inited;              /* init returned OK: deinit is owed */
+  struct case_result init; /* init's outcome (status, message) and set_info facts */
+};
+/* Call init. Returns BENCH_OK, or BENCH_SKIP/BENCH_ERROR with pr->init's
+ * status and message saying why (deinit already called when init returned
+ * OK but misused the host). Call measure_deinit in every case. */
+int measure_init(struct plugin_run *pr, const struct plugin *pl);
+/* Setup, warm-up, samples, verify, teardown of case c into r (which holds
+ * the identity); init's facts are copied into r. */
+void measure_one(struct plugin_run *pr, const struct case_def *c, const struct run_policy *pol,
+                 struct case_result *r);
+void measure_deinit(struct plugin_run *pr);
+
+/* Fill r (already holding the case identity) with the outcome. Never exits;
+ * whatever the plugin does short of crashing or hanging ends up in r. */
+void measure_case(const struct plugin *pl, const struct case_def *c,
+                  const struct run_policy *pol, struct case_result *r);
+
+/* Only init/deinit: can this plugin run here? Returns BENCH_OK, or
+ * BENCH_SKIP/BENCH_ERROR with the reason in reason. */
+int probe_plugin(const struct plugin *pl, char *reason, size_t len);
+
+#endif

@@ -1,0 +1,358 @@
+/* Parent side of a plugin's cases: fork, measure in the child, collect the
+ * results. Every line the child sends is a case result in JSON (one line,
+ * strings escaped), so nothing a plugin says can break the framing. */
+#include "run/runner.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run/measure.h"
+#include "results/io.h"
+#include "core/util.h"
+
+static void write_all(int fd, const char *s, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
+static void send_result(int fd, const struct case_result *r) {
+  char *line = case_result_to_json_line(r);
+  write_all(fd, line, strlen(line));
+  write_all(fd, "\n", 1);
+  free(line);
+}
+
+/* From a worker: the line, after the mark that ends the case's output. */
+static void stream_result(int fd, const struct case_result *r) {
+  char *line = case_result_to_json_line(r);
+  child_send_line(fd, line);
+  free(line);
+}
+
+void case_identity(struct case_result *r, const struct plugin *pl, const struct case_def *c,
+                   int index) {
+  case_result_init(r);
+  r->plugin = xstrdup(pl->desc->name);
+  r->backend = xstrdup(pl->desc->backend);
+  r->operation = xstrdup(pl->desc->operation);
+  r->index = index;
+  for (size_t i = 0; i < c->nvalues; i++)
+    kv_list_add(&r->nparams, &r->params, c->values[i].param->name, c->values[i].text);
+}
+
+/* A child's line back into a result; r keeps its identity when the line is
+ * unreadable. */
+static void take_line(const char *line, struct case_result *r) {
+  struct case_result got;
+  char err[256];
+  case_result_init(&got);
+  if (case_result_from_json_line(line, &got, err, sizeof err) == 0) {
+    case_result_release(r);
+    *r = got;
+  } else {
+    case_result_release(&got);
+    r->status = CASE_ERROR;
+    free(r->message);
+    r->message = xasprintf("unreadable result from the child: %s", err);
+  }
+}
+
+/* What became of a child that sent no result for the case it ran. */
+static void record_outcome(struct case_result *r, const struct child_outcome *out,
+                           const struct run_policy *pol) {
+  free(r->message);
+  if (out->interrupted) {
+    r->status = CASE_INTERRUPTED;
+    r->message = xasprintf("interrupted by %s", strsignal(child_interrupted()));
+  } else if (out->timed_out) {
+    r->status = CASE_TIMEOUT;
+    r->message = xasprintf("timed out after %.3g s (the preset's timeout); killed", pol->timeout_s);
+  } else if (out->signal) {
+    r->status = CASE_CRASH;
+    r->message = xasprintf("killed by signal %d (%s)", out->signal, strsignal(out->signal));
+  } else {
+    r->status = CASE_CRASH;
+    r->message = xasprintf("the case's process exited with status %d without a result", out->exit_code);
+  }
+  r->exit_code = out->exit_code;
+  r->signal = out->signal;
+  r->wall_s = out->wall_s;
+}
+
+/* ---- one process per case ---------------------------------------------- */
+
+struct case_job {
+  const struct plugin *pl;
+  const struct case_def *c;
+  const struct run_policy *pol;
+  int index;
+};
+
+static void case_in_child(void *arg, int fd) {
+  struct case_job *job = arg;
+  struct case_result r;
+  case_identity(&r, job->pl, job->c, job->index);
+  measure_case(job->pl, job->c, job->pol, &r);
+  send_result(fd, &r);
+  case_result_release(&r);
+}
+
+void run_case(const struct plugin *pl, const struct case_def *c, int index,
+              const struct run_policy *pol, int debug, child_tick_fn tick, void *tick_arg,
+              struct case_result *r) {
+  case_identity(r, pl, c, index);
+  struct case_job job = {pl, c, pol, index};
+  struct child_opts o = {pol->timeout_s, pol->heartbeat_s, tick, tick_arg, debug, NULL, NULL};
+  struct child_outcome out;
+  if (child_run(case_in_child, &job, &o, &out) != 0) {
+    r->status = CASE_ERROR;
+    r->message = xstrdup("could not start the case's child process");
+    return;
+  }
+  if (out.line) {
+    take_line(out.line, r);
+    r->exit_code = out.exit_code;
+    r->signal = out.signal;
+    r->wall_s = out.wall_s;
+  } else {
+    record_outcome(r, &out, pol);
+  }
+  free(r->stderr_tail);
+  r->stderr_tail = out.stderr_tail;
+  out.stderr_tail = NULL;
+  child_outcome_release(&out);
+}
+
+/* ---- the probe ----------------------------------------------------------- */
+
+struct probe_job {
+  const struct plugin *pl;
+};
+
+static void probe_child(void *arg, int fd) {
+  struct probe_job *job = arg;
+  struct plugin_run pr;
+  measure_init(&pr, job->pl);
+  send_result(fd, &pr.init);
+  measure_deinit(&pr);
+}
+
+int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *reason, size_t len) {
+  struct probe_job job = {pl};
+  struct child_opts o = {timeout_s, 0, NULL, NULL, debug, NULL, NULL};
+  struct child_outcome out;
+  reason[0] = '\0';
+  if (child_run(probe_child, &job, &o, &out) != 0) {
+    snprintf(reason, len, "could not start a child process");
+    return BENCH_ERROR;
+  }
+  int rc = BENCH_ERROR;
+  struct case_result got;
+  char err[256];
+  case_result_init(&got);
+  if (out.line && case_result_from_json_line(out.line, &got, err, sizeof err) == 0 &&
+      out.exit_code == 0) {
+    rc = got.status == CASE_OK ? BENCH_OK : got.status == CASE_SKIPPED ? BENCH_SKIP : BENCH_ERROR;
+    snprintf(reason, len, "%s", got.message ? got.message : "");
+  } else if (out.line && out.exit_code == 0) {
+    snprintf(reason, len, "unreadable answer from init()'s process: %s", err);
+  } else if (out.timed_out) {
+    snprintf(reason, len, "init() hung for %.3g s", timeout_s);
+  } else if (out.interrupted) {
+    snprintf(reason, len, "interrupted");
+  } else if (out.signal) {
+    snprintf(reason, len, "init() crashed (%s)", strsignal(out.signal));
+  } else {
+    snprintf(reason, len, "init() ended the process (status %d)", out.exit_code);
+  }
+  case_result_release(&got);
+  child_outcome_release(&out);
+  return rc;
+}
+
+/* ---- one worker per plugin ------------------------------------------------ */
+
+#define WORKER_DONE "bench: worker done"
+
+struct worker_job {
+  const struct plugin_job *job;
+  size_t from; /* first case this worker runs */
+};
+
+static void worker_child(void *arg, int fd) {
+  struct worker_job *wj = arg;
+  const struct plugin_job *job = wj->job;
+  child_become_subreaper(); /* what a case leaves behind comes back here */
+  struct plugin_run pr;
+  int rc = measure_init(&pr, job->pl);
+  stream_result(fd, &pr.init); /* first line: init's answer */
+  if (rc != BENCH_OK) {
+    measure_deinit(&pr);
+    return;
+  }
+  /* Processes started by init may serve every case; those of a case die
+   * with it. */
+  size_t nkeep = 0;
+  int *keep = child_children(&nkeep);
+  for (size_t k = wj->from; k < job->ncases; k++) {
+    struct case_result r;
+    case_identity(&r, job->pl, &job->cases[k], job->first_index + (int)k);
+    measure_one(&pr, &job->cases[k], job->pol, &r);
+    child_kill_descendants(keep, nkeep);
+    stream_result(fd, &r);
+    case_result_release(&r);
+  }
+  free(keep);
+  measure_deinit(&pr);
+  child_send_line(fd, WORKER_DONE); /* the parent need not wait for our exit */
+}
+
+struct worker_state {
+  const struct plugin_job *job;
+  size_t next;             /* the case running now */
+  int got_init;
+  struct case_result init; /* the worker's first line */
+  char *init_tail;         /* what init printed: goes with the first case */
+};
+
+static int on_worker_line(void *arg, char *line, char *tail, double wall_s) {
+  struct worker_state *ws = arg;
+  const struct plugin_job *job = ws->job;
+  if (!ws->got_init) {
+    ws->got_init = 1;
+    take_line(line, &ws->init);
+    free(line);
+    ws->init_tail = tail;
+    return 0;
+  }
+  if (ws->next >= job->ncases) { /* after the last case: deinit is done */
+    int done = strcmp(line, WORKER_DONE) == 0;
+    free(line);
+    free(tail);
+    return done;
+  }
+  struct case_result r;
+  case_identity(&r, job->pl, &job->cases[ws->next], job->first_index + (int)ws->next);
+  take_line(line, &r);
+  free(line);
+  r.exit_code = 0; /* the case ended normally */
+  r.signal = 0;
+  r.wall_s = wall_s;
+  free(r.stderr_tail);
+  r.stderr_tail = tail;
+  if (ws->init_tail) {
+    r.stderr_tail = tail ? xasprintf("%s\n%s", ws->init_tail, tail) : ws->init_tail;
+    if (tail) free(ws->init_tail);
+    free(tail);
+    ws->init_tail = NULL;
+  }
+  size_t k = ws->next++;
+  job->done(job->cb_arg, k, &r);
+  if (ws->next < job->ncases && !child_interrupted()) job->begin(job->cb_arg, ws->next);
+  return 0;
+}
+
+/* Every case from k on gets init's verdict (SKIPPED or ERROR). */
+static size_t finish_with(const struct plugin_job *job, size_t k, const struct case_result *init,
+                          int begun, char *tail) {
+  size_t n = 0;
+  for (; k < job->ncases && !child_interrupted(); k++) {
+    if (!begun) job->begin(job->cb_arg, k);
+    begun = 0;
+    struct case_result r;
+    case_identity(&r, job->pl, &job->cases[k], job->first_index + (int)k);
+    r.status = init->status == CASE_SKIPPED ? CASE_SKIPPED : CASE_ERROR;
+    r.message = xstrdup(init->message ? init->message : "init() failed without a reason");
+    for (size_t i = 0; i < init->ninfo; i++)
+      kv_list_add(&r.ninfo, &r.info, init->info[i].key, init->info[i].value);
+    r.stderr_tail = tail; /* what init printed, with the first case */
+    tail = NULL;
+    job->done(job->cb_arg, k, &r);
+    n++;
+  }
+  free(tail);
+  return n;
+}
+
+static size_t run_workers(const struct plugin_job *job) {
+  size_t k = 0;
+  while (k < job->ncases && !child_interrupted()) {
+    job->begin(job->cb_arg, k);
+    struct worker_state ws = {job, k, 0, {0}, NULL};
+    case_result_init(&ws.init);
+    struct worker_job wj = {job, k};
+    struct child_opts o = {job->pol->timeout_s, job->pol->heartbeat_s, job->tick, job->tick_arg,
+                           job->debug, on_worker_line, &ws};
+    struct child_outcome out;
+    int started = child_run(worker_child, &wj, &o, &out) == 0;
+    k = ws.next;
+    if (ws.got_init && ws.init.status != CASE_OK) {
+      /* init declined or failed: no worker can do better */
+      size_t first = k;
+      k += finish_with(job, k, &ws.init, 1, ws.init_tail);
+      ws.init_tail = NULL;
+      if (k == first) k = job->ncases;
+    } else if (k < job->ncases) {
+      /* The worker died, hung or was stopped in case k (or in init). */
+      struct case_result r;
+      case_identity(&r, job->pl, &job->cases[k], job->first_index + (int)k);
+      if (!started) {
+        r.status = CASE_ERROR;
+        r.message = xstrdup("could not start the case's child process");
+      } else {
+        record_outcome(&r, &out, job->pol);
+        r.stderr_tail = out.stderr_tail;
+        out.stderr_tail = NULL;
+        if (ws.init_tail) {
+          char *t = r.stderr_tail ? xasprintf("%s\n%s", ws.init_tail, r.stderr_tail) : xstrdup(ws.init_tail);
+          free(r.stderr_tail);
+          r.stderr_tail = t;
+        }
+      }
+      job->done(job->cb_arg, k, &r);
+      k++;
+      if (!started) break;
+    }
+    if (started) child_outcome_release(&out);
+    case_result_release(&ws.init);
+    free(ws.init_tail);
+  }
+  return k;
+}
+
+static size_t run_isolated(const struct plugin_job *job) {
+  /* init() is per process and sees no case: when it declines this machine
+   * (no device, no driver), every case is SKIPPED for that reason without
+   * starting a process per case. */
+  char reason[512] = "";
+  if (job->pl->desc->init &&
+      probe_in_child(job->pl, job->pol->timeout_s, job->debug, reason, sizeof reason) == BENCH_SKIP) {
+    struct case_result init;
+    case_result_init(&init);
+    init.status = CASE_SKIPPED;
+    init.message = xstrdup(reason);
+    size_t n = finish_with(job, 0, &init, 0, NULL);
+    case_result_release(&init);
+    return n;
+  }
+  size_t k = 0;
+  for (; k < job->ncases && !child_interrupted(); k++) {
+    job->begin(job->cb_arg, k);
+    struct case_result r;
+    run_case(job->pl, &job->cases[k], job->first_index + (int)k, job->pol, job->debug, job->tick,
+             job->tick_arg, &r);
+    job->done(job->cb_arg, k, &r);
+  }
+  return k;
+}
+
+size_t run_plugin_cases(const struct plugin_job *job) {
+  return job->isolation_case ? run_isolated(job) : run_workers(job);
+}

@@ -1,0 +1,57 @@
+/* The cases of one plugin in child processes: by default one worker per
+ * plugin (init once, then case after case, each result streamed back as it
+ * ends; a crash, hang or exit costs that case and a fresh worker goes on),
+ * or one process per case (isolation = case). The parent never calls the
+ * plugin's code itself. */
+#ifndef BENCH_RUNNER_H
+#define BENCH_RUNNER_H
+
+#include "plan/cases.h"
+#include "core/child.h"
+#include "plan/plugin_loader.h"
+#include "plan/preset.h"
+#include "results/result.h"
+
+/* Called before case k (0-based within the plugin's cases) starts. */
+typedef void (*case_begin_fn)(void *arg, size_t k);
+/* Called once per case with its outcome; r is the callee's (release it). */
+typedef void (*case_done_fn)(void *arg, size_t k, struct case_result *r);
+
+struct plugin_job {
+  const struct plugin *pl;
+  const struct case_def *cases; /* the plugin's cases, in order */
+  size_t ncases;
+  int first_index;              /* suite index of cases[0] */
+  const struct run_policy *pol;
+  int isolation_case;           /* one process per case instead of one worker */
+  int debug;
+  child_tick_fn tick;           /* heartbeat of the running case */
+  void *tick_arg;
+  case_begin_fn begin;
+  case_done_fn done;
+  void *cb_arg;
+};
+
+/* Run the job's cases until all are done or the run is interrupted (the
+ * running case is then INTERRUPTED, later ones are not started). Returns
+ * how many cases were reported through done. */
+size_t run_plugin_cases(const struct plugin_job *job);
+
+/* Run case c of plugin pl under pol in a child of its own; r receives the
+ * identity and the outcome (never left without a status). */
+void run_case(const struct plugin *pl, const struct case_def *c, int index,
+              const struct run_policy *pol, int debug, child_tick_fn tick, void *tick_arg,
+              struct case_result *r);
+
+/* A fresh result holding only the case's identity (plugin, backend,
+ * operation, index, parameters). */
+void case_identity(struct case_result *r, const struct plugin *pl, const struct case_def *c,
+                   int index);
+
+/* Can pl run here? Calls init/deinit in a child. Returns BENCH_OK, or
+ * BENCH_SKIP (init declined: no device, no driver...) or BENCH_ERROR (init
+ * failed, crashed, hung or ended the process), with the reason in reason.
+ * Only an explicit answer from the child counts as OK. */
+int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *reason, size_t len);
+
+#endif

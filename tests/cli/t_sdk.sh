@@ -16,17 +16,17 @@ P="$SRC/tests/cli/presets/fast.ini"
 R="$T/r/rollup.csv"
 
 # ---- versions: a 1.0 plugin and one built with a newer minor that needs
-# only 1.0 load and run; one that needs 1.2 is refused with one line.
+# only 1.0 load and run; one that needs 1.3 is refused with one line.
 run_bench --preset "$P" --plugin-dir "$SDK" --plugin-dir "$SDKB" --results-dir "$T/r" \
   --plugin fx_v10,fx_newer
 expect_rc 0 "1.0 and newer-minor plugins"
 expect_in "$T/out" 'fx_v10 rows=64 cols=100: OK'
 expect_in "$T/out" 'fx_newer rows=64 cols=100: OK'
-expect_in "$T/err" '^bench: warning: plugin .*/fx_needs12\.so: needs plugin ABI 1\.2, this bench speaks 1\.1 \(use a newer bench\); skipped$'
-expect_eq "$(grep -c fx_needs12 "$T/err")" 1 "one line for fx_needs12"
+expect_in "$T/err" '^bench: warning: plugin .*/fx_needs13\.so: needs plugin ABI 1\.3, this bench speaks 1\.2 \(use a newer bench\); skipped$'
+expect_eq "$(grep -c fx_needs13 "$T/err")" 1 "one line for fx_needs13"
 run_bench --list --plugin-dir "$SDK" --plugin-dir "$SDKB"
 expect_in "$T/out" 'fx_v10'
-expect_not_in "$T/out" 'fx_needs12'
+expect_not_in "$T/out" 'fx_needs13'
 
 # ---- 12.4: NaN, inf, negative or absurd device times and work are a plugin bug.
 rm -rf "$T/r"

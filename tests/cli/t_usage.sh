@@ -43,7 +43,7 @@ expect_rc 2 "results dir under a file"; expect_in "$T/err" "cannot create folder
 run_bench --help
 expect_rc 0 "--help"; expect_in "$T/out" '^usage: bench'
 run_bench --version
-expect_rc 0 "--version"; expect_in "$T/out" '^bench [0-9]+\.[0-9]+\.[0-9]+ .*plugin ABI 1\.1'
+expect_rc 0 "--version"; expect_in "$T/out" '^bench [0-9]+\.[0-9]+\.[0-9]+ .*plugin ABI 1\.2'
 run_bench rollup --results-dir "$T/nowhere"
 expect_rc 2 "rollup of a missing folder"
 finish

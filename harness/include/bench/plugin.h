@@ -32,6 +32,23 @@
  * says it exists; new host capabilities are extensions found by a versioned
  * id (bench_host_extension(host, BENCH_EXT_ITEMS)), NULL when absent.
  *
+ * Structs a plugin hands to the harness (ABI 1.2 makes this true for all of
+ * them): struct bench_plugin, each struct bench_param of its params array,
+ * and every struct bench_check / bench_compare passed to host->check or
+ * compare->compare. The harness copies each into a zero-filled struct of its
+ * own layout, reading only the bytes that exist in the plugin's minor: a
+ * field added later reads as 0 (so every new field's 0 must mean "as
+ * before"). A plugin of an older minor has the sizes that minor had, which
+ * the harness knows. A plugin of a NEWER minor (one whose abi_needed lets it
+ * run on an older harness) has supersets, of which the harness reads the
+ * prefix it knows; that works for a struct passed by pointer, but the
+ * harness cannot know the stride of a newer params ARRAY. Such a plugin
+ * states it: end the entry's initializer with BENCH_PLUGIN_SIZES (sets
+ * .param_size). A plugin of a newer minor that declares parameters without
+ * it is refused with one line; one of an older or the same minor needs
+ * nothing (param_size 0 means "the size of my minor"), so plugins written
+ * against 1.0 or 1.1 that set only .abi_version keep working unchanged.
+ *
  * The header is C11 and C++ clean; build a plugin outside this tree with
  *   cc -shared -fPIC $(pkg-config --cflags bench-plugin) my.c -o my.so
  */
@@ -51,10 +68,11 @@ extern "C" {
  * built with a newer minor: it predates abi_needed). */
 #define BENCH_ABI(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | (uint32_t)(minor)))
 #define BENCH_ABI_MAJOR 1
-#define BENCH_ABI_MINOR 1
+#define BENCH_ABI_MINOR 2
 #define BENCH_ABI_VERSION BENCH_ABI(BENCH_ABI_MAJOR, BENCH_ABI_MINOR)
 #define BENCH_ABI_1_0 BENCH_ABI(1, 0)
 #define BENCH_ABI_1_1 BENCH_ABI(1, 1)
+#define BENCH_ABI_1_2 BENCH_ABI(1, 2)
 
 /* The name of the one exported symbol, for dlsym. */
 #define BENCH_PLUGIN_SYMBOL "bench_plugin_entry"
@@ -335,7 +353,21 @@ struct bench_plugin {
    * harness calls it for warm batched samples and divides by n; it still
    * calls run() for warm-up, cold samples and the determinism rerun. */
   int (*run_batch)(const struct bench_host *host, void *state, int64_t n);
+
+  /* ---- 1.2: read by the harness only when abi_version >= BENCH_ABI_1_2 ---- */
+
+  /* sizeof(struct bench_param) as this plugin was built: the stride of its
+   * params array. Set it with BENCH_PLUGIN_SIZES, the last item of the
+   * entry's initializer. 0 means the size of the plugin's own minor, which
+   * a harness of that minor or newer knows; a harness OLDER than the
+   * plugin's minor needs it to read the params (see "Growth" above). */
+  uint32_t param_size;
 };
+
+/* The last item of the entry's initializer (last, so that C++'s in-order
+ * designated initializers accept it):
+ *   BENCH_PLUGIN_DEFINE = {.abi_version = BENCH_ABI_VERSION, ..., BENCH_PLUGIN_SIZES}; */
+#define BENCH_PLUGIN_SIZES .param_size = (uint32_t)sizeof(struct bench_param)
 
 #ifdef __cplusplus
 }

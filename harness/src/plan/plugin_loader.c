@@ -164,9 +164,8 @@ static int load_in_child(const char *path, char *msg, size_t msglen) {
   return rc;
 }
 
-/* Check an entry's fields; msg gets the first problem. */
+/* Check an entry's fields (our copy of it); msg gets the first problem. */
 static int validate_entry(const struct bench_plugin *p, char *msg, size_t msglen) {
-  if (abi_accept(p, msg, msglen) != 0) return -1;
   const char *missing = NULL;
   if (!p->name) missing = "name";
   else if (!p->backend) missing = "backend";
@@ -205,13 +204,17 @@ static int load_one(const char *path, struct plugin *out, char *msg, size_t msgl
     return -1;
   }
   dlerror();
-  const struct bench_plugin *p = dlsym(h, BENCH_PLUGIN_SYMBOL);
-  if (!p) {
+  const struct bench_plugin *raw = dlsym(h, BENCH_PLUGIN_SYMBOL);
+  if (!raw) {
     snprintf(msg, msglen, "missing entry symbol '%s' (not a bench plugin?)", BENCH_PLUGIN_SYMBOL);
     dlclose(h);
     return -1;
   }
-  if (validate_entry(p, msg, msglen) != 0) {
+  /* From here on only our copy, in our layout, is read (plan/abi.c). */
+  const struct bench_plugin *p = NULL;
+  if (abi_accept(raw, msg, msglen) != 0 || !(p = abi_plugin_import(raw, msg, msglen)) ||
+      validate_entry(p, msg, msglen) != 0) {
+    abi_plugin_free(p);
     dlclose(h);
     return -1;
   }
@@ -267,6 +270,7 @@ int plugins_discover(char *const *dirs, size_t ndirs, struct plugin_set *out) {
           warning("plugin %s: duplicate name '%s' (already loaded from %s); skipped", files[i],
                   p.desc->name, prev->path);
         free(p.path);
+        abi_plugin_free(p.desc);
         dlclose(p.dl);
         out->nbroken += (strcmp(prev->sha256, p.sha256) != 0 || !p.sha256[0]);
         free(files[i]);
@@ -283,9 +287,12 @@ int plugins_discover(char *const *dirs, size_t ndirs, struct plugin_set *out) {
 }
 
 void plugin_set_release(struct plugin_set *s) {
-  for (size_t i = 0; i < s->n; i++) free(s->items[i].path);
-  /* The handles stay open: descriptors may still be referenced, and the
-   * process is about to end. */
+  for (size_t i = 0; i < s->n; i++) {
+    free(s->items[i].path);
+    abi_plugin_free(s->items[i].desc);
+  }
+  /* The handles stay open: a plugin's strings and functions may still be
+   * referenced, and the process is about to end. */
   free(s->items);
   memset(s, 0, sizeof *s);
 }

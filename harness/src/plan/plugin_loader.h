@@ -11,7 +11,7 @@
 struct plugin {
   char *path;                      /* the .so as found */
   void *dl;                        /* dlopen handle */
-  const struct bench_plugin *desc; /* its entry */
+  const struct bench_plugin *desc; /* our copy of its entry and params, in our layout (abi.h) */
   char sha256[65];                 /* of the file */
 };
 

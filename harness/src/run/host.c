@@ -10,6 +10,7 @@
 #include "check/own_reference.h"
 #include "check/dtype.h"
 #include "core/hash.h"
+#include "plan/abi.h"
 
 static struct host_state *state_of(const struct bench_host *api) {
   return (struct host_state *)api->host_data;
@@ -159,6 +160,12 @@ static int host_check(const struct bench_host *api, const struct bench_check *c)
   struct host_state *h = state_of(api);
   h->checks++;
   char why[256];
+  struct bench_check in; /* c as our layout, read as far as the plugin's ABI has it */
+  if (abi_check_in(h->cdef ? h->cdef->plugin : NULL, &c, &in, why, sizeof why) != 0) {
+    snprintf(h->message, sizeof h->message, "plugin bug: malformed check: %s", why);
+    h->bug = 1;
+    return BENCH_ERROR;
+  }
   if (check_validate(c, why, sizeof why) != 0) {
     snprintf(h->message, sizeof h->message, "plugin bug: malformed check: %s", why);
     h->bug = 1;
@@ -204,6 +211,12 @@ static int host_compare(const struct bench_host *api, const struct bench_compare
   struct host_state *h = state_of(api);
   h->checks++;
   char why[256];
+  struct bench_compare in; /* c as our layout, read as far as the plugin's ABI has it */
+  if (abi_compare_in(h->cdef ? h->cdef->plugin : NULL, &c, &in, why, sizeof why) != 0) {
+    snprintf(h->message, sizeof h->message, "plugin bug: malformed compare: %s", why);
+    h->bug = 1;
+    return BENCH_ERROR;
+  }
   if (compare_validate(c, why, sizeof why) != 0) {
     snprintf(h->message, sizeof h->message, "plugin bug: malformed compare: %s", why);
     h->bug = 1;

@@ -17,8 +17,15 @@
 PLUGINS="$BUILD/lib/bench/plugins"
 OPS="gemm rmsnorm layernorm softmax rope attention copy fill add"
 
-# plugin backend operation, for every built plugin, from its bench_plugin_entry.
-python3 - "$PLUGINS" >"$T/built" <<'PY' || fail "reading the plugins' entries"
+# plugin backend operation, for every built plugin, from its bench_plugin_entry
+# (plugins built with sanitizers load only into a process that has them).
+pre=()
+first=$(ls "$PLUGINS"/*.so 2>/dev/null | head -1)
+case "$(ldd "$first" 2>/dev/null || true)" in *libasan*)
+  pre=(env "LD_PRELOAD=$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+       ASAN_OPTIONS=detect_leaks=0) ;;
+esac
+"${pre[@]}" python3 - "$PLUGINS" >"$T/built" <<'PY' || fail "reading the plugins' entries"
 import ctypes, glob, os, sys
 class Entry(ctypes.Structure):
     _fields_ = [("abi", ctypes.c_uint32), ("name", ctypes.c_char_p),

@@ -310,9 +310,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
         s->sin[(size_t)p * half + i] = (float)sin(angle);
       }
   }
-  const double bhd = (double)(s->batch * s->heads) * (double)s->dim;
-  host->set_work(host, 4.0 * bhd * (double)s->seq * (double)s->seq / 2,
-                 4.0 * bhd * (double)s->seq * sizeof(float));
   return BENCH_OK;
 }
 

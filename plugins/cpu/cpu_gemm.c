@@ -315,8 +315,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     g->a32 = g->a_conv;
     g->b32 = g->b_conv;
   }
-  host->set_work(host, 2.0 * (double)g->p.m * (double)g->p.n * (double)g->p.k,
-                 (double)((na + nb) * es + nc * sizeof(float)));
   return BENCH_OK;
 }
 

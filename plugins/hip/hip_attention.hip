@@ -292,9 +292,6 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
                 s->ctx->stream, s->cs, (int)s->seq, half, (int)s->d, (float)log2(s->theta));
     HIPB_CHECK(h, hipStreamSynchronize(s->ctx->stream));
   }
-  const double bhs = (double)s->batch * (double)s->heads * (double)s->seq;
-  h->set_work(h, 4.0 * bhs * (double)s->seq * (double)s->d * 0.5,
-              4.0 * (double)n * (double)hipb_dtype_size(s->dtype));
   return BENCH_OK;
 }
 

@@ -361,8 +361,6 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   HIPB_TRY(hipb_input(h, &s->a, na, s->dtype, 1));
   HIPB_TRY(hipb_input(h, &s->b, nb, s->dtype, 2));
   HIPB_TRY(hipb_output(h, &s->c, nc, BENCH_F32));
-  h->set_work(h, 2.0 * (double)s->m * (double)s->n * (double)s->k,
-              (double)(na + nb) * (double)hipb_dtype_size(s->dtype) + (double)nc * sizeof(float));
   return BENCH_OK;
 }
 

@@ -101,7 +101,6 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   HIPB_TRY(hipb_input(h, &s->x, n, s->dtype, 1));
   HIPB_TRY(hipb_input(h, &s->w, (size_t)s->cols, s->dtype, 2));
   HIPB_TRY(hipb_output(h, &s->y, n, s->dtype));
-  h->set_work(h, 0, 2.0 * (double)n * (double)hipb_dtype_size(s->dtype));
   return BENCH_OK;
 }
 

@@ -124,7 +124,6 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   const size_t n = (size_t)(s->rows * s->cols);
   HIPB_TRY(hipb_input(h, &s->x, n, s->dtype, 1));
   HIPB_TRY(hipb_output(h, &s->y, n, s->dtype));
-  h->set_work(h, 0, 2.0 * (double)n * (double)hipb_dtype_size(s->dtype));
   return BENCH_OK;
 }
 

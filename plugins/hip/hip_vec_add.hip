@@ -45,7 +45,6 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   HIPB_TRY(hipb_input(h, &s->b, s->n, BENCH_F32, 2));
   HIPB_TRY(hipb_output(h, &s->c, s->n, BENCH_F32));
   s->blocks = hipb_grid_fill(s->ctx, (s->n / 4 + 255) / 256, 32);
-  h->set_work(h, (double)s->n, 3.0 * (double)s->n * sizeof(float));
   return BENCH_OK;
 }
 

@@ -50,7 +50,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
                               (struct vkh_buffer *const[]){&s->a.dev, &s->b.dev, &s->c.dev}, push,
                               groups)))
     return rc;
-  vk_gemm_set_work(host, s);
   return vkh_status(vk);
 }
 

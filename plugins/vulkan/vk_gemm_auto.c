@@ -185,7 +185,6 @@ out:
   if (rc) return rc;
   host->set_info(host, "variant", variant);
   host->set_info(host, "tuning", tuning);
-  vk_gemm_set_work(host, s);
   return vkh_status(vk);
 }
 

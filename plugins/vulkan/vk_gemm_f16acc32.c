@@ -95,8 +95,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
       (rc = vkh_kernel_create(vk, &s->kern, &d, (struct vkh_buffer *const[]){&s->ap, &s->bp, &s->c.dev},
                               push, groups)))
     return rc;
-  host->set_work(host, 2.0 * (double)s->m * (double)s->n * (double)s->k,
-                 (double)(s->m * s->k + s->k * s->n) * 2.0 + (double)vkh_array_bytes(&s->c));
   return vkh_status(vk);
 }
 

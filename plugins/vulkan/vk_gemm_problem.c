@@ -21,11 +21,6 @@ int vk_gemm_setup(const struct bench_host *host, void *ctx, void **state, struct
   return BENCH_OK;
 }
 
-void vk_gemm_set_work(const struct bench_host *host, const struct vk_gemm *s) {
-  host->set_work(host, 2.0 * (double)s->m * (double)s->n * (double)s->k,
-                 (double)(vkh_array_bytes(&s->a) + vkh_array_bytes(&s->b) + vkh_array_bytes(&s->c)));
-}
-
 int vk_gemm_run(const struct bench_host *host, void *state) {
   (void)host;
   struct vk_gemm *s = state;

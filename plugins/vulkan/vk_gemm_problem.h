@@ -18,8 +18,6 @@ struct vk_gemm {
 /* Allocate the state (*state, freed by vk_gemm_teardown), read m, n, k and
  * dtype, require fp16 when asked, make A and B (random) and C. */
 int vk_gemm_setup(const struct bench_host *host, void *ctx, void **state, struct vk_gemm **out);
-/* 2mnk FLOPs; A, B and C bytes. */
-void vk_gemm_set_work(const struct bench_host *host, const struct vk_gemm *s);
 
 /* Plugin callbacks for a struct vk_gemm state. */
 int vk_gemm_run(const struct bench_host *host, void *state);

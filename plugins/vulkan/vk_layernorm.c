@@ -93,9 +93,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
                               (struct vkh_buffer *const[]){&s->x.dev, &s->w.dev, &s->b.dev, &s->y.dev},
                               &push, groups)))
     return rc;
-  host->set_work(host, 0,
-                 (double)(vkh_array_bytes(&s->x) + vkh_array_bytes(&s->w) + vkh_array_bytes(&s->b) +
-                          vkh_array_bytes(&s->y)));
   return vkh_status(vk);
 }
 

@@ -84,7 +84,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if ((rc = vkh_kernel_create(vk, &s->k, &d, (struct vkh_buffer *const[]){&s->x.dev, &s->y.dev},
                               &push, groups)))
     return rc;
-  host->set_work(host, 0, (double)(vkh_array_bytes(&s->x) + vkh_array_bytes(&s->y)));
   return vkh_status(vk);
 }
 

@@ -6,9 +6,11 @@
  * Unnamed parameters take the plugin's perf-tier default (its first value).
  * A fake host runs setup, one warm-up run and REPS timed runs (threads=1:
  * all on this thread), and prints "gflops=G gbps=B" from the best run plus
- * the plugin's info as "info key=value" lines. Inputs are pseudo-random in
- * [-1, 1) (not the harness's sequence); outputs are not verified (bench
- * does that). */
+ * the plugin's info as "info key=value" lines. The work is the plugin's
+ * set_work figure, else the harness's operation table's for the checks its
+ * verify() hands over (as bench counts it; linked from harness/src/check).
+ * Inputs are pseudo-random in [-1, 1) (not the harness's sequence); outputs
+ * are not verified (bench does that). */
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,11 +19,13 @@
 #include <time.h>
 
 #include "bench/plugin.h"
+#include "check/check.h"
 
 static int nparams;
 static char *keys[64], *vals[64];
 static const struct bench_plugin *plugin;
 static double work_flops, work_bytes;
+static int plugin_work; /* set_work was called: its figure stands */
 
 static const char *value(const char *name) {
   for (int i = 0; i < nparams; i++)
@@ -72,6 +76,7 @@ static void set_work(const struct bench_host *h, double flops, double bytes) {
   (void)h;
   work_flops = flops;
   work_bytes = bytes;
+  plugin_work = 1;
 }
 static void set_device_time(const struct bench_host *h, double ns) { (void)h; (void)ns; }
 static void fill_random(const struct bench_host *h, void *dst, size_t count, enum bench_dtype t,
@@ -88,9 +93,16 @@ static void fill_random(const struct bench_host *h, void *dst, size_t count, enu
     }
   }
 }
+/* Counts the work of a check of the plugin's operation, as bench does. */
 static int check(const struct bench_host *h, const struct bench_check *c) {
   (void)h;
-  (void)c;
+  struct check_problem p;
+  if (plugin_work || check_prepare(c, &p, NULL, 0) != 0 || !plugin->operation ||
+      strcmp(plugin->operation, p.op->name) != 0)
+    return BENCH_OK;
+  const struct op_work w = check_problem_work(&p);
+  work_flops += w.flops;
+  work_bytes += w.bytes;
   return BENCH_OK;
 }
 
@@ -142,6 +154,7 @@ int main(int argc, char **argv) {
     const double t = cpu_seconds() - t0;
     if (t < best) best = t;
   }
+  if (plugin->verify && plugin->verify(&host, state) != BENCH_OK) return 1; /* the work */
   printf("gflops=%.2f gbps=%.2f\n", work_flops / best * 1e-9, work_bytes / best * 1e-9);
   if (plugin->teardown) plugin->teardown(&host, state);
   if (plugin->deinit) plugin->deinit(&host, ctx);

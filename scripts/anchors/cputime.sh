@@ -12,7 +12,10 @@ root=$(cd "$here/../.." && pwd)
 plugins="$1"; work="$2"; quick="$3"
 san=()  # plugins built with sanitizers load only into a program that has them too
 case "$(ldd "$plugins/cpu_gemm.so" 2>/dev/null || true)" in *libasan*) san=(-fsanitize=address,undefined) ;; esac
-gcc -O2 "${san[@]}" -I"$root/harness/include" "$here/cputime.c" -o "$work/cputime" -ldl
+src="$root/harness/src"  # the operation table gives the work, as in bench
+gcc -O2 "${san[@]}" -D_GNU_SOURCE -I"$root/harness/include" -I"$src" "$here/cputime.c" \
+  "$src"/check/{check,operation,reference,comparison,dtype}.c "$src"/core/{util,term}.c \
+  -o "$work/cputime" -ldl -lm
 if [ "$quick" = 1 ]; then sizes="128 256"; rows=256; cols=1024; attn="1 2 128 64"; reps=5
 else sizes="1024 2048"; rows=4096; cols=4096; attn="1 8 1024 64"; reps=15; fi
 read -r ab ah as ad <<<"$attn"

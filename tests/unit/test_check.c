@@ -729,6 +729,51 @@ static void test_output_bytes(void) {
   CHECK(check_output_bytes(NULL) == 0);
 }
 
+/* The nominal work of each operation (operation.h's rule), from the dims
+ * the check validates: one figure whatever backend hands the check. */
+static void test_work(void) {
+  float buf[4] = {0};
+  const struct {
+    struct bench_check c;
+    double flops, bytes;
+  } cases[] = {
+      {{.op = "gemm", .m = 3, .n = 5, .k = 7}, 2 * 3 * 5 * 7, (21 + 35 + 15) * 4},
+      {{.op = "gemm", .dtype = BENCH_F16, .m = 3, .n = 5, .k = 7}, 210, (21 + 35) * 2 + 15 * 4},
+      {{.op = "gemm", .dtype = BENCH_I8, .out_dtype = BENCH_I32, .m = 2, .n = 2, .k = 4,
+        .flags = BENCH_GEMM_TRANS_B}, 32, 8 + 8 + 16},
+      {{.op = "rmsnorm", .rows = 4, .cols = 8, .eps = 1e-5}, 4 * 32, (32 + 8 + 32) * 4},
+      {{.op = "layernorm", .dtype = BENCH_F16, .out_dtype = BENCH_F16, .rows = 4, .cols = 8,
+        .eps = 1e-5}, 8 * 32, (32 + 8 + 8 + 32) * 2},
+      {{.op = "softmax", .rows = 4, .cols = 8}, 5 * 32, 64 * 4},
+      {{.op = "rope", .rows = 6, .cols = 4, .heads = 3, .flags = BENCH_ROPE_HALVES}, 3 * 24,
+       48 * 4},
+      {{.op = "attention", .out_dtype = BENCH_BF16, .batch = 2, .heads = 3, .seq = 5,
+        .head_dim = 8}, 4.0 * 2 * 3 * 5 * 5 * 8 / 2, 3 * 240 * 4 + 240 * 2},
+      {{.op = "copy", .out_dtype = BENCH_F16, .n = 10}, 0, 10 * 4 + 10 * 2},
+      {{.op = "fill", .n = 10}, 0, 10 * 4},
+      {{.op = "add", .n = 10}, 10, 30 * 4},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct bench_check c = cases[i].c;
+    c.in[0] = c.in[1] = c.in[2] = buf;
+    c.out = buf;
+    struct check_problem p;
+    char why[256] = "";
+    REQUIRE(check_prepare(&c, &p, why, sizeof why) == 0);
+    const struct op_work w = check_problem_work(&p);
+    if (w.flops != cases[i].flops || w.bytes != cases[i].bytes)
+      fprintf(stderr, "  %s: flops %g bytes %g, expected %g %g\n", c.op, w.flops, w.bytes,
+              cases[i].flops, cases[i].bytes);
+    CHECK(w.flops == cases[i].flops && w.bytes == cases[i].bytes);
+  }
+  /* check_prepare refuses what check_validate refuses, with the same line */
+  struct bench_check bad = {.op = "gemm", .m = 2, .n = 2, .k = 0, .in = {buf, buf}, .out = buf};
+  struct check_problem p;
+  char why[256] = "";
+  CHECK(check_prepare(&bad, &p, why, sizeof why) == -1 &&
+        strcmp(why, "gemm: field k must be positive (got 0)") == 0);
+}
+
 static void test_verify_none(void) {
   float a[4] = {1, 2, 3, 4}, out[4] = {NAN, NAN, NAN, NAN};
   struct bench_check c = {.op = "gemm", .m = 2, .n = 2, .k = 2, .in = {a, a}, .out = out};
@@ -845,4 +890,5 @@ TEST_MAIN(TEST_ENTRY(test_elementwise_ops), TEST_ENTRY(test_int8_gemm_exact),
           TEST_ENTRY(test_gemm_corrupt_full), TEST_ENTRY(test_gemm_corrupt_freivalds),
           TEST_ENTRY(test_nan_inf_caught), TEST_ENTRY(test_other_ops_bugs_caught),
           TEST_ENTRY(test_attention_fast), TEST_ENTRY(test_tolerance_edge),
-          TEST_ENTRY(test_malformed), TEST_ENTRY(test_output_bytes), TEST_ENTRY(test_verify_none))
+          TEST_ENTRY(test_malformed), TEST_ENTRY(test_output_bytes), TEST_ENTRY(test_verify_none),
+          TEST_ENTRY(test_work))

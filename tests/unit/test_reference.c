@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check/dtype.h"
+#include "check/operation.h"
 #include "check/reference.h"
 #include "test.h"
 
@@ -13,15 +14,23 @@
 #define LN2 0.69314718055994530942
 
 static void test_op_names(void) {
-  CHECK(ref_op_of("gemm") == REF_GEMM);
-  CHECK(ref_op_of("attention") == REF_ATTENTION);
-  CHECK(ref_op_of("rope") == REF_ROPE);
-  CHECK(ref_op_of("GEMM") == REF_UNKNOWN);
-  CHECK(ref_op_of("") == REF_UNKNOWN);
-  CHECK(ref_op_of(NULL) == REF_UNKNOWN);
-  CHECK(ref_op_of("copy") == REF_COPY && ref_op_of("fill") == REF_FILL);
-  CHECK(ref_op_of("add") == REF_ADD);
-  CHECK(strstr(ref_op_names(), "attention") && strstr(ref_op_names(), "add"));
+  CHECK(operation_find("gemm") && strcmp(operation_find("gemm")->name, "gemm") == 0);
+  CHECK(operation_find("attention") && operation_find("rope"));
+  CHECK(operation_find("GEMM") == NULL);
+  CHECK(operation_find("") == NULL);
+  CHECK(operation_find(NULL) == NULL);
+  CHECK(operation_find("copy") && operation_find("fill") && operation_find("add"));
+  CHECK(strcmp(operation_names(), "gemm, rmsnorm, layernorm, softmax, rope, attention, copy, "
+                                  "fill, add") == 0);
+  /* every entry is complete and found by its name */
+  size_t n = 0;
+  for (const struct operation *op; (op = operation_at(n)) != NULL; n++) {
+    CHECK(operation_find(op->name) == op);
+    CHECK(op->dims[0].name && op->inputs[0] && op->shape && op->reference && op->flops);
+  }
+  CHECK(n == 9);
+  struct bench_check c = {.op = "conv"};
+  CHECK(ref_rows(&c) == 0 && ref_cols(&c) == 0);
 }
 
 /* copy rounds to out_dtype, fill repeats one value, add sums; n x 1. */

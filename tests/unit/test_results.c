@@ -334,6 +334,7 @@ static void check_same_case(const struct case_result *a, const struct case_resul
   CHECK(a->signal == b->signal);
   CHECK(same_double(a->wall_s, b->wall_s));
   CHECK(same_double(a->flops, b->flops));
+  CHECK(a->work_source == b->work_source);
   CHECK(same_double(a->bytes, b->bytes));
   CHECK(a->batch == b->batch);
   CHECK(a->warmup_iters == b->warmup_iters);
@@ -560,6 +561,29 @@ static void test_reject(void) {
 }
 
 /* ---- status helpers --------------------------------------------------- */
+
+/* work_source: written only when known, read back optional, shown in .txt. */
+static void test_work_source(void) {
+  struct run_file f;
+  build_run(&f);
+  f.cases[0].work_source = WORK_OPERATION;
+  f.cases[1].work_source = WORK_OPERATION;
+  round_trip(&f);
+  char *json = run_file_to_json(&f), *text = run_file_to_text(&f);
+  CHECK(strstr(json, "\"work_source\": \"operation\"") != NULL);
+  CHECK(strstr(text, "\nwork           FLOPs and bytes of the operation table (gemm)\n") != NULL);
+  char *m = mutate(json, "\"work_source\": \"operation\"", "\"work_source\": \"guess\"");
+  expect_reject(m, "cases[0].work_source: unknown value \"guess\"");
+  free(m);
+  free(text);
+  free(json);
+  f.cases[1].work_source = WORK_PLUGIN;
+  round_trip(&f);
+  text = run_file_to_text(&f);
+  CHECK(strstr(text, "\nwork           1 cases from the operation table, 1 stated by the plugin\n"));
+  free(text);
+  run_file_release(&f);
+}
 
 static void test_status(void) {
   CHECK_STR(case_status_name(CASE_OK), "OK");
@@ -1016,4 +1040,5 @@ TEST_MAIN(TEST_ENTRY(test_golden_txt), TEST_ENTRY(test_golden_json),
           TEST_ENTRY(test_throughput), TEST_ENTRY(test_kv), TEST_ENTRY(test_basename),
           TEST_ENTRY(test_save_claims), TEST_ENTRY(test_save_concurrent),
           TEST_ENTRY(test_save_errors), TEST_ENTRY(test_atomic_write),
-          TEST_ENTRY(test_save_journal), TEST_ENTRY(test_validate))
+          TEST_ENTRY(test_save_journal), TEST_ENTRY(test_validate),
+          TEST_ENTRY(test_work_source))

@@ -170,7 +170,17 @@ struct bench_param {
  *   pair layout (BENCH_ROPE_INTERLEAVED or BENCH_ROPE_HALVES).
  * attention: causal scaled dot-product softmax(QK^T/sqrt(d) + mask) V; with
  *   BENCH_ATTN_ROPE, RoPE (theta, layout flag) is applied to q and k first.
- * dtype is the element type of every input; out_dtype that of the output. */
+ * dtype is the element type of every input; out_dtype that of the output.
+ *
+ * Work: for a plugin whose `operation` is one of these, the harness counts
+ * the work of a case from the check of that operation its verify() hands
+ * over (the same definition for every backend), so such a plugin need not
+ * call set_work; if it does, its own figure stands and the result says so.
+ *   bytes: every input element read once, every output element written
+ *          once, at the sizes of dtype and out_dtype (fill: the output only)
+ *   FLOPs: gemm 2mnk; add n; rmsnorm 4, layernorm 8, softmax 5 and rope 3
+ *          per output element; causal attention 4*batch*heads*seq^2*head_dim/2;
+ *          copy and fill 0. */
 enum {
   BENCH_ROPE_INTERLEAVED = 1 << 0, /* pairs (2i, 2i+1), Meta/LLaMA layout */
   BENCH_ROPE_HALVES = 1 << 1,      /* pairs (i, i+d/2), NeoX layout */
@@ -218,7 +228,9 @@ struct bench_host {
   void (*set_info)(const struct bench_host *host, const char *key, const char *value);
 
   /* Work done by one iteration of this case (setup): the harness turns time
-   * into GFLOP/s and GB/s. Either may be 0. */
+   * into GFLOP/s and GB/s. Either may be 0. Not needed for an operation
+   * the harness checks (see bench_check: it counts that work itself); a
+   * figure given here overrides that count. */
   void (*set_work)(const struct bench_host *host, double flops, double bytes);
 
   /* From run(): the device-side time of this iteration in nanoseconds

@@ -58,17 +58,15 @@
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/comparison.h"
 #include "check/dtype.h"
 #include "check/reference.h"
 #include "core/util.h"
 
-#define CHECK_ATOL 1e-5
-#define MAX_ELEMS ((int64_t)1 << 46) /* per buffer; far beyond any memory */
 #define FULL_CHUNK_ELEMS ((int64_t)1 << 20)
 #define FAST_SAMPLES 4096  /* random elements of a gemm */
 #define FAST_EDGE 64       /* elements of the last row and of the last column */
@@ -80,214 +78,85 @@ enum { SALT_SAMPLES = 1, SALT_SIGNS = 2, SALT_UNIFORM = 3, SALT_ROWS = 4 };
 
 static uint64_t sub_seed(uint64_t seed, uint64_t salt) { return random_u64(seed, salt); }
 
-/* ---- validation ------------------------------------------------------ */
+/* ---- validation, once ------------------------------------------------ */
 
-static int reason(char *msg, size_t len, const char *fmt, ...) UTIL_PRINTF(3, 4);
-static int reason(char *msg, size_t len, const char *fmt, ...) {
-  if (msg && len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, len, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
-/* a * b for positive counts, or -1 past MAX_ELEMS. */
-static int64_t count_mul(int64_t a, int64_t b) {
-  if (a < 0 || b <= 0 || a > MAX_ELEMS / b) return -1;
-  return a * b;
-}
-
-/* The operation, its dims, dtypes and buffer sizes. */
-static int validate_shape(const struct bench_check *c, char *msg, size_t len) {
-  if (!c) return reason(msg, len, "no check given");
-  if (!c->op) return reason(msg, len, "field op is NULL (known: %s)", ref_op_names());
-  const enum ref_op op = ref_op_of(c->op);
-  if (op == REF_UNKNOWN)
-    return reason(msg, len, "field op: unknown operation \"%.64s\" (known: %s; for any other "
-                  "operation hand your own reference to the bench.compare/1 extension)", c->op,
-                  ref_op_names());
-  if (!dtype_valid(c->dtype))
-    return reason(msg, len, "%s: field dtype: unknown input dtype %d", c->op, (int)c->dtype);
-  if (!dtype_valid(c->out_dtype))
-    return reason(msg, len, "%s: field out_dtype: unknown output dtype %d", c->op,
-                  (int)c->out_dtype);
-
-  const char *names[4];
-  int64_t dims[4];
-  int nd = 0;
-#define DIM(field) (names[nd] = #field, dims[nd++] = c->field)
-  switch (op) {
-  case REF_GEMM: DIM(m), DIM(n), DIM(k); break;
-  case REF_RMSNORM:
-  case REF_LAYERNORM:
-  case REF_SOFTMAX: DIM(rows), DIM(cols); break;
-  case REF_ROPE: DIM(rows), DIM(cols), DIM(heads); break;
-  case REF_ATTENTION: DIM(batch), DIM(heads), DIM(seq), DIM(head_dim); break;
-  case REF_COPY:
-  case REF_FILL:
-  case REF_ADD: DIM(n); break;
-  case REF_UNKNOWN: break;
-  }
-#undef DIM
-  for (int i = 0; i < nd; i++)
-    if (dims[i] <= 0)
-      return reason(msg, len, "%s: field %s must be positive (got %" PRId64 ")", c->op, names[i],
-                    dims[i]);
-  int64_t biggest; /* element count of the largest buffer, -1 on overflow */
-  if (op == REF_GEMM)
-    biggest = count_mul(c->m, c->k) < 0 || count_mul(c->k, c->n) < 0 ? -1
-                                                                      : count_mul(c->m, c->n);
-  else if (op == REF_ATTENTION)
-    biggest = count_mul(count_mul(count_mul(c->batch, c->heads), c->seq), c->head_dim);
-  else if (op == REF_COPY || op == REF_FILL || op == REF_ADD)
-    biggest = count_mul(c->n, 1);
-  else
-    biggest = count_mul(c->rows, c->cols);
-  if (biggest < 0) return reason(msg, len, "%s: shape too large", c->op);
-
-  if (op == REF_ROPE) {
-    if (c->cols % 2)
-      return reason(msg, len, "rope: cols (head_dim) must be even (got %" PRId64 ")", c->cols);
-    if (c->rows % c->heads)
-      return reason(msg, len, "rope: rows (%" PRId64 ") must be seq * heads (heads %" PRId64 ")",
-                    c->rows, c->heads);
-    if (c->seq && c->seq != c->rows / c->heads)
-      return reason(msg, len, "rope: rows (%" PRId64 ") != seq (%" PRId64 ") * heads (%" PRId64
-                    ")", c->rows, c->seq, c->heads);
-    if (c->head_dim && c->head_dim != c->cols)
-      return reason(msg, len, "rope: head_dim (%" PRId64 ") != cols (%" PRId64 ")",
-                    c->head_dim, c->cols);
-  }
-  const uint32_t gemm_flags = BENCH_GEMM_TRANS_A | BENCH_GEMM_TRANS_B;
-  if (op == REF_GEMM && (c->flags & ~gemm_flags))
-    return reason(msg, len, "gemm: field flags has bits 0x%x that gemm does not know (only "
-                  "BENCH_GEMM_TRANS_A and BENCH_GEMM_TRANS_B)", (unsigned)(c->flags & ~gemm_flags));
-  if (op == REF_ATTENTION && (c->flags & BENCH_ATTN_ROPE) && c->head_dim % 2)
-    return reason(msg, len, "attention: head_dim must be even for RoPE (got %" PRId64 ")",
-                  c->head_dim);
+static int find_op(const struct bench_check *c, const struct operation **op, char *msg,
+                   size_t len) {
+  if (!c) return check_reason(msg, len, "no check given");
+  if (!c->op)
+    return check_reason(msg, len, "field op is NULL (known: %s)", operation_names());
+  *op = operation_find(c->op);
+  if (!*op)
+    return check_reason(msg, len, "field op: unknown operation \"%.64s\" (known: %s; for any "
+                        "other operation hand your own reference to the bench.compare/1 "
+                        "extension)", c->op, operation_names());
   return 0;
 }
 
-static int validate_rope_params(const struct bench_check *c, char *msg, size_t len) {
-  const uint32_t layout = c->flags & (BENCH_ROPE_INTERLEAVED | BENCH_ROPE_HALVES);
-  if (layout != BENCH_ROPE_INTERLEAVED && layout != BENCH_ROPE_HALVES)
-    return reason(msg, len, "%s: set exactly one of BENCH_ROPE_INTERLEAVED and "
-                  "BENCH_ROPE_HALVES (flags 0x%x)", c->op, (unsigned)c->flags);
-  if (!(c->theta >= 0) || !isfinite(c->theta))
-    return reason(msg, len, "%s: theta must be finite and >= 0 (got %g)", c->op, c->theta);
-  return 0;
+int check_prepare(const struct bench_check *c, struct check_problem *p, char *msg, size_t len) {
+  memset(p, 0, sizeof *p);
+  if (find_op(c, &p->op, msg, len) != 0) return -1;
+  p->c = c;
+  return operation_validate(p->op, c, 0, &p->shape, msg, len);
 }
 
 int check_validate(const struct bench_check *c, char *msg, size_t len) {
-  if (validate_shape(c, msg, len) != 0) return -1;
-  static const char *const inputs[][3] = {
-      [REF_GEMM] = {"A", "B", NULL},       [REF_RMSNORM] = {"x", "w", NULL},
-      [REF_LAYERNORM] = {"x", "w", "b"},   [REF_SOFTMAX] = {"x", NULL, NULL},
-      [REF_ROPE] = {"x", NULL, NULL},      [REF_ATTENTION] = {"q", "k", "v"},
-      [REF_COPY] = {"x", NULL, NULL},      [REF_FILL] = {"value", NULL, NULL},
-      [REF_ADD] = {"x", "y", NULL},
-  };
-  const enum ref_op op = ref_op_of(c->op);
-  for (int i = 0; i < 3 && inputs[op][i]; i++)
-    if (!c->in[i])
-      return reason(msg, len, "%s: field in[%d] (input %s) is NULL", c->op, i, inputs[op][i]);
-  if (!c->out) return reason(msg, len, "%s: field out is NULL", c->op);
-  if ((op == REF_RMSNORM || op == REF_LAYERNORM) && !(c->eps > 0 && isfinite(c->eps)))
-    return reason(msg, len, "%s: field eps must be > 0 (got %g)", c->op, c->eps);
-  if (op == REF_ROPE || (op == REF_ATTENTION && (c->flags & BENCH_ATTN_ROPE)))
-    return validate_rope_params(c, msg, len);
-  return 0;
+  struct check_problem p;
+  return check_prepare(c, &p, msg, len);
+}
+
+size_t check_problem_output_bytes(const struct check_problem *p) {
+  return (size_t)(p->shape.rows * p->shape.cols) * dtype_size(p->c->out_dtype);
 }
 
 size_t check_output_bytes(const struct bench_check *c) {
-  if (validate_shape(c, NULL, 0) != 0) return 0;
-  return (size_t)(ref_rows(c) * ref_cols(c)) * dtype_size(c->out_dtype);
+  struct check_problem p = {c, NULL, {{0}, 0, 0}};
+  if (find_op(c, &p.op, NULL, 0) != 0 || operation_validate(p.op, c, 1, &p.shape, NULL, 0) != 0)
+    return 0;
+  return check_problem_output_bytes(&p);
+}
+
+struct op_work check_problem_work(const struct check_problem *p) {
+  return operation_work(p->op, p->c, &p->shape);
 }
 
 /* ---- tolerance (the rule of each op is in the comment at the top) ---- */
 
+static void problem_tolerance(const struct check_problem *p, double *rtol, double *atol) {
+  if (p->op->reduction)
+    tolerance_default(p->c->out_dtype, p->op->reduction(p->c), rtol, atol);
+  else
+    *rtol = *atol = 0; /* exact after rounding the reference to out_dtype */
+}
+
 void check_tolerance(const struct bench_check *c, double *rtol, double *atol) {
-  double base = 0, reduction = 0;
-  switch (c->out_dtype) {
-  case BENCH_F32: base = 1.3e-6; break;
-  case BENCH_F16: base = 1e-3; break;
-  case BENCH_BF16: base = 1.6e-2; break;
-  case BENCH_F64: base = 1e-12; break;
-  case BENCH_I8:
-  case BENCH_U8:
-  case BENCH_I32: base = 0; break; /* integers: exact */
-  }
-  switch (ref_op_of(c->op)) {
-  case REF_GEMM: reduction = (double)c->k; break;
-  case REF_RMSNORM:
-  case REF_LAYERNORM:
-  case REF_SOFTMAX: reduction = (double)c->cols; break;
-  case REF_ROPE: reduction = (double)(c->cols / 2); break;
-  case REF_ATTENTION: reduction = (double)(c->seq + c->head_dim); break;
-  case REF_ADD: reduction = 1; break;
-  case REF_COPY:
-  case REF_FILL: /* exact after rounding the reference to out_dtype */
-  case REF_UNKNOWN: base = 0; break;
-  }
-  if (reduction < 1) reduction = 1;
-  *rtol = base > 0 ? base + 2 * sqrt(reduction) * dtype_eps(BENCH_F32) : 0;
-  *atol = base > 0 ? CHECK_ATOL : 0;
+  struct check_problem p = {c, operation_find(c->op), {{0}, 0, 0}};
+  if (p.op) problem_tolerance(&p, rtol, atol);
+  else *rtol = *atol = 0;
 }
 
 /* ---- element comparison ------------------------------------------------ */
 
 struct cmp {
-  const struct bench_check *c;
-  struct check_result *r;
-  uint64_t bad_elems; /* elements found out of tolerance (r->mismatches adds
-                         Freivalds rows that were not recomputed) */
-  double bad_tol;     /* the tolerance at r->first_bad */
+  const struct check_problem *p;
+  struct comparison k; /* k.r->mismatches also counts Freivalds rows that
+                          were not recomputed; k.bad_elems only elements */
 };
-
-static void compare_element(struct cmp *k, int64_t flat, double out, double ref, double scale) {
-  struct check_result *r = k->r;
-  const double tol = r->atol + r->rtol * scale;
-  double err;
-  int bad;
-  if (isfinite(ref)) {
-    err = isfinite(out) ? fabs(out - ref) : INFINITY;
-    bad = !(err <= tol);
-  } else {
-    bad = isnan(ref) ? !isnan(out) : out != ref;
-    err = bad ? INFINITY : 0;
-  }
-  const double rel = err / fmax(fabs(ref), r->atol);
-  r->compared++;
-  if (err > r->max_abs_err) r->max_abs_err = err;
-  if (rel > r->max_rel_err) r->max_rel_err = rel;
-  if (!bad) return;
-  r->mismatches++;
-  k->bad_elems++;
-  if (r->first_bad < 0 || flat < r->first_bad) {
-    r->first_bad = flat;
-    r->bad_out = out;
-    r->bad_ref = ref;
-    k->bad_tol = tol;
-  }
-}
 
 /* Output rows [row0, row0 + nrows) against the reference, element by element. */
 static void compare_rows(struct cmp *k, int64_t row0, int64_t nrows) {
-  const struct bench_check *c = k->c;
-  const int64_t cols = ref_cols(c), count = nrows * cols;
+  const struct bench_check *c = k->p->c;
+  const int64_t cols = k->p->shape.cols, count = nrows * cols;
   double *buf = xmalloc((size_t)(3 * count) * sizeof *buf);
   double *ref = buf, *scale = buf + count, *out = buf + 2 * count;
-  ref_compute_rows(c, row0, nrows, ref, scale);
+  k->p->op->reference(c, row0, nrows, ref, scale);
   dtype_load_n(c->out, (size_t)(row0 * cols), (size_t)count, c->out_dtype, out);
-  for (int64_t e = 0; e < count; e++)
-    compare_element(k, row0 * cols + e, out[e], ref[e], scale[e]);
+  comparison_elements(&k->k, row0 * cols, out, ref, scale, count);
   free(buf);
 }
 
 static void compare_full(struct cmp *k) {
-  const int64_t rows = ref_rows(k->c), cols = ref_cols(k->c);
+  const int64_t rows = k->p->shape.rows, cols = k->p->shape.cols;
   int64_t chunk = FULL_CHUNK_ELEMS / cols;
   if (chunk < 1) chunk = 1;
   for (int64_t r0 = 0; r0 < rows; r0 += chunk)
@@ -316,9 +185,9 @@ struct freivalds {
 enum { NVEC = 2 };
 
 static void freivalds(const struct cmp *k, uint64_t seed, struct freivalds *f) {
-  const struct bench_check *c = k->c;
+  const struct bench_check *c = k->p->c;
   const int64_t m = c->m, n = c->n, kd = c->k;
-  const double rtol = k->r->rtol, atol = k->r->atol;
+  const double rtol = k->k.r->rtol, atol = k->k.r->atol;
   double *x = xmalloc((size_t)(NVEC * n) * sizeof *x);
   double *bx = xmalloc((size_t)(2 * NVEC * kd) * sizeof *bx); /* B x, then |B| |x| */
   double *bax = bx + NVEC * kd;
@@ -419,8 +288,8 @@ static int row_in(int64_t row, const int64_t *rows, int nrows) {
 }
 
 static void gemm_fast(struct cmp *k, uint64_t seed, struct freivalds *f) {
-  const struct bench_check *c = k->c;
-  struct check_result *r = k->r;
+  const struct bench_check *c = k->p->c;
+  struct check_result *r = k->k.r;
 
   /* Freivalds over every row; a flagged row is recomputed in full. A row
    * whose recomputation finds nothing still counts as one mismatch. */
@@ -441,16 +310,16 @@ static void gemm_fast(struct cmp *k, uint64_t seed, struct freivalds *f) {
   double *ref = buf, *scale = buf + kept;
   ref_gemm_elements(c, idx, kept, ref, scale);
   for (size_t t = 0; t < kept; t++)
-    compare_element(k, idx[t], dtype_load(c->out, (size_t)idx[t], c->out_dtype), ref[t],
-                    scale[t]);
+    comparison_element(&k->k, idx[t], dtype_load(c->out, (size_t)idx[t], c->out_dtype), ref[t],
+                       scale[t]);
   free(buf);
   free(idx);
 }
 
-/* ---- VERIFY_FAST for attention: sampled rows ------------------------- */
+/* ---- VERIFY_FAST by sampled rows (attention) ------------------------- */
 
-static void attention_fast(struct cmp *k, uint64_t seed) {
-  const int64_t rows = ref_rows(k->c);
+static void rows_fast(struct cmp *k, uint64_t seed) {
+  const int64_t rows = k->p->shape.rows;
   int64_t pick[FAST_ATTN_ROWS];
   int n = 0;
   pick[n++] = 0;
@@ -466,50 +335,33 @@ static void attention_fast(struct cmp *k, uint64_t seed) {
 
 /* ---- the result's message ---------------------------------------------- */
 
-static void format_index(const struct bench_check *c, int64_t flat, char *buf, size_t len) {
-  const int64_t cols = ref_cols(c), row = flat / cols, col = flat % cols;
-  const enum ref_op op = ref_op_of(c->op);
-  if (op == REF_COPY || op == REF_FILL || op == REF_ADD)
-    snprintf(buf, len, "[%" PRId64 "]", flat);
-  else if (op == REF_ATTENTION)
-    snprintf(buf, len, "[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]",
-             row / (c->heads * c->seq), row / c->seq % c->heads, row % c->seq, col);
-  else
-    snprintf(buf, len, "[%" PRId64 ",%" PRId64 "]", row, col);
-}
-
 static void mismatch_message(const struct cmp *k, const struct freivalds *f) {
-  const struct bench_check *c = k->c;
-  struct check_result *r = k->r;
-  char where[96];
+  const struct check_problem *p = k->p;
+  struct check_result *r = k->k.r;
   int len = 0;
   if (r->first_bad >= 0) {
-    format_index(c, r->first_bad, where, sizeof where);
-    len = snprintf(r->message, sizeof r->message,
-                   "%s: %" PRIu64 " of %" PRIu64 " elements out of tolerance; first at %s: "
-                   "got %.6g, expected %.6g (tol %.2g)",
-                   c->op, k->bad_elems, r->compared, where, r->bad_out, r->bad_ref, k->bad_tol);
+    char where[96];
+    operation_format_index(p->op, p->c, &p->shape, r->first_bad, where, sizeof where);
+    len = comparison_message(&k->k, p->op->name, where);
   }
   if (!f || f->flagged == 0 || len < 0 || (size_t)len >= sizeof r->message) return;
   if (r->first_bad >= 0)
     snprintf(r->message + len, sizeof r->message - (size_t)len,
              "; Freivalds flagged %" PRId64 " of %" PRId64 " rows, first row %" PRId64,
-             f->flagged, c->m, f->first_row);
+             f->flagged, p->c->m, f->first_row);
   else
     snprintf(r->message, sizeof r->message,
              "%s: Freivalds check failed on %" PRId64 " of %" PRId64 " rows; first row %" PRId64
              ": |Cx - A(Bx)| = %.3g > tol %.3g",
-             c->op, f->flagged, c->m, f->first_row, f->first_diff, f->first_tol);
+             p->op->name, f->flagged, p->c->m, f->first_row, f->first_diff, f->first_tol);
 }
 
-/* ---- entry point -------------------------------------------------------- */
+/* ---- entry points ------------------------------------------------------- */
 
-int check_output(const struct bench_check *c, enum verify_level level, uint64_t seed,
-                 struct check_result *r) {
-  if (!r) return -1;
+int check_problem_output(const struct check_problem *p, enum verify_level level, uint64_t seed,
+                         struct check_result *r) {
   memset(r, 0, sizeof *r);
   r->first_bad = -1;
-  if (check_validate(c, r->message, sizeof r->message) != 0) return -1;
   if (level != VERIFY_NONE && level != VERIFY_FAST && level != VERIFY_FULL) {
     snprintf(r->message, sizeof r->message, "unknown verify level %d", (int)level);
     return -1;
@@ -520,18 +372,20 @@ int check_output(const struct bench_check *c, enum verify_level level, uint64_t 
     return 0;
   }
 
-  struct cmp k = {c, r, 0, 0};
+  struct cmp k = {p, {0}};
   struct freivalds f = {0};
-  const enum ref_op op = ref_op_of(c->op);
-  const int64_t elems = ref_rows(c) * ref_cols(c);
-  check_tolerance(c, &r->rtol, &r->atol);
+  double rtol, atol;
+  problem_tolerance(p, &rtol, &atol);
+  comparison_begin(&k.k, r, rtol, atol);
   r->checked = 1;
-  if (level == VERIFY_FAST && op == REF_GEMM && elems > FAST_SAMPLES) {
+  const int64_t elems = p->shape.rows * p->shape.cols;
+  if (level == VERIFY_FAST && p->op->fast == OP_FAST_FREIVALDS && elems > FAST_SAMPLES) {
     snprintf(r->method, sizeof r->method, "sampled+freivalds");
     gemm_fast(&k, seed, &f);
-  } else if (level == VERIFY_FAST && op == REF_ATTENTION && ref_rows(c) > FAST_ATTN_ROWS) {
+  } else if (level == VERIFY_FAST && p->op->fast == OP_FAST_ROWS &&
+             p->shape.rows > FAST_ATTN_ROWS) {
     snprintf(r->method, sizeof r->method, "sampled-rows");
-    attention_fast(&k, seed);
+    rows_fast(&k, seed);
   } else {
     snprintf(r->method, sizeof r->method, "full");
     compare_full(&k);
@@ -539,4 +393,14 @@ int check_output(const struct bench_check *c, enum verify_level level, uint64_t 
   r->pass = r->mismatches == 0;
   if (!r->pass) mismatch_message(&k, &f);
   return 0;
+}
+
+int check_output(const struct bench_check *c, enum verify_level level, uint64_t seed,
+                 struct check_result *r) {
+  if (!r) return -1;
+  memset(r, 0, sizeof *r);
+  r->first_bad = -1;
+  struct check_problem p;
+  if (check_prepare(c, &p, r->message, sizeof r->message) != 0) return -1;
+  return check_problem_output(&p, level, seed, r);
 }

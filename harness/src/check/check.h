@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "bench/plugin.h"
+#include "check/operation.h"
 
 enum verify_level {
   VERIFY_NONE = 0, /* no reference check (the output is still hashed) */
@@ -28,7 +29,32 @@ struct check_result {
   char message[256];    /* one line describing a mismatch or a malformed check */
 };
 
-/* Run the check. Returns 0 when the check was well formed (pass or not, see
+/* A bench_check validated once: its entry in the operation table and the
+ * element counts of its buffers. Points at the caller's check. */
+struct check_problem {
+  const struct bench_check *c;
+  const struct operation *op;
+  struct op_shape shape;
+};
+
+/* Validate c once (known op, dtypes, positive dims, sizes, buffers, the
+ * operation's own rules): 0 with p filled, or -1 with a one-line reason in
+ * msg (any size; may be NULL). */
+int check_prepare(const struct bench_check *c, struct check_problem *p, char *msg, size_t len);
+
+/* check_output for a prepared problem (no validation again): 0, or -1 for
+ * an unknown level with r->message set. */
+int check_problem_output(const struct check_problem *p, enum verify_level level, uint64_t seed,
+                         struct check_result *r);
+
+/* Output bytes of a prepared problem (for hashing). */
+size_t check_problem_output_bytes(const struct check_problem *p);
+
+/* The nominal work of one call of the prepared problem's operation, from
+ * the operation table (rule in operation.h). */
+struct op_work check_problem_work(const struct check_problem *p);
+
+/* Run the check: check_prepare, then check_problem_output. Returns 0 when the check was well formed (pass or not, see
  * r->pass), -1 for a malformed check (unknown op, missing pointer, bad shape)
  * with r->message set. seed drives the random vectors and samples of FAST.
  *
@@ -55,8 +81,7 @@ int check_output(const struct bench_check *c, enum verify_level level,
  * bad pointer or flag still gets a size and check_output explains it. */
 size_t check_output_bytes(const struct bench_check *c);
 
-/* 0 if c is well formed, else -1 with a one-line reason in msg (any size;
- * may be NULL). */
+/* check_prepare without keeping the problem. */
 int check_validate(const struct bench_check *c, char *msg, size_t len);
 
 /* The effective tolerance check_output uses for c (well formed or at least

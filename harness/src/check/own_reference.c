@@ -1,75 +1,62 @@
-/* compare_output: a plugin's output against its own reference, element by
- * element, in chunks (the reference comes from an array or from the
- * plugin's callback). An element passes when |out - ref| <= atol + rtol *
- * |ref|; under BENCH_TOL_EXACT (and for integer outputs under the default)
- * when out == ref, NaN matching NaN. A non-finite output where the
- * reference is finite is a mismatch with error inf, as in check.c. */
+/* compare_output: a plugin's output against its own reference, in chunks
+ * (the reference comes from an array or from the plugin's callback),
+ * through the comparison core (comparison.c) that the harness's reference
+ * check uses too: an element passes when |out - ref| <= atol + rtol * |ref|;
+ * under BENCH_TOL_EXACT (and for integer outputs under the default) when
+ * out == ref, NaN matching NaN. */
 #include "check/own_reference.h"
 
-#include <float.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/comparison.h"
 #include "check/dtype.h"
 #include "core/util.h"
 
 #define CHUNK ((int64_t)1 << 20)
 #define MAX_COUNT ((int64_t)1 << 46)
-#define DEFAULT_ATOL 1e-5
-
-static int reason(char *msg, size_t len, const char *fmt, ...) UTIL_PRINTF(3, 4);
-static int reason(char *msg, size_t len, const char *fmt, ...) {
-  if (msg && len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, len, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
 
 static const char *name_of(const struct bench_compare *c) {
   return c->name && c->name[0] ? c->name : "compare";
 }
 
 int compare_validate(const struct bench_compare *c, char *msg, size_t len) {
-  if (!c) return reason(msg, len, "compare: no struct bench_compare given");
+  if (!c) return check_reason(msg, len, "compare: no struct bench_compare given");
   const char *nm = name_of(c);
   if (!dtype_valid(c->dtype))
-    return reason(msg, len, "%.64s: field dtype: unknown element type %d", nm, (int)c->dtype);
+    return check_reason(msg, len, "%.64s: field dtype: unknown element type %d", nm, (int)c->dtype);
   if (c->count <= 0 || c->count > MAX_COUNT)
-    return reason(msg, len, "%.64s: field count must be in 1..2^46 (got %" PRId64 ")", nm,
+    return check_reason(msg, len, "%.64s: field count must be in 1..2^46 (got %" PRId64 ")", nm,
                   c->count);
   if (c->cols < 0)
-    return reason(msg, len, "%.64s: field cols must be >= 0 (got %" PRId64 ")", nm, c->cols);
-  if (!c->out) return reason(msg, len, "%.64s: field out is NULL", nm);
+    return check_reason(msg, len, "%.64s: field cols must be >= 0 (got %" PRId64 ")", nm, c->cols);
+  if (!c->out) return check_reason(msg, len, "%.64s: field out is NULL", nm);
   if (!c->ref && !c->ref_fn)
-    return reason(msg, len, "%.64s: give the reference in field ref or field ref_fn (both NULL)",
+    return check_reason(msg, len, "%.64s: give the reference in field ref or field ref_fn (both NULL)",
                   nm);
   if (c->ref && c->ref_fn)
-    return reason(msg, len, "%.64s: fields ref and ref_fn are both set; give one", nm);
+    return check_reason(msg, len, "%.64s: fields ref and ref_fn are both set; give one", nm);
   if (c->ref && !dtype_valid(c->ref_dtype))
-    return reason(msg, len, "%.64s: field ref_dtype: unknown element type %d", nm,
+    return check_reason(msg, len, "%.64s: field ref_dtype: unknown element type %d", nm,
                   (int)c->ref_dtype);
   switch (c->tol) {
   case BENCH_TOL_DEFAULT:
     if (c->reduction < 0)
-      return reason(msg, len, "%.64s: field reduction must be >= 0 (got %" PRId64 ")", nm,
+      return check_reason(msg, len, "%.64s: field reduction must be >= 0 (got %" PRId64 ")", nm,
                     c->reduction);
     break;
   case BENCH_TOL_EXACT: break;
   case BENCH_TOL_EXPLICIT:
     if (!(c->rtol >= 0) || !isfinite(c->rtol))
-      return reason(msg, len, "%.64s: field rtol must be finite and >= 0 (got %g)", nm, c->rtol);
+      return check_reason(msg, len, "%.64s: field rtol must be finite and >= 0 (got %g)", nm, c->rtol);
     if (!(c->atol >= 0) || !isfinite(c->atol))
-      return reason(msg, len, "%.64s: field atol must be finite and >= 0 (got %g)", nm, c->atol);
+      return check_reason(msg, len, "%.64s: field atol must be finite and >= 0 (got %g)", nm, c->atol);
     break;
   default:
-    return reason(msg, len, "%.64s: field tol: unknown tolerance class %d (BENCH_TOL_DEFAULT, "
+    return check_reason(msg, len, "%.64s: field tol: unknown tolerance class %d (BENCH_TOL_DEFAULT, "
                   "BENCH_TOL_EXACT, BENCH_TOL_EXPLICIT)", nm, (int)c->tol);
   }
   return 0;
@@ -84,12 +71,8 @@ void compare_tolerance(const struct bench_compare *c, double *rtol, double *atol
   if (c->tol == BENCH_TOL_EXPLICIT) {
     *rtol = c->rtol;
     *atol = c->atol;
-  } else if (c->tol == BENCH_TOL_DEFAULT && !dtype_is_int(c->dtype)) {
-    double base = c->dtype == BENCH_F16 ? 1e-3 : c->dtype == BENCH_BF16 ? 1.6e-2
-                : c->dtype == BENCH_F64 ? 1e-12 : 1.3e-6;
-    double l = c->reduction > 1 ? (double)c->reduction : 1;
-    *rtol = base + 2 * sqrt(l) * 0x1p-24;
-    *atol = DEFAULT_ATOL;
+  } else if (c->tol == BENCH_TOL_DEFAULT) {
+    tolerance_default(c->dtype, (double)c->reduction, rtol, atol);
   }
 }
 
@@ -110,13 +93,16 @@ int compare_output(const struct bench_compare *c, const struct bench_host *host,
     r->pass = 1;
     return 0;
   }
-  compare_tolerance(c, &r->rtol, &r->atol);
-  const int exact = r->rtol == 0 && r->atol == 0;
+  double rtol, atol;
+  compare_tolerance(c, &rtol, &atol);
+  struct comparison k;
+  comparison_begin(&k, r, rtol, atol);
+  const int exact = rtol == 0 && atol == 0;
   snprintf(r->method, sizeof r->method, "plugin-%s", exact ? "exact" : "tolerance");
   r->checked = 1;
   const int64_t chunk = c->count < CHUNK ? c->count : CHUNK;
   double *buf = xmalloc((size_t)(2 * chunk) * sizeof *buf);
-  double *ref = buf, *out = buf + chunk, bad_tol = 0;
+  double *ref = buf, *out = buf + chunk;
   int rc = 0;
   for (int64_t s = 0; s < c->count; s += chunk) {
     const int64_t n = c->count - s < chunk ? c->count - s : chunk;
@@ -127,44 +113,15 @@ int compare_output(const struct bench_compare *c, const struct bench_host *host,
       break;
     }
     dtype_load_n(c->out, (size_t)s, (size_t)n, c->dtype, out);
-    for (int64_t e = 0; e < n; e++) {
-      const double o = out[e], f = ref[e], tol = r->atol + r->rtol * fabs(f);
-      double err;
-      int bad;
-      if (isfinite(f)) {
-        err = isfinite(o) ? fabs(o - f) : INFINITY;
-        bad = exact ? o != f : !(err <= tol);
-      } else {
-        bad = isnan(f) ? !isnan(o) : o != f;
-        err = bad ? INFINITY : 0;
-      }
-      const double rel = err == 0 ? 0 : err / fmax(fabs(f), r->atol > 0 ? r->atol : DBL_MIN);
-      r->compared++;
-      if (err > r->max_abs_err) r->max_abs_err = err;
-      if (rel > r->max_rel_err) r->max_rel_err = rel;
-      if (!bad) continue;
-      if (r->mismatches++ == 0) {
-        r->first_bad = s + e;
-        r->bad_out = o;
-        r->bad_ref = f;
-        bad_tol = tol;
-      }
-    }
+    comparison_elements(&k, s, out, ref, NULL, n);
   }
   free(buf);
   if (rc) return rc;
   r->pass = r->mismatches == 0;
   if (!r->pass) {
-    char where[64], tol[32];
+    char where[64];
     format_index(c, r->first_bad, where, sizeof where);
-    if (exact)
-      snprintf(tol, sizeof tol, "exact");
-    else
-      snprintf(tol, sizeof tol, "tol %.2g", bad_tol);
-    snprintf(r->message, sizeof r->message,
-             "%.64s: %" PRIu64 " of %" PRIu64 " elements out of tolerance; first at %s: got %.9g, "
-             "expected %.9g (%s)", name_of(c), r->mismatches, r->compared, where, r->bad_out,
-             r->bad_ref, tol);
+    comparison_message(&k, name_of(c), where);
   }
   return 0;
 }

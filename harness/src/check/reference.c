@@ -23,52 +23,8 @@
 #include <string.h>
 
 #include "check/dtype.h"
+#include "check/operation.h"
 #include "core/util.h"
-
-enum ref_op ref_op_of(const char *name) {
-  static const char *const names[] = {"gemm", "rmsnorm", "layernorm", "softmax", "rope",
-                                      "attention", "copy", "fill", "add"};
-  if (!name) return REF_UNKNOWN;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(name, names[i]) == 0) return (enum ref_op)i;
-  return REF_UNKNOWN;
-}
-
-int64_t ref_rows(const struct bench_check *c) {
-  switch (ref_op_of(c->op)) {
-  case REF_GEMM: return c->m;
-  case REF_RMSNORM:
-  case REF_LAYERNORM:
-  case REF_SOFTMAX:
-  case REF_ROPE: return c->rows;
-  case REF_ATTENTION: return c->batch * c->heads * c->seq;
-  case REF_COPY:
-  case REF_FILL:
-  case REF_ADD: return c->n;
-  case REF_UNKNOWN: break;
-  }
-  return 0;
-}
-
-const char *ref_op_names(void) {
-  return "gemm, rmsnorm, layernorm, softmax, rope, attention, copy, fill, add";
-}
-
-int64_t ref_cols(const struct bench_check *c) {
-  switch (ref_op_of(c->op)) {
-  case REF_GEMM: return c->n;
-  case REF_RMSNORM:
-  case REF_LAYERNORM:
-  case REF_SOFTMAX:
-  case REF_ROPE: return c->cols;
-  case REF_ATTENTION: return c->head_dim;
-  case REF_COPY:
-  case REF_FILL:
-  case REF_ADD: return 1;
-  case REF_UNKNOWN: break;
-  }
-  return 0;
-}
 
 static double *load_all(const void *p, int64_t start, int64_t count, enum bench_dtype t) {
   double *d = xmalloc((size_t)count * sizeof *d);
@@ -102,8 +58,8 @@ void ref_gemm_b_row(const struct bench_check *c, int64_t kk, int64_t j0, int64_t
   for (int64_t j = 0; j < w; j++) dst[j] = dtype_load(c->in[1], (size_t)b_index(c, kk, j0 + j), c->dtype);
 }
 
-static void gemm_rows(const struct bench_check *c, int64_t row0, int64_t nrows,
-                      double *ref, double *scale) {
+void ref_gemm_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                   double *scale) {
   const int64_t n = c->n, k = c->k;
   /* Columns in blocks so the double copy of B stays about 32 MiB. */
   int64_t jb = ((int64_t)1 << 22) / k;
@@ -152,27 +108,32 @@ void ref_gemm_elements(const struct bench_check *c, const int64_t *idx, size_t c
 
 /* ---- elementwise: copy, fill, add (output seen as n rows of 1) ------- */
 
-static void elementwise_rows(const struct bench_check *c, enum ref_op op, int64_t i0,
-                             int64_t count, double *ref, double *scale) {
-  if (op == REF_FILL) {
-    const double v = dtype_round(c->out_dtype, dtype_load(c->in[0], 0, c->dtype));
-    for (int64_t i = 0; i < count; i++) ref[i] = v;
-  } else {
-    dtype_load_n(c->in[0], (size_t)i0, (size_t)count, c->dtype, ref);
-  }
-  if (op == REF_ADD) {
-    double *y = load_all(c->in[1], i0, count, c->dtype);
-    for (int64_t i = 0; i < count; i++) {
-      if (scale) scale[i] = fabs(ref[i]) + fabs(y[i]);
-      ref[i] += y[i];
-    }
-    free(y);
-    return;
-  }
-  if (op == REF_COPY)
-    for (int64_t i = 0; i < count; i++) ref[i] = dtype_round(c->out_dtype, ref[i]);
+void ref_fill_rows(const struct bench_check *c, int64_t i0, int64_t count, double *ref,
+                   double *scale) {
+  (void)i0;
+  const double v = dtype_round(c->out_dtype, dtype_load(c->in[0], 0, c->dtype));
+  for (int64_t i = 0; i < count; i++) ref[i] = v;
   if (scale)
     for (int64_t i = 0; i < count; i++) scale[i] = 0;
+}
+
+void ref_copy_rows(const struct bench_check *c, int64_t i0, int64_t count, double *ref,
+                   double *scale) {
+  dtype_load_n(c->in[0], (size_t)i0, (size_t)count, c->dtype, ref);
+  for (int64_t i = 0; i < count; i++) ref[i] = dtype_round(c->out_dtype, ref[i]);
+  if (scale)
+    for (int64_t i = 0; i < count; i++) scale[i] = 0;
+}
+
+void ref_add_rows(const struct bench_check *c, int64_t i0, int64_t count, double *ref,
+                  double *scale) {
+  dtype_load_n(c->in[0], (size_t)i0, (size_t)count, c->dtype, ref);
+  double *y = load_all(c->in[1], i0, count, c->dtype);
+  for (int64_t i = 0; i < count; i++) {
+    if (scale) scale[i] = fabs(ref[i]) + fabs(y[i]);
+    ref[i] += y[i];
+  }
+  free(y);
 }
 
 /* ---- row-wise normalisations ---------------------------------------- */
@@ -225,22 +186,39 @@ static void softmax_row(const double *x, int64_t cols, double *y, double *scale)
   }
 }
 
-static void norm_rows(const struct bench_check *c, enum ref_op op, int64_t row0,
-                      int64_t nrows, double *ref, double *scale) {
+enum norm { NORM_RMS, NORM_LAYER, NORM_SOFTMAX };
+
+static void norm_rows(const struct bench_check *c, enum norm kind, int64_t row0, int64_t nrows,
+                      double *ref, double *scale) {
   const int64_t cols = c->cols;
-  double *w = op == REF_SOFTMAX ? NULL : load_all(c->in[1], 0, cols, c->dtype);
-  double *b = op == REF_LAYERNORM ? load_all(c->in[2], 0, cols, c->dtype) : NULL;
+  double *w = kind == NORM_SOFTMAX ? NULL : load_all(c->in[1], 0, cols, c->dtype);
+  double *b = kind == NORM_LAYER ? load_all(c->in[2], 0, cols, c->dtype) : NULL;
   double *x = xmalloc((size_t)cols * sizeof *x);
   for (int64_t r = 0; r < nrows; r++) {
     dtype_load_n(c->in[0], (size_t)((row0 + r) * cols), (size_t)cols, c->dtype, x);
     double *y = ref + r * cols, *sc = scale ? scale + r * cols : NULL;
-    if (op == REF_RMSNORM) rmsnorm_row(x, w, cols, c->eps, y, sc);
-    else if (op == REF_LAYERNORM) layernorm_row(x, w, b, cols, c->eps, y, sc);
+    if (kind == NORM_RMS) rmsnorm_row(x, w, cols, c->eps, y, sc);
+    else if (kind == NORM_LAYER) layernorm_row(x, w, b, cols, c->eps, y, sc);
     else softmax_row(x, cols, y, sc);
   }
   free(x);
   free(b);
   free(w);
+}
+
+void ref_rmsnorm_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                      double *scale) {
+  norm_rows(c, NORM_RMS, row0, nrows, ref, scale);
+}
+
+void ref_layernorm_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                        double *scale) {
+  norm_rows(c, NORM_LAYER, row0, nrows, ref, scale);
+}
+
+void ref_softmax_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                      double *scale) {
+  norm_rows(c, NORM_SOFTMAX, row0, nrows, ref, scale);
 }
 
 /* ---- rope ------------------------------------------------------------ */
@@ -261,8 +239,8 @@ void ref_rope_vector(const double *x, int64_t d, int64_t pos, double theta, uint
   }
 }
 
-static void rope_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
-                      double *scale) {
+void ref_rope_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                   double *scale) {
   const int64_t cols = c->cols;
   double *x = xmalloc((size_t)cols * sizeof *x);
   for (int64_t r = 0; r < nrows; r++) {
@@ -340,8 +318,8 @@ static void attention_group(const struct bench_check *c, int64_t base, int64_t s
   free(kv);
 }
 
-static void attention_rows(const struct bench_check *c, int64_t row0, int64_t nrows,
-                           double *ref, double *scale) {
+void ref_attention_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                        double *scale) {
   const int64_t seq = c->seq, d = c->head_dim, end = row0 + nrows;
   for (int64_t r = row0; r < end;) {
     const int64_t g = r / seq, s0 = r % seq;
@@ -356,19 +334,20 @@ static void attention_rows(const struct bench_check *c, int64_t row0, int64_t nr
 
 void ref_compute_rows(const struct bench_check *c, int64_t row0, int64_t nrows,
                       double *ref, double *scale) {
-  switch (ref_op_of(c->op)) {
-  case REF_GEMM: gemm_rows(c, row0, nrows, ref, scale); return;
-  case REF_RMSNORM:
-  case REF_LAYERNORM:
-  case REF_SOFTMAX: norm_rows(c, ref_op_of(c->op), row0, nrows, ref, scale); return;
-  case REF_ROPE: rope_rows(c, row0, nrows, ref, scale); return;
-  case REF_ATTENTION: attention_rows(c, row0, nrows, ref, scale); return;
-  case REF_COPY:
-  case REF_FILL:
-  case REF_ADD: elementwise_rows(c, ref_op_of(c->op), row0, nrows, ref, scale); return;
-  case REF_UNKNOWN: return;
-  }
+  const struct operation *op = operation_find(c->op);
+  if (op) op->reference(c, row0, nrows, ref, scale);
 }
+
+static struct op_shape shape_of(const struct bench_check *c) {
+  const struct operation *op = operation_find(c->op);
+  struct op_shape s = {{0}, 0, 0};
+  if (op) op->shape(c, &s);
+  return s;
+}
+
+int64_t ref_rows(const struct bench_check *c) { return shape_of(c).rows; }
+
+int64_t ref_cols(const struct bench_check *c) { return shape_of(c).cols; }
 
 void ref_compute(const struct bench_check *c, double *ref, double *scale) {
   ref_compute_rows(c, 0, ref_rows(c), ref, scale);

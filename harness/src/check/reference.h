@@ -1,8 +1,8 @@
 /* The harness's one CPU reference per operation, computed in double from the
  * inputs exactly as the plugin gave them (read with dtype_load).
  *
- * Every output is seen as a matrix of ref_rows(c) x ref_cols(c) elements,
- * row-major, matching the output buffer:
+ * Every output is seen as a matrix of rows x cols elements (the operation
+ * table's shape, operation.h), row-major, matching the output buffer:
  *   gemm       m x n (A and B in either layout, see BENCH_GEMM_TRANS_A/B)
  *   copy, fill, add   n x 1 (element i is row i)
  *   rmsnorm, layernorm, softmax, rope   rows x cols
@@ -13,7 +13,7 @@
  * check.c turns it into the tolerance atol + rtol * scale and documents the
  * rule per operation; the definitions are in reference.c.
  *
- * These functions expect a check that check.c has validated (known op,
+ * These functions expect a check that has been validated (known op,
  * non-NULL inputs, positive dims, one rope layout, ...); they do not
  * validate it again. */
 #ifndef BENCH_REFERENCE_H
@@ -24,37 +24,43 @@
 
 #include "bench/plugin.h"
 
-enum ref_op {
-  REF_UNKNOWN = -1,
-  REF_GEMM = 0,
-  REF_RMSNORM,
-  REF_LAYERNORM,
-  REF_SOFTMAX,
-  REF_ROPE,
-  REF_ATTENTION,
-  REF_COPY,
-  REF_FILL,
-  REF_ADD
-};
-
-/* The op named by c->op, or REF_UNKNOWN. */
-enum ref_op ref_op_of(const char *name);
-/* "gemm, rmsnorm, ..., add": every known op, for messages. */
-const char *ref_op_names(void);
-
-/* The output seen as rows x cols (see above); 0 for an unknown op. */
+/* The output seen as rows x cols (the operation table's shape); 0 for an
+ * unknown op. */
 int64_t ref_rows(const struct bench_check *c);
 int64_t ref_cols(const struct bench_check *c);
 
-/* Reference of output rows [row0, row0 + nrows): ref and scale each receive
- * nrows * ref_cols(c) doubles (scale may be NULL). For gemm a row costs
- * O(n*k) after an O(k*n) conversion of B per call; for attention a row costs
- * O(seq*head_dim) after the RoPE of the keys it needs. */
+/* Reference of output rows [row0, row0 + nrows) of the operation c->op
+ * names (through the operation table): ref and scale each receive
+ * nrows * cols doubles (scale may be NULL). For gemm a row costs O(n*k)
+ * after an O(k*n) conversion of B per call; for attention a row costs
+ * O(seq*head_dim) after the RoPE of the keys it needs. Nothing for an
+ * unknown op. */
 void ref_compute_rows(const struct bench_check *c, int64_t row0, int64_t nrows,
                       double *ref, double *scale);
 
 /* Whole output: ref_compute_rows over every row. */
 void ref_compute(const struct bench_check *c, double *ref, double *scale);
+
+/* The reference function of each operation (the table's `reference`),
+ * with the arguments of ref_compute_rows. */
+void ref_gemm_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                   double *scale);
+void ref_rmsnorm_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                      double *scale);
+void ref_layernorm_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                        double *scale);
+void ref_softmax_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                      double *scale);
+void ref_rope_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                   double *scale);
+void ref_attention_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                        double *scale);
+void ref_copy_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                   double *scale);
+void ref_fill_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                   double *scale);
+void ref_add_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
+                  double *scale);
 
 /* gemm only: C[i, j] and its scale sum_k |a_ik||b_kj| for each flat index
  * idx[t] = i*n + j; O(k) each. scale may be NULL. */

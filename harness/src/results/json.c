@@ -163,6 +163,8 @@ static json_t *case_to_json(const struct case_result *r) {
   put(o, "wall_s", jnum(r->wall_s));
   put(o, "flops", jnum(r->flops));
   put(o, "bytes", jnum(r->bytes));
+  if (r->work_source != WORK_NONE) /* optional: files before it have none */
+    put(o, "work_source", json_string(work_source_name(r->work_source)));
   put(o, "batch", json_integer(r->batch));
   put(o, "warmup_iters", json_integer(r->warmup_iters));
   put(o, "nsamples", ju64(r->nsamples));
@@ -515,6 +517,13 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, struc
   if (read_str_buf(rd, o, "output_hash", r->output_hash, sizeof r->output_hash) ||
       read_kv(rd, o, "info", &r->ninfo, &r->info))
     return -1;
+  if (json_object_get(o, "work_source")) { /* optional: "operation" or "plugin" */
+    if (read_str(rd, o, "work_source", &s)) return -1;
+    bad = !s || work_source_parse(s, &r->work_source) != 0 || r->work_source == WORK_NONE;
+    if (bad) fail(rd, "work_source", "unknown value \"%s\" (operation, plugin)", s ? s : "null");
+    free(s);
+    if (bad) return -1;
+  }
   if (json_object_get(o, "items") && /* optional: only cases that declared items */
       (read_double(rd, o, "items", &r->items) ||
        read_str_buf(rd, o, "item_unit", r->item_unit, sizeof r->item_unit)))

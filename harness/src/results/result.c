@@ -60,6 +60,24 @@ int determinism_parse(const char *s, enum determinism *out) {
   return -1;
 }
 
+static const char *const work_source_names[] = {"none", "operation", "plugin"};
+#define NWORK_SOURCES (sizeof work_source_names / sizeof work_source_names[0])
+
+const char *work_source_name(enum work_source w) {
+  if ((unsigned)w >= NWORK_SOURCES) return "unknown";
+  return work_source_names[w];
+}
+
+int work_source_parse(const char *s, enum work_source *out) {
+  for (size_t i = 0; s && i < NWORK_SOURCES; i++) {
+    if (strcmp(s, work_source_names[i]) == 0) {
+      *out = (enum work_source)i;
+      return 0;
+    }
+  }
+  return -1;
+}
+
 const struct stats *case_time(const struct case_result *r) {
   return r->device.n > 0 ? &r->device : &r->host;
 }

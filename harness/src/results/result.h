@@ -29,6 +29,13 @@ enum determinism { DET_NOT_CHECKED = 0, DET_BITWISE_EQUAL, DET_DIFFERS };
 const char *determinism_name(enum determinism d); /* "not_checked", "bitwise_equal", "differs" */
 int determinism_parse(const char *s, enum determinism *out); /* 0, or -1 if unknown */
 
+/* Whose figure a case's flops and bytes are: the operation table's (the
+ * harness computed them from the check of the plugin's operation), the
+ * plugin's own (set_work), or none recorded (older files, no work). */
+enum work_source { WORK_NONE = 0, WORK_OPERATION, WORK_PLUGIN };
+const char *work_source_name(enum work_source w); /* "none", "operation", "plugin" */
+int work_source_parse(const char *s, enum work_source *out); /* 0, or -1 if unknown */
+
 struct kv {
   char *key, *value;
 };
@@ -51,7 +58,8 @@ struct case_result {
   double wall_s;     /* wall time of the whole case (child start to end) */
 
   /* measurement */
-  double flops, bytes;  /* per iteration, from the plugin */
+  double flops, bytes;  /* per iteration */
+  enum work_source work_source; /* whose figure flops and bytes are */
   int batch;            /* iterations per sample */
   int warmup_iters;
   size_t nsamples;

@@ -127,6 +127,20 @@ static char *info_values(const struct run_file *f, const char *key) {
   return strbuf_detach(&sb);
 }
 
+/* Whose flops and bytes the cases carry, or NULL when none says. */
+static char *work_sources(const struct run_file *f) {
+  size_t n[3] = {0, 0, 0};
+  for (size_t i = 0; i < f->ncases; i++)
+    if ((unsigned)f->cases[i].work_source < 3) n[f->cases[i].work_source]++;
+  if (!n[WORK_OPERATION] && !n[WORK_PLUGIN]) return NULL;
+  if (!n[WORK_PLUGIN])
+    return xasprintf("FLOPs and bytes of the operation table (%s)",
+                     f->ncases && f->cases[0].operation ? f->cases[0].operation : "-");
+  if (!n[WORK_OPERATION]) return xstrdup("FLOPs and bytes stated by the plugin (set_work)");
+  return xasprintf("%zu cases from the operation table, %zu stated by the plugin",
+                   n[WORK_OPERATION], n[WORK_PLUGIN]);
+}
+
 static void add_header(struct strbuf *sb, const struct run_file *f) {
   const struct run_env *e = &f->env;
   strbuf_adds(sb, "bench results\n");
@@ -158,6 +172,9 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   header_line(sb, "bench", version);
   free(version);
   header_line(sb, "command", e->command);
+  char *work = work_sources(f);
+  if (work) header_line(sb, "work", work); /* only files that say */
+  free(work);
 
   struct strbuf counts = STRBUF_INIT;
   strbuf_addf(&counts, "%zu", f->ncases);

@@ -113,9 +113,11 @@ static void host_set_work(const struct bench_host *api, double flops, double byt
     return bad_figure(h, "set_work", flops, "flops must be finite and >= 0");
   if (!(bytes >= 0) || !isfinite(bytes))
     return bad_figure(h, "set_work", bytes, "bytes must be finite and >= 0");
+  h->plugin_work = 1;
   if (!h->result) return;
   h->result->flops = flops;
   h->result->bytes = bytes;
+  h->result->work_source = WORK_PLUGIN;
 }
 
 static void host_set_device_time(const struct bench_host *api, double ns) {
@@ -156,9 +158,30 @@ static void accumulate(struct host_state *h, const struct check_result *r) {
   }
 }
 
+/* A case's work when its plugin names an operation of the table and did
+ * not state its own with set_work: the table's figure for each check of
+ * that operation in one verify() (two outputs of the operation are two
+ * calls of it), from the same dims the check uses. verify() runs after
+ * the timing with the full problem, so every case that got a time gets
+ * its work; the determinism rerun computes the same figure again. */
+static void record_operation_work(struct host_state *h, const struct check_problem *p) {
+  if (h->plugin_work || !h->result || !h->cdef || !h->cdef->plugin->operation ||
+      strcmp(h->cdef->plugin->operation, p->op->name) != 0)
+    return;
+  const struct op_work w = check_problem_work(p);
+  struct case_result *r = h->result;
+  if (h->op_checks++ == 0) r->flops = r->bytes = 0;
+  r->flops += w.flops;
+  r->bytes += w.bytes;
+  r->work_source = WORK_OPERATION;
+}
+
+/* The one entry of a plugin's bench_check: validated once here, then
+ * hashed, counted as work and compared. */
 static int host_check(const struct bench_host *api, const struct bench_check *c) {
   struct host_state *h = state_of(api);
   h->checks++;
+  struct check_problem p;
   char why[256];
   struct bench_check in; /* c as our layout, read as far as the plugin's ABI has it */
   if (abi_check_in(h->cdef ? h->cdef->plugin : NULL, &c, &in, why, sizeof why) != 0) {
@@ -166,15 +189,16 @@ static int host_check(const struct bench_host *api, const struct bench_check *c)
     h->bug = 1;
     return BENCH_ERROR;
   }
-  if (check_validate(c, why, sizeof why) != 0) {
+  if (check_prepare(c, &p, why, sizeof why) != 0) {
     snprintf(h->message, sizeof h->message, "plugin bug: malformed check: %s", why);
     h->bug = 1;
     return BENCH_ERROR;
   }
-  h->hash = fnv1a64(h->hash, c->out, check_output_bytes(c));
+  h->hash = fnv1a64(h->hash, c->out, check_problem_output_bytes(&p));
+  record_operation_work(h, &p);
   if (h->hash_only) return BENCH_OK;
   struct check_result r;
-  if (check_output(c, h->verify, h->seed, &r) != 0) {
+  if (check_problem_output(&p, h->verify, h->seed, &r) != 0) {
     snprintf(h->message, sizeof h->message, "plugin bug: %s", r.message);
     h->bug = 1;
     return BENCH_ERROR;
@@ -313,4 +337,5 @@ void host_reset_check(struct host_state *h, int hash_only) {
   h->hash_only = hash_only;
   h->hash = FNV1A64_INIT;
   h->checks = 0;
+  h->op_checks = 0;
 }

@@ -28,6 +28,8 @@ struct host_state {
   int hash_only;                  /* check() only hashes (determinism rerun) */
   uint64_t hash;                  /* FNV-1a of every output handed to check() */
   int checks;                     /* check() calls since reset */
+  int plugin_work;                /* the plugin called set_work: its figure stands */
+  int op_checks;                  /* checks of the plugin's operation since reset */
 };
 
 void host_init(struct host_state *h, const struct case_def *c, struct case_result *r,

@@ -46,22 +46,15 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0
 TAG='' RESUME=0 BUILD=1 RESULTS_DIR=$SRC/results BUILD_DIR=$SRC/build JOBS=0
 BUILD_OPTS=() BUILD_TARGETS=()
 pos=()
-need() { [ $# -ge 2 ] || die 2 "option '$1' needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
   case $1 in
   -h | --help) usage; exit 0 ;;
-  --tag) need "$@"; TAG=$2; shift 2 ;;
-  --tag=*) TAG=${1#*=}; shift ;;
-  --results-dir) need "$@"; RESULTS_DIR=$2; shift 2 ;;
-  --results-dir=*) RESULTS_DIR=${1#*=}; shift ;;
-  --build-dir) need "$@"; BUILD_DIR=$2; shift 2 ;;
-  --build-dir=*) BUILD_DIR=${1#*=}; shift ;;
-  --build-option) need "$@"; BUILD_OPTS+=("$2"); shift 2 ;;
-  --build-option=*) BUILD_OPTS+=("${1#*=}"); shift ;;
-  --build-target) need "$@"; BUILD_TARGETS+=(--target "$2"); shift 2 ;;
-  --build-target=*) BUILD_TARGETS+=(--target "${1#*=}"); shift ;;
-  --jobs) need "$@"; JOBS=$2; shift 2 ;;
-  --jobs=*) JOBS=${1#*=}; shift ;;
+  --tag | --tag=*) take_value TAG n "$@"; shift "$n" ;;
+  --results-dir | --results-dir=*) take_value RESULTS_DIR n "$@"; shift "$n" ;;
+  --build-dir | --build-dir=*) take_value BUILD_DIR n "$@"; shift "$n" ;;
+  --build-option | --build-option=*) take_value v n "$@"; BUILD_OPTS+=("$v"); shift "$n" ;;
+  --build-target | --build-target=*) take_value v n "$@"; BUILD_TARGETS+=("$v"); shift "$n" ;;
+  --jobs | --jobs=*) take_value JOBS n "$@"; shift "$n" ;;
   --resume) RESUME=1; shift ;;
   --no-build) BUILD=0; shift ;;
   --) pos+=("$@"); break ;;
@@ -70,8 +63,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 parse_positionals "${pos[@]}"
-[[ $JOBS =~ ^[0-9]+$ ]] || die 2 "bad --jobs '$JOBS'"
-[ "$JOBS" -gt 0 ] || JOBS=$(nproc)
+JOBS=$(jobs_count "$JOBS")
 for p in "${PRESETS[@]}"; do
   if is_preset_file "$p" && [ ! -f "$p" ]; then die 2 "no preset file '$p'"; fi
 done
@@ -81,17 +73,13 @@ INTERRUPTED=0
 trap 'INTERRUPTED=1' INT
 
 if [ -n "${BENCH:-}" ]; then
-  find_local_bench "$SRC"
+  find_local_bench LOCAL_BENCH "$SRC"
   say "using BENCH=$LOCAL_BENCH (no build)"
 else
   if [ "$BUILD" -eq 1 ]; then
-    new_log build
+    new_log LOG build
     say "build: cmake -S $SRC -B $BUILD_DIR ${BUILD_OPTS[*]} (log $LOG)"
-    set +e
-    { cmake -S "$SRC" -B "$BUILD_DIR" "${BUILD_OPTS[@]}" && cmake --build "$BUILD_DIR" -j "$JOBS" "${BUILD_TARGETS[@]}"; } 2>&1 | tee -ai -- "$LOG"
-    rc=${PIPESTATUS[0]}
-    set -e
-    if [ "$rc" -ne 0 ]; then
+    if ! build_logged "$LOG" "$SRC" "$BUILD_DIR" "$JOBS" "${BUILD_OPTS[@]}" -- "${BUILD_TARGETS[@]}"; then
       record_run build "" 4 "the build failed: see $LOG"
       finish "$(uname -n)"
     fi
@@ -101,12 +89,12 @@ else
 fi
 
 # shellcheck disable=SC2317 # called by plan_preset
-list_local() { "$LOCAL_BENCH" --list "$@" "${BENCH_ARGS[@]}" 2>/dev/null | awk 'NF { print $1 }' || true; }
+list_local() { list_plugins "$LOCAL_BENCH" "$@" "${BENCH_ARGS[@]}"; }
 
 for preset in "${PRESETS[@]}"; do
   [ "$INTERRUPTED" -eq 0 ] || break
   plan=0
-  plan_preset "$preset" "$(date +%F)" list_local || plan=1
+  plan_preset PLAN_ARGS PLAN_SKIPPED "$preset" "$(date +%F)" list_local "$LOCAL_BENCH" || plan=1
   [ ${#PLAN_SKIPPED[@]} -eq 0 ] || say "$preset: skipping ${PLAN_SKIPPED[*]}: results for today already home"
   if [ "$plan" -eq 1 ]; then
     record_run "$preset" "" 0 "nothing to run: results for today already home"
@@ -115,7 +103,7 @@ for preset in "${PRESETS[@]}"; do
   bargs=(--preset "$preset" "${PLAN_ARGS[@]}")
   [ -z "$TAG" ] || bargs+=(--tag "$TAG")
   bargs+=("${BENCH_ARGS[@]}")
-  new_log "$preset"
+  new_log LOG "$preset"
   say "$preset: bench ${bargs[*]} (log $LOG)"
   set +e
   "$LOCAL_BENCH" "${bargs[@]}" --results-dir "$RESULTS_DIR" --events - 2>&1 </dev/null | tee -ai -- "$LOG" |

@@ -104,39 +104,28 @@ load_config() {
 # The configuration file first, so that options override it wherever they
 # stand on the command line.
 BENCH_REMOTE_CONFIG=${BENCH_REMOTE_CONFIG:-}
-config_option BENCH_REMOTE_CONFIG "$@"
-if [ -n "$CONFIG_FILE" ]; then
-  load_config "$CONFIG_FILE"
+config_option config BENCH_REMOTE_CONFIG "$@"
+if [ -n "$config" ]; then
+  load_config "$config"
 elif [ -f "${XDG_CONFIG_HOME:-$HOME/.config}/bench/remote.conf" ]; then
   load_config "${XDG_CONFIG_HOME:-$HOME/.config}/bench/remote.conf"
 fi
 
 RESUME=0 SYNC=1 BUILD=1 RESULTS_DIR=$SRC/results
 pos=()
-need() { [ $# -ge 2 ] || die 2 "option '$1' needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
   case $1 in
   -h | --help) usage; exit 0 ;;
-  --config) need "$@"; shift 2 ;;
-  --config=*) shift ;;
-  --tag) need "$@"; TAG_OPT=$2; [ -n "$2" ] || die 2 "empty --tag"; shift 2 ;;
-  --tag=*) TAG_OPT=${1#*=}; [ -n "$TAG_OPT" ] || die 2 "empty --tag"; shift ;;
-  --remote-setup) need "$@"; REMOTE_SETUP=$2; shift 2 ;;
-  --remote-setup=*) REMOTE_SETUP=${1#*=}; shift ;;
-  --remote-path) need "$@"; REMOTE_PATH=$2; shift 2 ;;
-  --remote-path=*) REMOTE_PATH=${1#*=}; shift ;;
-  --ssh-option) need "$@"; SSH_OPTS+=("$2"); shift 2 ;;
-  --ssh-option=*) SSH_OPTS+=("${1#*=}"); shift ;;
-  --rsync-option) need "$@"; RSYNC_OPTS+=("$2"); shift 2 ;;
-  --rsync-option=*) RSYNC_OPTS+=("${1#*=}"); shift ;;
-  --build-option) need "$@"; BUILD_OPTS+=("$2"); shift 2 ;;
-  --build-option=*) BUILD_OPTS+=("${1#*=}"); shift ;;
-  --build-target) need "$@"; BUILD_TARGETS+=("$2"); shift 2 ;;
-  --build-target=*) BUILD_TARGETS+=("${1#*=}"); shift ;;
-  --jobs) need "$@"; BUILD_JOBS=$2; shift 2 ;;
-  --jobs=*) BUILD_JOBS=${1#*=}; shift ;;
-  --results-dir) need "$@"; RESULTS_DIR=$2; shift 2 ;;
-  --results-dir=*) RESULTS_DIR=${1#*=}; shift ;;
+  --config | --config=*) take_value v n "$@"; shift "$n" ;;
+  --tag | --tag=*) take_value TAG_OPT n "$@"; [ -n "$TAG_OPT" ] || die 2 "empty --tag"; shift "$n" ;;
+  --remote-setup | --remote-setup=*) take_value REMOTE_SETUP n "$@"; shift "$n" ;;
+  --remote-path | --remote-path=*) take_value REMOTE_PATH n "$@"; shift "$n" ;;
+  --ssh-option | --ssh-option=*) take_value v n "$@"; SSH_OPTS+=("$v"); shift "$n" ;;
+  --rsync-option | --rsync-option=*) take_value v n "$@"; RSYNC_OPTS+=("$v"); shift "$n" ;;
+  --build-option | --build-option=*) take_value v n "$@"; BUILD_OPTS+=("$v"); shift "$n" ;;
+  --build-target | --build-target=*) take_value v n "$@"; BUILD_TARGETS+=("$v"); shift "$n" ;;
+  --jobs | --jobs=*) take_value BUILD_JOBS n "$@"; shift "$n" ;;
+  --results-dir | --results-dir=*) take_value RESULTS_DIR n "$@"; shift "$n" ;;
   --resume) RESUME=1; shift ;;
   --no-sync) SYNC=0; shift ;;
   --no-build) BUILD=0; shift ;;
@@ -303,13 +292,14 @@ fetch_run() {
     FETCH_TMP=''
     return "$rc"
   }
-  place_results "$FETCH_TMP"
+  local placed home
+  place_results "$FETCH_TMP" placed home
   rm -rf -- "$FETCH_TMP"
   FETCH_TMP=''
-  if [ "$ALREADY_HOME" -eq 0 ]; then
-    say "fetched $PLACED result file(s) into $RESULTS_DIR"
+  if [ "$home" -eq 0 ]; then
+    say "fetched $placed result file(s) into $RESULTS_DIR"
   else
-    say "fetched $PLACED result file(s) into $RESULTS_DIR ($ALREADY_HOME already home, not fetched again)"
+    say "fetched $placed result file(s) into $RESULTS_DIR ($home already home, not fetched again)"
   fi
 }
 
@@ -400,12 +390,12 @@ leftovers=$(sed -n 's/^run //p' <<<"$prep")
 while read -r id state _ label; do
   [ -n "$id" ] || continue
   say "collecting run $id (${label:-?}) left by an earlier session: $state"
-  new_log "${label:-earlier}"
+  new_log LOG "${label:-earlier}"
   follow_run "$id" "$LOG"
   finish_run "${label:-earlier}" "$id" "$LOG" "${label:-?} (an earlier run)" || break
 done <<<"$leftovers"
 if [[ " ${RUN_RCS[*]} " == *" 3 "* ]]; then
-  find_local_bench "$SRC" || true
+  find_local_bench LOCAL_BENCH "$SRC" || true
   rollup
   finish "$HOST"
 fi
@@ -426,7 +416,7 @@ if [ "$INTERRUPTED" -eq 0 ] && [ "$SYNC" -eq 1 ]; then
 fi
 
 if [ "$INTERRUPTED" -eq 0 ] && [ "$BUILD" -eq 1 ]; then
-  new_log build
+  new_log LOG build
   say "build on $HOST: cmake -S . -B build ${BUILD_OPTS[*]}${BUILD_TARGETS[*]:+; targets ${BUILD_TARGETS[*]}} (log $LOG)"
   set +e
   remote build "$BUILD_JOBS" "${BUILD_TARGETS[*]}" "${BUILD_OPTS[@]}" 2>&1 | tee -ai -- "$LOG"
@@ -441,18 +431,22 @@ if [ "$INTERRUPTED" -eq 0 ] && [ "$BUILD" -eq 1 ]; then
     else
       record_run build "" 4 "the build on $HOST failed: see $LOG"
     fi
-    find_local_bench "$SRC" || true
+    find_local_bench LOCAL_BENCH "$SRC" || true
     rollup
     finish "$HOST"
   fi
 fi
 
+# --resume asks a local bench which results are home (bench results).
+if [ "$RESUME" -eq 1 ] && [ "$INTERRUPTED" -eq 0 ]; then
+  find_local_bench LOCAL_BENCH "$SRC" || warn "--resume: no local bench to read the results folder: every plugin runs"
+fi
 n=0
 for preset in "${PRESETS[@]}"; do
   [ "$INTERRUPTED" -eq 0 ] || break
   n=$((n + 1))
   plan=0
-  plan_preset "$preset" "$REMOTE_DATE" list_remote || plan=1
+  plan_preset PLAN_ARGS PLAN_SKIPPED "$preset" "$REMOTE_DATE" list_remote "${LOCAL_BENCH:-}" || plan=1
   [ ${#PLAN_SKIPPED[@]} -eq 0 ] || say "$preset: skipping ${PLAN_SKIPPED[*]}: results for $REMOTE_DATE already home"
   if [ "$plan" -eq 1 ]; then
     record_run "$preset" "" 0 "nothing to run: results for $REMOTE_DATE already home"
@@ -487,12 +481,12 @@ for preset in "${PRESETS[@]}"; do
     fi
     break
   fi
-  new_log "$preset"
+  new_log LOG "$preset"
   follow_run "$id" "$LOG"
   finish_run "$preset" "$id" "$LOG" || break
 done
 
-find_local_bench "$SRC" || true
+[ -n "${LOCAL_BENCH:-}" ] || find_local_bench LOCAL_BENCH "$SRC" || true
 rollup
 [ "$INTERRUPTED" -eq 0 ] || [[ " ${RUN_RCS[*]} " == *" 130 "* ]] || record_run interrupted "" 130 "stopped by Ctrl-C"
 finish "$HOST"

@@ -91,8 +91,7 @@ CFG_RESULTS_DIR='' CFG_POLL=5
 CFG_SBATCH_OPTS=() CFG_BUILD_OPTS=() CFG_BUILD_TARGETS=()
 
 BENCH_SLURM_CONFIG=${BENCH_SLURM_CONFIG:-}
-config_option BENCH_SLURM_CONFIG "$@"
-config=$CONFIG_FILE
+config_option config BENCH_SLURM_CONFIG "$@"
 if [ -n "$config" ]; then
   load_slurm_config "$config"
 elif [ -f "${XDG_CONFIG_HOME:-$HOME/.config}/bench/slurm.conf" ]; then
@@ -101,44 +100,28 @@ fi
 
 RESUME=0 BUILD=1
 pos=()
-need() { [ $# -ge 2 ] || die 2 "option '$1' needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
   case $1 in
   -h | --help) usage; exit 0 ;;
-  --config) need "$@"; shift 2 ;;
-  --config=*) shift ;;
-  --partition) need "$@"; CFG_PARTITION=$2; shift 2 ;;
-  --partition=*) CFG_PARTITION=${1#*=}; shift ;;
-  --nodes) need "$@"; CFG_NODES=$2; shift 2 ;;
-  --nodes=*) CFG_NODES=${1#*=}; shift ;;
-  --nodelist) need "$@"; CFG_NODELIST=$2; shift 2 ;;
-  --nodelist=*) CFG_NODELIST=${1#*=}; shift ;;
-  --time) need "$@"; CFG_TIME=$2; shift 2 ;;
-  --time=*) CFG_TIME=${1#*=}; shift ;;
-  --account) need "$@"; CFG_ACCOUNT=$2; shift 2 ;;
-  --account=*) CFG_ACCOUNT=${1#*=}; shift ;;
-  --gpus-per-node) need "$@"; CFG_GPUS_PER_NODE=$2; shift 2 ;;
-  --gpus-per-node=*) CFG_GPUS_PER_NODE=${1#*=}; shift ;;
-  --tag-by) need "$@"; CFG_TAG_BY=$2; shift 2 ;;
-  --tag-by=*) CFG_TAG_BY=${1#*=}; shift ;;
+  --config | --config=*) take_value v n "$@"; shift "$n" ;;
+  --partition | --partition=*) take_value CFG_PARTITION n "$@"; shift "$n" ;;
+  --nodes | --nodes=*) take_value CFG_NODES n "$@"; shift "$n" ;;
+  --nodelist | --nodelist=*) take_value CFG_NODELIST n "$@"; shift "$n" ;;
+  --time | --time=*) take_value CFG_TIME n "$@"; shift "$n" ;;
+  --account | --account=*) take_value CFG_ACCOUNT n "$@"; shift "$n" ;;
+  --gpus-per-node | --gpus-per-node=*) take_value CFG_GPUS_PER_NODE n "$@"; shift "$n" ;;
+  --tag-by | --tag-by=*) take_value CFG_TAG_BY n "$@"; shift "$n" ;;
   --no-exclusive) CFG_EXCLUSIVE=0; shift ;;
-  --sbatch-option) need "$@"; CFG_SBATCH_OPTS+=("$2"); shift 2 ;;
-  --sbatch-option=*) CFG_SBATCH_OPTS+=("${1#*=}"); shift ;;
-  --results-dir) need "$@"; CFG_RESULTS_DIR=$2; shift 2 ;;
-  --results-dir=*) CFG_RESULTS_DIR=${1#*=}; shift ;;
+  --sbatch-option | --sbatch-option=*) take_value v n "$@"; CFG_SBATCH_OPTS+=("$v"); shift "$n" ;;
+  --results-dir | --results-dir=*) take_value CFG_RESULTS_DIR n "$@"; shift "$n" ;;
   --resume) RESUME=1; shift ;;
   --build-per-node) CFG_BUILD_PER_NODE=1; shift ;;
-  --build-dir) need "$@"; CFG_BUILD_DIR=$2; shift 2 ;;
-  --build-dir=*) CFG_BUILD_DIR=${1#*=}; shift ;;
-  --build-option) need "$@"; CFG_BUILD_OPTS+=("$2"); shift 2 ;;
-  --build-option=*) CFG_BUILD_OPTS+=("${1#*=}"); shift ;;
-  --build-target) need "$@"; CFG_BUILD_TARGETS+=("$2"); shift 2 ;;
-  --build-target=*) CFG_BUILD_TARGETS+=("${1#*=}"); shift ;;
-  --jobs) need "$@"; CFG_BUILD_JOBS=$2; shift 2 ;;
-  --jobs=*) CFG_BUILD_JOBS=${1#*=}; shift ;;
+  --build-dir | --build-dir=*) take_value CFG_BUILD_DIR n "$@"; shift "$n" ;;
+  --build-option | --build-option=*) take_value v n "$@"; CFG_BUILD_OPTS+=("$v"); shift "$n" ;;
+  --build-target | --build-target=*) take_value v n "$@"; CFG_BUILD_TARGETS+=("$v"); shift "$n" ;;
+  --jobs | --jobs=*) take_value CFG_BUILD_JOBS n "$@"; shift "$n" ;;
   --no-build) BUILD=0; shift ;;
-  --poll) need "$@"; CFG_POLL=$2; shift 2 ;;
-  --poll=*) CFG_POLL=${1#*=}; shift ;;
+  --poll | --poll=*) take_value CFG_POLL n "$@"; shift "$n" ;;
   --) pos+=("$@"); break ;;
   -?*) die 2 "unknown option '$1' (see --help)" ;;
   *) pos+=("$1"); shift ;;
@@ -150,8 +133,7 @@ case $CFG_TAG_BY in
 node | partition) ;;
 *) die 2 "bad --tag-by '$CFG_TAG_BY': node or partition" ;;
 esac
-[[ $CFG_BUILD_JOBS =~ ^[0-9]+$ ]] || die 2 "bad --jobs '$CFG_BUILD_JOBS'"
-[ "$CFG_BUILD_JOBS" -gt 0 ] || CFG_BUILD_JOBS=$(nproc)
+CFG_BUILD_JOBS=$(jobs_count "$CFG_BUILD_JOBS")
 if ! [[ $CFG_POLL =~ ^[0-9]+(\.[0-9]+)?$ ]] || [[ $CFG_POLL =~ ^0*(\.0*)?$ ]]; then die 2 "bad --poll '$CFG_POLL': seconds > 0"; fi
 [ -z "$CFG_NODES" ] || [[ $CFG_NODES =~ ^[1-9][0-9]*$ ]] || die 2 "bad --nodes '$CFG_NODES': a count >= 1"
 [ -z "$CFG_NODES" ] || [ -z "$CFG_NODELIST" ] || die 2 "give --nodes or --nodelist, not both"
@@ -228,11 +210,12 @@ gather_task() {
   TAG=$(task_field "$d" tag)
   rc=$(task_rc "$d")
   job=$(task_field "$d" job)
-  place_results "$d/results"
-  MOVED=$PLACED
+  # shellcheck disable=SC2034 # home: counted by place_results, not shown here
+  local moved home
+  place_results "$d/results" moved home
   LOG=''
   if [ -s "$d/log" ]; then
-    new_log "$preset"
+    new_log LOG "$preset"
     cp -- "$d/log" "$LOG"
   fi
   case $state in
@@ -309,7 +292,7 @@ gather_task() {
     } | write_atomic "$path"
     say "task $i ($(preset_part "$preset") on $node): $note; diagnostics: $path"
   fi
-  record_run "$(preset_part "$preset") @ $node" "$LOG" "$code" "$note${MOVED:+${note:+; }$MOVED result file(s) home}"
+  record_run "$(preset_part "$preset") @ $node" "$LOG" "$code" "$note${moved:+${note:+; }$moved result file(s) home}"
   echo "$state $code" | write_atomic "$d/gathered"
 }
 
@@ -317,15 +300,15 @@ gather_task() {
 LAST_TABLE=''
 # show_table: the tasks' states, printed when it changed.
 show_table() {
-  local i d t eta
+  local i d t cases eta
   t=$(
     printf '%-5s %-14s %-14s %-10s %-7s %s\n' TASK NODE PRESET STATE CASES ETA
     for i in "${TASKS[@]}"; do
       d=$W/tasks/$i
-      eta=-
-      [ "${STATE[$i]}" != RUNNING ] || eta=$(task_eta "$d")
+      task_progress cases eta "${LOCAL_BENCH:-}" "$d"
+      [ "${STATE[$i]}" = RUNNING ] || eta=-
       printf '%-5s %-14s %-14s %-10s %-7s %s\n' "$i" "$(task_field "$d" node)" \
-        "$(preset_part "$(task_field "$d" preset)")" "${STATE[$i]}" "$(task_cases "$d")" "$eta"
+        "$(preset_part "$(task_field "$d" preset)")" "${STATE[$i]}" "$cases" "$eta"
     done
   )
   [ "$t" != "$LAST_TABLE" ] || return 0
@@ -369,23 +352,17 @@ done
 # --- build -----------------------------------------------------------------------
 W=''
 if [ -n "${BENCH:-}" ]; then
-  find_local_bench "$SRC"
+  find_local_bench LOCAL_BENCH "$SRC"
   TASK_BENCH=$(cd -- "$(dirname -- "$LOCAL_BENCH")" && pwd -P)/$(basename -- "$LOCAL_BENCH")
   say "using BENCH=$TASK_BENCH (no build)"
 elif [ "$CFG_BUILD_PER_NODE" -eq 1 ]; then
   TASK_BENCH=per-node
   # A local bench for --list (--resume), the summary and the rollup.
-  find_local_bench "$SRC" || true
+  find_local_bench LOCAL_BENCH "$SRC" || true
 elif [ "$BUILD" -eq 1 ]; then
-  new_log build
-  tflags=()
-  for t in "${CFG_BUILD_TARGETS[@]}"; do tflags+=(--target "$t"); done
+  new_log LOG build
   say "build: cmake -S $SRC -B $BUILD_DIR ${CFG_BUILD_OPTS[*]} (log $LOG)"
-  set +e
-  { cmake -S "$SRC" -B "$BUILD_DIR" "${CFG_BUILD_OPTS[@]}" && cmake --build "$BUILD_DIR" -j "$CFG_BUILD_JOBS" "${tflags[@]}"; } 2>&1 | tee -ai -- "$LOG"
-  rc=${PIPESTATUS[0]}
-  set -e
-  if [ "$rc" -ne 0 ]; then
+  if ! build_logged "$LOG" "$SRC" "$BUILD_DIR" "$CFG_BUILD_JOBS" "${CFG_BUILD_OPTS[@]}" -- "${CFG_BUILD_TARGETS[@]}"; then
     record_run build "" 4 "the build failed: see $LOG"
     finish "partition $PARTITION"
   fi
@@ -415,7 +392,7 @@ printf '%s\0' "${CFG_BUILD_TARGETS[@]}" >"$W/build-targets"
 # shellcheck disable=SC2317 # called by plan_preset
 list_local() {
   [ -n "${LOCAL_BENCH:-}" ] || return 0
-  "$LOCAL_BENCH" --list "$@" "${BENCH_ARGS[@]}" 2>/dev/null | awk 'NF { print $1 }' || true
+  list_plugins "$LOCAL_BENCH" "$@" "${BENCH_ARGS[@]}"
 }
 
 TASKS=() TASK_NODE=()
@@ -426,7 +403,7 @@ for node in "${NODES[@]}"; do
   if [ "$CFG_TAG_BY" = node ]; then TAG=$node; else TAG=$PARTITION; fi
   for preset in "${PRESETS[@]}"; do
     plan=0
-    plan_preset "$preset" "$today" list_local || plan=1
+    plan_preset PLAN_ARGS PLAN_SKIPPED "$preset" "$today" list_local "${LOCAL_BENCH:-}" || plan=1
     [ ${#PLAN_SKIPPED[@]} -eq 0 ] || say "$preset on $node: skipping ${PLAN_SKIPPED[*]}: results for today already home"
     if [ "$plan" -eq 1 ]; then
       record_run "$(preset_part "$preset") @ $node" "" 0 "nothing to run: results for today already home"

@@ -1,9 +1,14 @@
 # shellcheck shell=bash
-# Shared by scripts/run_presets_local.sh and scripts/run_presets_remote.sh
-# (sourced, never run): the command line's lists, which preset/plugin pairs
-# still have to run (--resume), the local bench, per-run logs, the summary
-# and the exit status. Both scripts run one preset after the other and
-# record each run with record_run; finish prints the summary and exits.
+# Shared by scripts/run_presets_local.sh, run_presets_remote.sh and
+# run_presets_slurm.sh (sourced, never run): option values, the command
+# line's lists, which preset/plugin pairs still have to run (--resume), the
+# local bench and its build (scripts/lib/build.sh), per-run logs, the
+# summary and the exit status. The scripts run one preset after the other
+# and record each run with record_run; finish prints the summary and exits.
+# What the scripts need to know of bench's files (plugin names, result file
+# names, a result file's or a log's counts) they ask bench for (README:
+# "Asking bench from a script"); functions hand back values on stdout or in
+# variables the caller names.
 #
 # Exit status of both scripts:
 #   0  every case OK or SKIPPED
@@ -15,6 +20,8 @@
 #   130 interrupted (Ctrl-C); what was measured is kept
 
 PROG=${PROG:-$(basename -- "$0")}
+# shellcheck source=scripts/lib/build.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/build.sh"
 
 die() {
   local code=$1
@@ -24,6 +31,30 @@ die() {
 }
 warn() { echo "$PROG: warning: $*" >&2; }
 say() { echo "==> $*"; }
+
+# take_value VAR N ARG...: the value of the option ARG ("--name VALUE" or
+# "--name=VALUE") into VAR, and the number of words it took (2 or 1) into N
+# (for `shift "$N"`); a missing value is a usage error.
+take_value() {
+  local -n _value=$1 _words=$2
+  case $3 in
+  --*=*)
+    _value=${3#*=}
+    _words=1
+    ;;
+  *)
+    [ $# -ge 4 ] || die 2 "option '$3' needs a value (see --help)"
+    _value=$4
+    _words=2
+    ;;
+  esac
+}
+
+# jobs_count VALUE: the build jobs --jobs VALUE asks for (0: the core count).
+jobs_count() {
+  [[ $1 =~ ^[0-9]+$ ]] || die 2 "bad --jobs '$1'"
+  if [ "$1" -gt 0 ]; then echo "$1"; else nproc; fi
+}
 
 # split_list NAME STRING: the comma list STRING into the array NAME, empty
 # items dropped; no word splitting or globbing.
@@ -40,43 +71,54 @@ split_list() {
   return 0
 }
 
-# sanitize STRING: a result-name part as bench writes it (every byte outside
-# A-Z a-z 0-9 . _ + - becomes '-').
+# sanitize STRING: a part of the name of a file of these scripts (logs, diag
+# files): every byte outside A-Z a-z 0-9 . _ + - becomes '-'. (Result
+# files are bench's: their names come from `bench results --name`.)
 sanitize() {
   local LC_ALL=C
   printf '%s' "${1//[^A-Za-z0-9._+-]/-}"
 }
 
-# preset_part PRESET: the preset's part of a result name (a file's name
-# without .ini, or the shipped preset's name).
+# preset_part PRESET: the preset as the scripts name it in logs, diag files
+# and tables (a file's name without .ini, or the shipped preset's name).
 preset_part() {
   local p=${1##*/}
   [[ $p == *?.ini ]] && p=${p%.ini}
   sanitize "$p"
 }
 
-# result_home DIR DATE PLUGIN PRESET TAG: is there a result file of PLUGIN
-# under PRESET for DATE in DIR whose every case finished OK or SKIPPED? A
-# file with a failed, timed-out, crashed or interrupted case does not count:
-# --resume runs that plugin again (the rollup keeps the latest result of
-# each case).
+# result_home BENCH DIR DATE PLUGIN PRESET TAG: is there a result file of
+# PLUGIN under PRESET for DATE (and TAG, may be empty) in DIR, complete and
+# with every case OK or SKIPPED? The file's name (and its .2, .3 ... copies)
+# and its counts come from BENCH (`bench results --name` and `--summary`).
+# A file with a failed, timed-out, crashed or interrupted case, or one a
+# killed run left half written, does not count: --resume runs that plugin
+# again (the rollup keeps the latest result of each case).
 result_home() {
-  local base f
-  base="$1/$2_$(sanitize "$3")_$(preset_part "$4")"
-  [ -z "$5" ] || base+="_$(sanitize "$5")"
-  for f in "$base.json" "$base".[0-9]*.json; do
+  local bench=$1 dir=$2 name f
+  name=$("$bench" results --name --date "$3" --plugin "$4" --preset "$5" --tag "$6") || return 1
+  for f in "$dir/$name.json" "$dir/$name".[0-9]*.json; do
     [ -f "$f" ] || continue
-    result_all_passed "$f" && return 0
+    result_passed "$bench" "$f" && return 0
   done
   return 1
 }
 
-# result_all_passed FILE: every case status in the result file FILE is OK or
-# SKIPPED (a case's "status" is the only key of that name in bench-result/1).
-result_all_passed() {
-  local s
-  s=$(grep -ao '"status": *"[A-Z_]*"' -- "$1" | grep -aEv '"(OK|SKIPPED)"$' | head -n 1) || true
-  [ -z "$s" ]
+# result_passed BENCH FILE: the result file FILE is complete and every case
+# in it OK or SKIPPED (`bench results --summary`).
+result_passed() {
+  local out
+  out=$("$1" results --summary "$2" 2>/dev/null) || return 1
+  [[ $'\n'$out$'\n' == *$'\nfailed=0\n'* && $'\n'$out$'\n' == *$'\ncomplete=yes\n'* ]]
+}
+
+# list_plugins BENCH ARG...: the names of the plugins BENCH finds for the
+# --list arguments ARG (`bench --list --format tsv`), one a line; nothing
+# when it cannot list them.
+list_plugins() {
+  local bench=$1
+  shift
+  { "$bench" --list --format tsv "$@" 2>/dev/null || true; } | cut -f1
 }
 
 # split_words NAME VALUE: blank-separated words into the array NAME (no
@@ -109,19 +151,19 @@ read_config() {
   done <"$file"
 }
 
-# config_option ENVVAR ARG...: the --config FILE (or --config=FILE) among the
-# command line ARGs (up to a "--"), else $ENVVAR's value, in CONFIG_FILE. The
-# configuration is read before the options so that they override it
-# wherever they stand.
+# config_option VAR ENVVAR ARG...: the --config FILE (or --config=FILE)
+# among the command line ARGs (up to a "--"), else $ENVVAR's value, into
+# VAR. The configuration is read before the options so that they override
+# it wherever they stand.
 config_option() {
-  local -n _env=$1
-  shift
-  CONFIG_FILE=${_env:-}
+  local -n _file=$1 _env=$2
+  shift 2
+  _file=${_env:-}
   while [ $# -gt 0 ]; do
     case $1 in
     --) break ;;
-    --config) CONFIG_FILE=${2:-} ;;
-    --config=*) CONFIG_FILE=${1#--config=} ;;
+    --config) _file=${2:-} ;;
+    --config=*) _file=${1#--config=} ;;
     esac
     shift
   done
@@ -137,16 +179,17 @@ claim_file() {
   mv -n -- "$1" "$2" && [ ! -e "$1" ]
 }
 
-# place_results FROM: FROM's result files (each .json with its .txt) into
-# RESULTS_DIR under a name not taken yet (.2, .3 ... as bench does); never
-# overwrites. A file already home (the same bytes under its name or a
-# numbered one, e.g. fetched by another session collecting the same run) is
-# not placed again. The placing holds a lock (flock) on the results folder
-# itself, so two sessions placing at once cannot both miss each other's
-# copy. Sets PLACED and ALREADY_HOME to the counts.
+# place_results FROM PLACED HOME: FROM's result files (each .json with its
+# .txt) into RESULTS_DIR under a name not taken yet (.2, .3 ... as bench
+# does); never overwrites. A file already home (the same bytes under its
+# name or a numbered one, e.g. fetched by another session collecting the
+# same run) is not placed again. The placing holds a lock (flock) on the
+# results folder itself, so two sessions placing at once cannot both miss
+# each other's copy. The counts go to the variables PLACED and HOME name.
 place_results() {
   local from=$1 j base cand k old lockfd
-  PLACED=0 ALREADY_HOME=0
+  local -n _placed=$2 _home=$3
+  _placed=0 _home=0
   exec {lockfd}<"$RESULTS_DIR"
   flock -w 60 "$lockfd" || warn "could not lock $RESULTS_DIR; placing the results without the lock"
   for j in "$from"/*.json; do
@@ -155,7 +198,7 @@ place_results() {
     base=${base%.json}
     for old in "$RESULTS_DIR/$base.json" "$RESULTS_DIR/$base".[0-9]*.json; do
       if [ -f "$old" ] && cmp -s -- "$j" "$old"; then
-        ALREADY_HOME=$((ALREADY_HOME + 1))
+        _home=$((_home + 1))
         continue 2
       fi
     done
@@ -165,7 +208,7 @@ place_results() {
       [ ! -e "$RESULTS_DIR/$cand.txt" ] || continue
       claim_file "$j" "$RESULTS_DIR/$cand.json" || continue
       [ ! -f "$from/$base.txt" ] || claim_file "$from/$base.txt" "$RESULTS_DIR/$cand.txt" || true
-      PLACED=$((PLACED + 1))
+      _placed=$((_placed + 1))
       break
     done
   done
@@ -175,18 +218,21 @@ place_results() {
 # is_preset_file PRESET: a path to a local .ini rather than a shipped name.
 is_preset_file() { [[ $1 == */* || $1 == *.ini ]]; }
 
-# plan_preset PRESET DATE LISTER: the --plugin arguments for one preset in
-# PLAN_ARGS (empty: every plugin), and the plugins skipped in PLAN_SKIPPED.
-# Without --resume everything runs. With it, the plugins (PLUGINS, or every
-# plugin; globs expanded by the function LISTER, which prints one plugin
-# name per line for the --plugin arguments it is given) whose results for
-# DATE are home are left out. Returns 1 when nothing is left to run.
+# plan_preset ARGS SKIPPED PRESET DATE LISTER BENCH: the --plugin
+# arguments for one preset into the array ARGS names (empty: every plugin),
+# and the plugins skipped into the array SKIPPED names. Without --resume
+# (RESUME) everything runs. With it, the plugins (PLUGINS, or every plugin;
+# globs expanded by the function LISTER, which prints one plugin name per
+# line for the --plugin arguments it is given) whose results for DATE and
+# TAG are home in RESULTS_DIR (result_home, asking the local BENCH; none is
+# home without one) are left out. Returns 1 when nothing is left to run.
 plan_preset() {
-  local preset=$1 date=$2 lister=$3 p
-  PLAN_ARGS=()
-  PLAN_SKIPPED=()
+  local -n _args=$1 _skipped=$2
+  local preset=$3 date=$4 lister=$5 bench=$6 p
+  _args=()
+  _skipped=()
   if [ "$RESUME" -eq 0 ]; then
-    for p in "${PLUGINS[@]}"; do PLAN_ARGS+=(--plugin "$p"); done
+    for p in "${PLUGINS[@]}"; do _args+=(--plugin "$p"); done
     return 0
   fi
   local -a sel=() names=()
@@ -195,17 +241,17 @@ plan_preset() {
   if [ ${#names[@]} -eq 0 ]; then
     # Nothing listed (no plugin matches, or the listing failed): let bench
     # say why.
-    PLAN_ARGS=("${sel[@]}")
+    _args=("${sel[@]}")
     return 0
   fi
   for p in "${names[@]}"; do
-    if result_home "$RESULTS_DIR" "$date" "$p" "$preset" "$TAG"; then
-      PLAN_SKIPPED+=("$p")
+    if [ -n "$bench" ] && result_home "$bench" "$RESULTS_DIR" "$date" "$p" "$preset" "$TAG"; then
+      _skipped+=("$p")
     else
-      PLAN_ARGS+=(--plugin "$p")
+      _args+=(--plugin "$p")
     fi
   done
-  [ ${#PLAN_ARGS[@]} -gt 0 ]
+  [ ${#_args[@]} -gt 0 ]
 }
 
 # parse_positionals ARG...: [PRESETS] [PLUGINS] [-- BENCH_ARGS...] into
@@ -236,20 +282,23 @@ parse_positionals() {
   done
 }
 
-# new_log PRESET: a fresh log path for one preset's run in LOG.
+# new_log VAR PRESET: a fresh (created, empty) log for one preset's run
+# under RESULTS_DIR/logs; its path into VAR.
 new_log() {
-  local stamp
+  local -n _log=$1
+  local stamp path
   stamp=$(date +%Y-%m-%dT%H%M%S)
   mkdir -p -- "$RESULTS_DIR/logs"
-  LOG="$RESULTS_DIR/logs/${stamp}_$(preset_part "$1")"
-  [ -z "$TAG" ] || LOG+="_$(sanitize "$TAG")"
-  local n=1 base=$LOG
-  while [ -e "$LOG.log" ]; do
+  path="$RESULTS_DIR/logs/${stamp}_$(preset_part "$2")"
+  [ -z "$TAG" ] || path+="_$(sanitize "$TAG")"
+  local n=1 base=$path
+  while [ -e "$path.log" ]; do
     n=$((n + 1))
-    LOG="$base.$n"
+    path="$base.$n"
   done
-  LOG+=.log
-  : >"$LOG"
+  path+=.log
+  : >"$path"
+  _log=$path
 }
 
 # show_stream: a run's stream (bench's JSON events on stdout, its case and
@@ -306,40 +355,50 @@ diag_path() {
   printf '%s\n' "$p"
 }
 
-# find_local_bench SRC: a bench on this machine in LOCAL_BENCH: $BENCH,
-# SRC/build/bin/bench, or one built into SRC/build. Returns 1 (with a
-# warning) when there is none and none can be built.
+# find_local_bench VAR SRC: a bench on this machine into VAR: $BENCH,
+# SRC/build/bin/bench, or one built into SRC/build (build_bench). Returns 1
+# (with a warning, VAR empty) when there is none and none can be built.
 find_local_bench() {
-  LOCAL_BENCH=
+  local -n _bench=$1
+  local src=$2
+  _bench=
   if [ -n "${BENCH:-}" ]; then
     [ -x "$BENCH" ] || die 2 "BENCH='$BENCH' is not an executable"
-    LOCAL_BENCH=$BENCH
+    _bench=$BENCH
     return 0
   fi
-  if [ ! -x "$1/build/bin/bench" ]; then
-    say "building a local bench for the rollup in $1/build"
-    if ! { cmake -S "$1" -B "$1/build" >/dev/null && cmake --build "$1/build" --target bench -j "$(nproc)" >/dev/null; }; then
+  if [ ! -x "$src/build/bin/bench" ]; then
+    say "building a local bench for the rollup in $src/build"
+    if ! build_bench "$src" "$src/build" 0 -- bench >/dev/null; then
       warn "could not build a local bench: no rollup.csv and a shorter summary (set BENCH=path/to/bench)"
       return 1
     fi
   fi
-  LOCAL_BENCH=$1/build/bin/bench
+  _bench=$src/build/bin/bench
 }
 
-# log_counts LOG: the cases of a run's log (its TEST_END events) in N_OK,
-# N_SKIPPED, N_FAILED, and whether its suite ended in N_ENDED.
+# log_counts BENCH LOG: what a run's log holds, as the summary says it:
+# "N ok, N skipped, N failed", and " (the suite did not finish)" unless it
+# ended (`bench events LOG --summary`); "cases not counted" when BENCH
+# cannot tell.
 log_counts() {
-  local s
-  N_OK=0 N_SKIPPED=0 N_FAILED=0 N_ENDED=0
-  while IFS= read -r s; do
-    case $s in
-    OK) N_OK=$((N_OK + 1)) ;;
-    SKIPPED) N_SKIPPED=$((N_SKIPPED + 1)) ;;
-    *) N_FAILED=$((N_FAILED + 1)) ;;
-    esac
-  done < <(grep -a '^{"event":"TEST_END"' "$1" 2>/dev/null | grep -ao '"status":"[A-Z_]*"' | cut -d'"' -f4)
-  grep -aq '^{"event":"SUITE_END"' "$1" 2>/dev/null && N_ENDED=1
-  return 0
+  local k v ok='' skipped='' failed='' ended=no
+  if [ -n "$1" ]; then
+    while IFS='=' read -r k v; do
+      case $k in
+      ok) ok=$v ;;
+      skipped) skipped=$v ;;
+      failed) failed=$v ;;
+      ended) ended=$v ;;
+      esac
+    done < <("$1" events "$2" --summary 2>/dev/null || true)
+  fi
+  if [ -z "$ok" ] || [ -z "$skipped" ] || [ -z "$failed" ]; then
+    printf 'cases not counted (no local bench)'
+    return 0
+  fi
+  printf '%s ok, %s skipped, %s failed' "$ok" "$skipped" "$failed"
+  [ "$ended" = yes ] || printf ' (the suite did not finish)'
 }
 
 RUN_PRESETS=()
@@ -381,11 +440,7 @@ finish() {
   for i in "${!RUN_PRESETS[@]}"; do
     rc=${RUN_RCS[i]}
     line="  ${RUN_PRESETS[i]}:"
-    if [ -n "${RUN_LOGS[i]}" ]; then
-      log_counts "${RUN_LOGS[i]}"
-      line+=" $N_OK ok, $N_SKIPPED skipped, $N_FAILED failed"
-      [ "$N_ENDED" -eq 1 ] || line+=" (the suite did not finish)"
-    fi
+    [ -z "${RUN_LOGS[i]}" ] || line+=" $(log_counts "${LOCAL_BENCH:-}" "${RUN_LOGS[i]}")"
     [ -z "${RUN_NOTES[i]}" ] || line+=" - ${RUN_NOTES[i]}"
     [ -z "${RUN_LOGS[i]}" ] || line+=" [log ${RUN_LOGS[i]}]"
     echo "$line"

@@ -23,7 +23,7 @@
 #   upload ROOT REL          write stdin to ROOT/REL (through a temporary name)
 #   build ROOT JOBS TARGETS OPT...  cmake -S . -B build OPT...; cmake --build build
 #                            -j JOBS [--target TARGETS] (blank-separated; "": all)
-#   list ROOT ARG...         names of the plugins bench finds (bench --list ARG...)
+#   list ROOT ARG...         names of the plugins bench finds (bench --list --format tsv ARG...)
 #   start ROOT ID LABEL ARG...  start `build/bin/bench ARG...` as run ID, detached;
 #                            LABEL (the preset as the user named it) is kept with it
 #   stream ROOT ID OFFSET    the run's log from byte OFFSET, live, until it ends;
@@ -165,7 +165,7 @@ build)
   ;;
 
 list)
-  build/bin/bench --list "$@" </dev/null | awk 'NF { print $1 }'
+  build/bin/bench --list --format tsv "$@" </dev/null | cut -f1
   ;;
 
 start)

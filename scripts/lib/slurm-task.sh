@@ -77,14 +77,14 @@ if [ "$BENCH" = per-node ]; then
   opts=() targets=()
   [ ! -s "$W/build-options" ] || mapfile -d '' -t opts <"$W/build-options"
   [ ! -s "$W/build-targets" ] || mapfile -d '' -t targets <"$W/build-targets"
-  tflags=()
-  for t in "${targets[@]}"; do tflags+=(--target "$t"); done
   jobs=$(head -n 1 -- "$W/build-jobs" 2>/dev/null || echo 0)
-  [ "${jobs:-0}" -gt 0 ] 2>/dev/null || jobs=$(nproc)
   echo "slurm-task: building on $NODE in $bdir/build" >>"$D/log"
+  # The build step of the submitting script (scripts/lib/build.sh of the
+  # same tree, which the nodes share).
   (
     flock 9
-    cmake -S "$src" -B "$bdir/build" "${opts[@]}" && cmake --build "$bdir/build" -j "$jobs" "${tflags[@]}"
+    # shellcheck source=scripts/lib/build.sh
+    . "$src/scripts/lib/build.sh" && build_bench "$src" "$bdir/build" "$jobs" "${opts[@]}" -- "${targets[@]}"
   ) 9>"$bdir/lock" >>"$D/log" 2>&1 </dev/null || {
     echo "slurm-task: the build on $NODE failed" >>"$D/log"
     done_with 4

@@ -25,13 +25,14 @@
 
 # --- configuration ----------------------------------------------------------
 
-# yes_no KEY VALUE WHERE: YES_NO = 1 or 0 for yes/no/true/false/on/off/1/0
+# yes_no VAR KEY VALUE WHERE: 1 or 0 into VAR for yes/no/true/false/on/off/1/0
 # (a variable, not output: die must end the script, not a subshell).
 yes_no() {
-  case ${2,,} in
-  1 | yes | true | on) YES_NO=1 ;;
-  0 | no | false | off) YES_NO=0 ;;
-  *) die 2 "$3: $1 must be yes or no, got '$2'" ;;
+  local -n _yes=$1
+  case ${3,,} in
+  1 | yes | true | on) _yes=1 ;;
+  0 | no | false | off) _yes=0 ;;
+  *) die 2 "$4: $2 must be yes or no, got '$3'" ;;
   esac
 }
 
@@ -46,9 +47,9 @@ slurm_config_key() {
   SLURM_ACCOUNT) CFG_ACCOUNT=$2 ;;
   SLURM_GPUS_PER_NODE) CFG_GPUS_PER_NODE=$2 ;;
   SLURM_TAG_BY) CFG_TAG_BY=$2 ;;
-  SLURM_EXCLUSIVE) yes_no "$1" "$2" "$3" && CFG_EXCLUSIVE=$YES_NO ;;
+  SLURM_EXCLUSIVE) yes_no CFG_EXCLUSIVE "$1" "$2" "$3" ;;
   SLURM_SBATCH_OPTIONS) split_words CFG_SBATCH_OPTS "$2" ;;
-  SLURM_BUILD_PER_NODE) yes_no "$1" "$2" "$3" && CFG_BUILD_PER_NODE=$YES_NO ;;
+  SLURM_BUILD_PER_NODE) yes_no CFG_BUILD_PER_NODE "$1" "$2" "$3" ;;
   SLURM_BUILD_DIR) CFG_BUILD_DIR=$2 ;;
   SLURM_BUILD_OPTIONS) split_words CFG_BUILD_OPTS "$2" ;;
   SLURM_BUILD_TARGETS) split_words CFG_BUILD_TARGETS "$2" ;;
@@ -129,22 +130,25 @@ task_rc() { { sed -n 's/^rc //p' -- "$1/rc" 2>/dev/null || true; } | head -n 1; 
 # task_signalled DIR: did the task get SIGTERM (time limit or scancel)?
 task_signalled() { grep -q '^signal ' -- "$1/rc" 2>/dev/null; }
 
-# task_cases DIR: "done/total" cases from the task's events log.
-task_cases() {
-  local log=$1/log ndone total
-  [ -f "$log" ] || {
-    echo -
-    return
-  }
-  ndone=$(grep -ac '^{"event":"TEST_END"' -- "$log" || true)
-  total=$({ grep -a -m 1 '^{"event":"SUITE_START"' -- "$log" || true; } | { grep -ao '"total_cases":[0-9]*' || true; } | cut -d: -f2)
-  echo "${ndone:-0}/${total:-?}"
-}
-
-# task_eta DIR: the last ETA of the task's PROGRESS lines ("-" when none).
-task_eta() {
-  local e
-  e=$({ grep -ao 'ETA [^ ]*' -- "$1/log" 2>/dev/null || true; } | tail -n 1 | cut -d' ' -f2)
-  echo "${e:--}"
+# task_progress CASES ETA BENCH DIR: the cases of task folder DIR as
+# "done/total" and its ETA, from its events log as BENCH reads it (`bench
+# events LOG --summary`), into the variables CASES and ETA name; "-" for
+# what cannot be told (no log yet, or no local BENCH).
+task_progress() {
+  local -n _cases=$1 _eta=$2
+  local bench=$3 log=$4/log k v ndone='' total='' eta=''
+  _cases=- _eta=-
+  [ -n "$bench" ] && [ -f "$log" ] || return 0
+  while IFS='=' read -r k v; do
+    case $k in
+    done) ndone=$v ;;
+    cases) total=$v ;;
+    eta) eta=$v ;;
+    esac
+  done < <("$bench" events "$log" --summary 2>/dev/null || true)
+  [ -n "$ndone" ] || return 0
+  [ -n "$total" ] && [ "$total" != 0 ] || total='?'
+  _cases=$ndone/$total
+  _eta=${eta:--}
 }
 

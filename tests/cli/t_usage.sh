@@ -42,6 +42,12 @@ expect_rc 2 "results dir under a file"; expect_in "$T/err" "cannot create folder
 
 run_bench --help
 expect_rc 0 "--help"; expect_in "$T/out" '^usage: bench'
+expect_in "$T/out" '^       bench --list \[--verbose \| --format tsv\]' "--help names --list --format"
+expect_in "$T/out" '^       bench results --name --plugin P --preset PRESET' "--help names results --name"
+expect_in "$T/out" '^       bench results --summary ' "--help names results --summary"
+expect_in "$T/out" '^       bench events FILE \[--follow \| --summary\]' "--help names events --summary"
+run_bench results --help
+expect_rc 0 "results --help"; expect_in "$T/out" '^usage: bench results --name'
 run_bench --version
 expect_rc 0 "--version"; expect_in "$T/out" '^bench [0-9]+\.[0-9]+\.[0-9]+ .*plugin ABI 1\.2'
 run_bench rollup --results-dir "$T/nowhere"

@@ -6,7 +6,7 @@
 # that waited for a descheduled (or never woken) peer.
 #
 # Every CPU plugin that declares a `threads` parameter (bench --list
-# --verbose) runs its smoke cases in 10 fresh bench processes (one worker
+# --format tsv) runs its smoke cases in 10 fresh bench processes (one worker
 # process per plugin each). How the times are compared, and why:
 # - In each process every case runs 10 times, threads alternating 0, 1, 0,
 #   1, ... (1, 0, ... in every other process, so neither is always first):
@@ -45,11 +45,12 @@ RUNS=10
 PAIRS=5
 BOUND=1.5
 
-PLUGINS=$("$BENCH" --list --verbose 2>/dev/null |
-  awk '/^[^ ]/ { name = $1; backend = $2 } /^    threads / && backend == "cpu" { print name }' |
-  paste -sd, -)
+PLUGINS=''
+while IFS=$'\t' read -r name backend _ params; do
+  if [ "$backend" = cpu ] && [[ ,$params, == *,threads,* ]]; then PLUGINS+=${PLUGINS:+,}$name; fi
+done < <("$BENCH" --list --format tsv 2>/dev/null)
 if [ -z "$PLUGINS" ]; then
-  fail "no threaded CPU plugin found (bench --list --verbose: no cpu plugin declares 'threads')"
+  fail "no threaded CPU plugin found (bench --list --format tsv: no cpu plugin declares 'threads')"
   finish
   exit
 fi

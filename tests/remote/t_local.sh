@@ -62,6 +62,15 @@ run_local --tag lo --resume "$FAST" 'fx_o*,fx_skip' -- --plugin-dir "$FX_GOOD"
 expect_rc 0 "resume with nothing left"
 expect_in "$T/out" 'nothing to run' "resume with nothing left"
 
+# --resume does not take a file a killed run left half written (a journal
+# beside it) for done: bench says it is not complete, and fx_ok runs again.
+: >"$R/${TODAY}_fx_ok_fast_lo.journal"
+run_local --tag lo --resume "$FAST" fx_ok -- --plugin-dir "$FX_GOOD"
+expect_rc 0 "resume over a half-written result"
+expect_not_in "$T/out" 'nothing to run' "a half-written result counted as home"
+[ -f "$R/${TODAY}_fx_ok_fast_lo.2.json" ] && ok || fail "fx_ok did not run again over a half-written result"
+rm -f -- "$R/${TODAY}_fx_ok_fast_lo.journal"
+
 # Usage errors.
 run_local "$T/none.ini"
 expect_rc 2 "a missing preset file"

@@ -1,4 +1,4 @@
-/* bench events FILE [--follow]: a compact table of a run's events file (one
+/* bench events FILE [--follow | --summary]: a compact table of a run's events file (one
  * row per case: plugin, case, status, wall seconds, median, GFLOP/s or
  * GB/s) with the suite's progress and ETA at the bottom.
  *
@@ -8,7 +8,8 @@
  * writing. A file holding several suites shows one table per suite.
  * --follow rereads the file as it grows and redraws the table (in place on a
  * terminal; otherwise again each time a case finishes) until the last suite
- * ends or Ctrl-C. FILE "-" reads standard input. Reading the events is
+ * ends or Ctrl-C. --summary prints, for scripts, key=value lines instead of
+ * the tables (print_summary). FILE "-" reads standard input. Reading the events is
  * events_read.c's; text from the file is printed escaped (term.h). */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,7 @@
 #include "core/term.h"
 #include "core/util.h"
 
-#define USAGE "usage: bench events FILE [--follow]"
+#define USAGE "usage: bench events FILE [--follow | --summary]"
 #define LABEL_MAX 60       /* case labels are cut to this many bytes */
 #define POLL_NS 250000000L /* --follow: look for new lines 4 times a second */
 
@@ -71,6 +72,39 @@ static void make_row(const struct ev_case *c, struct row *r) {
 
 static int imax(int a, int b) { return a > b ? a : b; }
 
+/* A suite's counts and progress: cases done (ended) of total, how they
+ * ended, the percentage and the ETA in seconds (-1: unknown): the latest
+ * HEARTBEAT's, else from the mean wall time of the cases done. */
+struct tally {
+  int done, ok, skipped, failed, total;
+  double percent, eta;
+};
+
+static void count_suite(const struct ev_suite *s, struct tally *t) {
+  memset(t, 0, sizeof *t);
+  double done_wall = 0;
+  for (size_t i = 0; i < s->ncases; i++) {
+    const struct ev_case *c = &s->cases[i];
+    if (strcmp(c->status, "RUNNING") == 0) continue;
+    t->done++;
+    if (c->have & HAVE_WALL) done_wall += c->wall_s;
+    if (strcmp(c->status, "SKIPPED") == 0) t->skipped++;
+    else if (is_failed(c->status)) t->failed++;
+    else t->ok++;
+  }
+  t->total = (size_t)s->total > s->ncases ? s->total : (int)s->ncases;
+  t->percent = t->total ? 100.0 * t->done / t->total : 0;
+  t->eta = -1;
+  if (s->have_hb) {
+    t->percent = s->hb_percent;
+    t->eta = s->hb_eta;
+  } else if (t->done > 0) {
+    t->eta = done_wall / t->done * (t->total - t->done);
+  }
+  if (t->percent < 0) t->percent = 0;
+  if (t->percent > 100) t->percent = 100;
+}
+
 /* One suite's table; max_rows > 0 shows only the last max_rows cases. */
 static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
   ev_suite_sort(s);
@@ -78,17 +112,9 @@ static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
   if (s->tag) fprintf(f, ", tag %s", term_str(s->tag));
   fprintf(f, "\n");
 
-  int done = 0, failed = 0, skipped = 0;
-  double done_wall = 0;
-  for (size_t i = 0; i < s->ncases; i++) {
-    const struct ev_case *c = &s->cases[i];
-    if (strcmp(c->status, "RUNNING") == 0) continue;
-    done++;
-    if (c->have & HAVE_WALL) done_wall += c->wall_s;
-    if (strcmp(c->status, "SKIPPED") == 0) skipped++;
-    else if (is_failed(c->status)) failed++;
-  }
-  int total = (size_t)s->total > s->ncases ? s->total : (int)s->ncases;
+  struct tally t;
+  count_suite(s, &t);
+  int done = t.done, failed = t.failed, skipped = t.skipped, total = t.total;
 
   size_t first = 0;
   if (max_rows > 0 && s->ncases > (size_t)max_rows) first = s->ncases - (size_t)max_rows;
@@ -125,15 +151,7 @@ static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
             s->interrupted ? " (interrupted)" : "");
     return;
   }
-  double percent = total ? 100.0 * done / total : 0, eta = -1;
-  if (s->have_hb) {
-    percent = s->hb_percent;
-    eta = s->hb_eta;
-  } else if (done > 0) {
-    eta = done_wall / done * (total - done);
-  }
-  if (percent < 0) percent = 0;
-  if (percent > 100) percent = 100;
+  double percent = t.percent, eta = t.eta;
   char bar[21], etas[32];
   int filled = (int)(percent / 5 + 0.5);
   for (int i = 0; i < 20; i++) bar[i] = i < filled ? '#' : '.';
@@ -153,6 +171,30 @@ void ev_log_print(FILE *f, struct ev_log *l, int max_rows) {
     if (i) fprintf(f, "\n");
     print_suite(f, &l->suites[i], i + 1 == l->n ? max_rows : 0);
   }
+}
+
+/* --summary: key=value lines over every suite of the log, for scripts:
+ * suites, cases (planned), done, ok, skipped, failed, ended (yes when every
+ * suite ended), interrupted (yes when one was), eta (the last suite's, as
+ * the PROGRESS line writes it; "-" when ended or unknown). */
+static void print_summary(FILE *f, const struct ev_log *l) {
+  struct tally sum = {0}, t = {0};
+  int ended = l->n > 0, interrupted = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    count_suite(&l->suites[i], &t);
+    sum.total += t.total;
+    sum.done += t.done;
+    sum.ok += t.ok;
+    sum.skipped += t.skipped;
+    sum.failed += t.failed;
+    if (!l->suites[i].ended) ended = 0;
+    if (l->suites[i].interrupted) interrupted = 1;
+  }
+  char eta[32] = "-";
+  if (l->n && !l->suites[l->n - 1].ended) format_eta(t.eta, eta, sizeof eta);
+  fprintf(f, "suites=%zu\ncases=%d\ndone=%d\nok=%d\nskipped=%d\nfailed=%d\n", l->n, sum.total, sum.done,
+          sum.ok, sum.skipped, sum.failed);
+  fprintf(f, "ended=%s\ninterrupted=%s\neta=%s\n", ended ? "yes" : "no", interrupted ? "yes" : "no", eta);
 }
 
 static volatile sig_atomic_t stop_follow;
@@ -222,15 +264,18 @@ static int follow(int fd, const char *path, int regular, struct ev_log *l) {
 
 int cmd_events(int argc, char **argv) {
   static const struct option longopts[] = {{"follow", no_argument, NULL, 'f'},
+                                           {"summary", no_argument, NULL, 's'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
-  int follow_mode = 0;
+  int follow_mode = 0, summary = 0;
   opterr = 0;
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, ":fh", longopts, NULL)) != -1) {
     if (c == 'f') {
       follow_mode = 1;
+    } else if (c == 's') {
+      summary = 1;
     } else if (c == 'h') {
       printf("%s\n", USAGE);
       return EXIT_OK;
@@ -238,6 +283,10 @@ int cmd_events(int argc, char **argv) {
       error("unknown option '%s' (%s)", argv[optind - 1], USAGE);
       return EXIT_USAGE;
     }
+  }
+  if (follow_mode && summary) {
+    error("--follow and --summary do not go together (%s)", USAGE);
+    return EXIT_USAGE;
   }
   if (argc - optind != 1) {
     error(argc - optind ? "expected one events file (%s)" : "missing the events file (%s)", USAGE);
@@ -271,7 +320,8 @@ int cmd_events(int argc, char **argv) {
     if (rc < 0) error("cannot read '%s': %s", path, strerror(errno));
     else rc = 0;
     ev_log_feed_end(&l);
-    ev_log_print(stdout, &l, 0);
+    if (summary) print_summary(stdout, &l);
+    else ev_log_print(stdout, &l, 0);
   }
   if (!from_stdin) close(fd);
   ev_log_release(&l);

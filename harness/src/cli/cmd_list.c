@@ -1,6 +1,8 @@
 /* bench --list: every plugin found, whether it can run here, and why not.
- * Everything a plugin wrote (names, descriptions, choices, defaults, skip
- * reasons) is printed escaped (term.h). */
+ * --format tsv: for scripts, one line per plugin, tab-separated: name,
+ * backend, operation, the parameter names as a comma list (empty when
+ * none); nothing is probed. Everything a plugin wrote (names, descriptions,
+ * choices, defaults, skip reasons) is printed escaped (term.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +39,20 @@ static void print_params(const struct bench_plugin *p) {
   }
 }
 
+/* One --format tsv line. */
+static void print_tsv(const struct bench_plugin *p) {
+  printf("%s\t%s\t%s\t", term_str(p->name), term_str(p->backend), term_str(p->operation ? p->operation : ""));
+  for (const struct bench_param *q = p->params; q && q->name; q++)
+    printf("%s%s", q == p->params ? "" : ",", term_str(q->name));
+  printf("\n");
+}
+
 int cmd_list(const struct options *o) {
+  int tsv = o->format && strcmp(o->format, "tsv") == 0;
+  if (tsv && o->verbose) {
+    error("--format tsv and --verbose do not go together (tsv names the parameters)");
+    return EXIT_USAGE;
+  }
   struct plugin_set set;
   if (plugins_load(o->plugin_dirs, o->nplugin_dirs, &set) != 0) return EXIT_USAGE;
   const struct plugin **sel;
@@ -45,6 +60,14 @@ int cmd_list(const struct options *o) {
   if (plugins_select(&set, o->plugins, o->nplugins, &sel, &nsel) != 0) {
     plugin_set_release(&set);
     return EXIT_USAGE;
+  }
+  if (tsv) {
+    for (size_t i = 0; i < nsel; i++) print_tsv(sel[i]->desc);
+    if (nsel == 0) fprintf(stderr, "bench: no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)\n");
+    fflush(stdout);
+    free(sel);
+    plugin_set_release(&set);
+    return EXIT_OK;
   }
   size_t wname = 4, wback = 7;
   for (size_t i = 0; i < nsel; i++) {

@@ -23,6 +23,7 @@ struct options {
   int isolation;             /* --isolation: 0 the preset's, 1 plugin, 2 case */
   int list;                  /* --list */
   int verbose;               /* --verbose: --list shows parameters */
+  const char *format;        /* --format text|tsv (--list); NULL: text */
   const char **params;       /* --param NAME=VALUE (repeatable) */
   size_t nparams;
   const char **filters;      /* --filter EXPR (repeatable; all must hold) */
@@ -43,5 +44,6 @@ int cmd_events(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_results(int argc, char **argv);
 
 #endif

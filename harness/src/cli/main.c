@@ -5,13 +5,15 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/util.h"
 
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     int (*fn)(int argc, char **argv);
   } commands[] = {{"rollup", cmd_rollup}, {"events", cmd_events}, {"compare", cmd_compare},
-                  {"history", cmd_history}, {"report", cmd_report}};
+                  {"history", cmd_history}, {"report", cmd_report},
+                  {"results", cmd_results}};
   for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
   int sub = argc >= 2 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "list") == 0);
@@ -22,6 +24,11 @@ int main(int argc, char **argv) {
     return rc > 0 ? EXIT_OK : EXIT_USAGE;
   }
   if (sub && strcmp(argv[1], "list") == 0) o.list = 1;
+  if (o.format && !o.list) {
+    error("--format is an option of --list (see bench --help)");
+    options_release(&o);
+    return EXIT_USAGE;
+  }
   rc = o.list ? cmd_list(&o) : cmd_run(argc, argv, &o);
   options_release(&o);
   return rc;

@@ -12,12 +12,14 @@
 void usage(FILE *f) {
   fprintf(f,
           "usage: bench [--preset NAME|FILE.ini] [--plugin NAME[,NAME...]]... [options]\n"
-          "       bench --list [--verbose] [--plugin-dir DIR]...\n"
+          "       bench --list [--verbose | --format tsv] [--plugin NAME]... [--plugin-dir DIR]...\n"
           "       bench rollup [--results-dir DIR]\n"
-          "       bench events FILE [--follow]\n"
+          "       bench events FILE [--follow | --summary]\n"
           "       bench compare OLD NEW [options]   (see bench compare --help)\n"
           "       bench history [--results-dir DIR] [--plugin P]\n"
           "       bench report [--results-dir DIR] [-o report.html]\n"
+          "       bench results --name --plugin P --preset PRESET [--tag T] [--date D]\n"
+          "       bench results --summary FILE.json|DIR...\n"
           "\n"
           "Runs kernel plugins under a preset, checks every output against the CPU\n"
           "reference, and writes dated result files plus results/rollup.csv.\n"
@@ -27,6 +29,9 @@ void usage(FILE *f) {
           "                       default: every plugin found\n"
           "  --list               list the plugins found, whether each can run here, and why not\n"
           "  --verbose            with --list: also each plugin's parameters and defaults\n"
+          "  --format text|tsv    with --list: tsv prints for scripts one line per plugin, tab-\n"
+          "                       separated: name, backend, operation, parameter names (a comma\n"
+          "                       list); nothing is probed\n"
           "  --plugin-dir DIR     also load plugins from DIR (repeatable); see BENCH_PLUGIN_PATH\n"
           "  --results-dir DIR    where result files go (default ./results)\n"
           "  --events FILE        write JSON-lines progress events to FILE ('-' for stdout)\n"
@@ -53,7 +58,8 @@ static void push(const char ***list, size_t *n, const char *v) {
 
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
-         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER, OPT_BASELINE, OPT_ISOLATION };
+         OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER, OPT_BASELINE, OPT_ISOLATION,
+         OPT_FORMAT };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -70,6 +76,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"version", no_argument, NULL, OPT_VERSION},
       {"param", required_argument, NULL, OPT_PARAM},
       {"filter", required_argument, NULL, OPT_FILTER},
+      {"format", required_argument, NULL, OPT_FORMAT},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->preset = "standard";
@@ -101,6 +108,11 @@ int options_parse(int argc, char **argv, struct options *o) {
       else return error("--isolation must be plugin or case, not '%s'", optarg);
       break;
     case OPT_LIST: o->list = 1; break;
+    case OPT_FORMAT:
+      if (strcmp(optarg, "text") != 0 && strcmp(optarg, "tsv") != 0)
+        return error("--format must be text or tsv, not '%s'", optarg);
+      o->format = optarg;
+      break;
     case OPT_BASELINE: o->baseline = optarg; break;
     case 'v':
     case OPT_VERBOSE: o->verbose = 1; break;

@@ -104,6 +104,11 @@ int results_check_dir(const char *dir, const char *const *plugins, size_t nplugi
                       const char *preset, const char *tag);
 /* "<date>_<plugin>_<preset>[_<tag>]" with unsafe characters replaced. */
 char *results_basename(const char *date, const char *plugin, const char *preset, const char *tag);
+/* The name (without the directory, the .N copy number and the extension) a
+ * run of plugin under preset (a shipped name or a path: its file name
+ * without ".ini") gets for date and tag: results_basename of those parts.
+ * results_save and `bench results --name` both use it. Caller frees. */
+char *results_run_name(const char *date, const char *plugin, const char *preset, const char *tag);
 
 /* Write data to path through <dir>/.<name>.tmp.<pid> (written, fsynced,
  * closed, every step checked) + rename(); on any failure the temporary file

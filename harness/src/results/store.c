@@ -149,6 +149,13 @@ static char *preset_part(const char *preset) {
   return xstrndup(name, len);
 }
 
+char *results_run_name(const char *date, const char *plugin, const char *preset, const char *tag) {
+  char *pre = preset_part(preset);
+  char *name = results_basename(date, plugin, pre, tag);
+  free(pre);
+  return name;
+}
+
 /* Publish the written temporary file tmp under the first free
  * <dir>/<name>[.N].json; the chosen base path in *base. A name is taken
  * when its .json, .txt or .journal exists (a journal a killed run left
@@ -222,8 +229,7 @@ int results_save(const char *dir, const struct run_file *f, char **base) {
       today_local(date);
       d = date;
     }
-    char *preset = preset_part(f->env.preset);
-    char *name = results_basename(d, f->plugin, preset, f->env.tag);
+    char *name = results_run_name(d, f->plugin, f->env.preset, f->env.tag);
     char *probe = xasprintf("%s/%s.json", dir, name);
     char *tmp = NULL;
     rc = write_temp(probe, json, strlen(json), &tmp);
@@ -240,7 +246,6 @@ int results_save(const char *dir, const struct run_file *f, char **base) {
     free(tmp);
     free(probe);
     free(name);
-    free(preset);
   }
   free(json);
   free(text);
@@ -383,10 +388,9 @@ int results_check_dir(const char *dir, const char *const *plugins, size_t nplugi
   if (results_make_dir(dir)) return -1;
   char date[11];
   today_local(date);
-  char *pre = preset_part(preset);
   int rc = 0;
   for (size_t i = 0; i < nplugins && !rc; i++) {
-    char *name = results_basename(date, plugins[i], pre, tag);
+    char *name = results_run_name(date, plugins[i], preset, tag);
     /* Longer than every name a run writes: .<name>.N.json.tmp.<pid>,
      * <name>.N.txt, <name>.N.journal; and a temporary name, so a probe a
      * kill leaves is cleaned like one. */
@@ -408,6 +412,5 @@ int results_check_dir(const char *dir, const char *const *plugins, size_t nplugi
     free(probe);
     free(name);
   }
-  free(pre);
   return rc;
 }

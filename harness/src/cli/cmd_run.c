@@ -1,10 +1,8 @@
 /* bench [--preset P] [--plugin X]...: run the selected plugins' cases under a
  * preset, each in its own child, and keep every result as it comes. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "plan/case_filter.h"
 #include "analyze/baseline.h"
@@ -47,27 +45,6 @@ struct suite {
   struct baseline *baseline;     /* --baseline, or NULL */
   int isolation_case;            /* one process per case (else one worker per plugin) */
 };
-
-static int mkdir_p(const char *path) {
-  if (!*path) return error("the results folder name is empty");
-  char *p = xstrdup(path);
-  int rc = 0;
-  for (char *s = p + 1; rc == 0; s++) {
-    if (*s == '/' || *s == '\0') {
-      char c = *s;
-      *s = '\0';
-      if (mkdir(p, 0777) != 0 && errno != EEXIST) rc = error("cannot create folder '%s': %s", p, strerror(errno));
-      *s = c;
-      if (!c) break;
-    }
-  }
-  if (rc == 0) {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) rc = error("'%s' is not a folder", path);
-  }
-  free(p);
-  return rc;
-}
 
 static int plugin_name_in(const char *name, const struct bench_plugin **descs, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -275,8 +252,8 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
     if (baseline_load(s->baseline, o->baseline) != 0) return -1;
   }
   s->isolation_case = o->isolation ? o->isolation == 2 : s->preset.policy.isolation_case;
-  if (mkdir_p(o->results_dir) != 0) return -1;
-  /* Can it take this run's files? Found now, not after the whole suite. */
+  /* Make the folder and see that it can take this run's files: found now,
+   * not after the whole suite. */
   const char **names = xcalloc(s->nplugins, sizeof *names);
   for (size_t i = 0; i < s->nplugins; i++) names[i] = s->plugins[i]->desc->name;
   rc = results_check_dir(o->results_dir, names, s->nplugins, s->preset.name, o->tag);

@@ -25,8 +25,8 @@
 
 #include <float.h>
 #include <ini.h>
-#include <openssl/evp.h>
 
+#include "core/hash.h"
 #include "core/strmap.h"
 #include "core/term.h"
 
@@ -714,14 +714,6 @@ static char *base_name_of(const char *path) {
   size_t n = strlen(b);
   if (n > 4 && strcmp(b + n - 4, ".ini") == 0) n -= 4;
   return xstrndup(b, n);
-}
-
-static void sha256_hex(const char *data, size_t len, char out[65]) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int mdlen = 0;
-  out[0] = '\0';
-  if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32) return;
-  for (unsigned i = 0; i < mdlen; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
 }
 
 int preset_parse(const char *path, const char *data, size_t len, struct preset *out) {

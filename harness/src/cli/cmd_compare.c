@@ -15,6 +15,7 @@
 #include "analyze/compare_case.h"
 #include "analyze/result_set.h"
 #include "core/text_table.h"
+#include "core/units.h"
 #include "core/util.h"
 
 #define USAGE                                                                                     \

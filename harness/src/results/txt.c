@@ -8,6 +8,8 @@
 
 #include "results/io.h"
 
+#include "core/units.h"
+
 /* ---- text helpers ----------------------------------------------------- */
 
 /* Append s with control characters shown as '?' (tabs as a space), so that
@@ -33,33 +35,6 @@ static size_t display_width(const char *s) {
   for (; *s; s++)
     if (((unsigned char)*s & 0xc0) != 0x80) w++;
   return w;
-}
-
-/* Four significant digits without an exponent where it fits. */
-static char *fmt_sig(double v) {
-  double a = fabs(v);
-  if (a >= 999.95) return xasprintf("%.0f", v);
-  if (a >= 99.995) return xasprintf("%.1f", v);
-  if (a >= 9.9995) return xasprintf("%.2f", v);
-  if (a >= 0.9995 || a == 0.0) return xasprintf("%.3f", v);
-  return xasprintf("%.3g", v);
-}
-
-/* A time per iteration in the unit that keeps 1..999.9: "850.0 ns",
- * "12.35 µs", "1.234 ms", "2.500 s". */
-static char *fmt_time(double ns) {
-  static const char *const units[] = {"ns", "µs", "ms", "s"};
-  if (!isfinite(ns)) return xstrdup("-");
-  double v = ns;
-  size_t u = 0;
-  while (u < 3 && fabs(v) >= 999.95) {
-    v /= 1e3;
-    u++;
-  }
-  char *num = fmt_sig(v);
-  char *s = xasprintf("%s %s", num, units[u]);
-  free(num);
-  return s;
 }
 
 static const char *signal_name(int sig) {
@@ -201,12 +176,12 @@ static void row_cells(const struct case_result *r, char **cell) {
   cell[COL_STATUS] = xstrdup(case_status_name(r->status));
   cell[COL_SAMPLES] = xasprintf("%zu", r->nsamples);
   cell[COL_TIMER] = xstrdup(timed ? case_timer_name(r) : "-");
-  cell[COL_MEDIAN] = timed ? fmt_time(t->median) : xstrdup("-");
-  cell[COL_MIN] = timed ? fmt_time(t->min) : xstrdup("-");
+  cell[COL_MEDIAN] = timed ? fmt_time_ns(t->median) : xstrdup("-");
+  cell[COL_MIN] = timed ? fmt_time_ns(t->min) : xstrdup("-");
   cell[COL_CV] = timed && t->n >= 2 ? xasprintf("%.2f%%", t->cv * 100.0) : xstrdup("-");
   double gf = case_gflops(r), gb = case_gbps(r);
-  cell[COL_GFLOPS] = gf > 0 ? fmt_sig(gf) : xstrdup("-");
-  cell[COL_GBPS] = gb > 0 ? fmt_sig(gb) : xstrdup("-");
+  cell[COL_GFLOPS] = gf > 0 ? fmt_sig4(gf) : xstrdup("-");
+  cell[COL_GBPS] = gb > 0 ? fmt_sig4(gb) : xstrdup("-");
   if (r->check.checked) {
     cell[COL_ERR] = xasprintf("%.3g", r->check.max_abs_err);
     cell[COL_TOL] = xasprintf("%g/%g", r->check.rtol, r->check.atol);

@@ -227,58 +227,6 @@ static int zip_mismatch(const struct bench_param *params, const size_t *lens, si
   return 0;
 }
 
-/* ---- problems located in the preset, printed in line order ----------- */
-
-struct diag {
-  int line;
-  size_t seq;
-  char *msg;
-};
-
-struct diags {
-  size_t n;
-  struct diag *v;
-};
-
-static void diag_add(struct diags *d, int line, const char *fmt, ...) UTIL_PRINTF(3, 4);
-/* Room for one more item in an array of n that grows by doubling: the
- * capacity is the next power of two, so none is stored. */
-static void *grow_for_one(void *v, size_t n, size_t size) {
-  if (n && (n & (n - 1))) return v;
-  return xrealloc(v, (n ? 2 * n : 1) * size);
-}
-
-static void diag_add(struct diags *d, int line, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *msg = xvasprintf(fmt, ap);
-  va_end(ap);
-  d->v = grow_for_one(d->v, d->n, sizeof *d->v);
-  d->v[d->n].line = line;
-  d->v[d->n].seq = d->n;
-  d->v[d->n].msg = msg;
-  d->n++;
-}
-
-static int diag_cmp(const void *a, const void *b) {
-  const struct diag *x = a, *y = b;
-  if (x->line != y->line) return x->line < y->line ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static void diags_flush(struct diags *d, const char *path) {
-  if (d->n) qsort(d->v, d->n, sizeof *d->v, diag_cmp);
-  for (size_t i = 0; i < d->n; i++) {
-    if (i < CASES_MAX_PROBLEMS) preset_diag(path, d->v[i].line, "%s", d->v[i].msg);
-    free(d->v[i].msg);
-  }
-  if (d->n > CASES_MAX_PROBLEMS)
-    error("%s: %zu more problems not shown", path, d->n - CASES_MAX_PROBLEMS);
-  free(d->v);
-  d->v = NULL;
-  d->n = 0;
-}
-
 /* ---- expansion -------------------------------------------------------- */
 
 static void add_case(struct case_list *out, const struct bench_plugin *pl, size_t index,
@@ -331,7 +279,7 @@ static int expand_plugin(const struct bench_plugin *pl, size_t index, const stru
         if (axis_of[j] <= a && pv[j].n > 1 && pv[j].line && (axis_of[j] == a || !line))
           line = pv[j].line;
       if (line)
-        diag_add(d, line, "plugin '%s': the parameter lists make more than %u cases", pl->name,
+        diags_add(d, line, "plugin '%s': the parameter lists make more than %u cases", pl->name,
                  CASES_MAX_PER_PLUGIN);
       else
         error("plugin %s: the parameter lists make more than %u cases", pl->name,
@@ -411,7 +359,7 @@ static int plugin_values(const struct bench_plugin *pl, const struct preset *p,
         if (strcmp(pl->params[j].name, sec->entries[e].key) == 0) found = 1;
       if (!found) {
         char *names = param_names(pl);
-        diag_add(d, sec->entries[e].line, "unknown parameter '%s' for plugin '%s' (known: %s)",
+        diags_add(d, sec->entries[e].line, "unknown parameter '%s' for plugin '%s' (known: %s)",
                     sec->entries[e].key, pl->name, names);
         free(names);
         errors++;
@@ -427,7 +375,7 @@ static int plugin_values(const struct bench_plugin *pl, const struct preset *p,
     if (entry) {
       pv[j].line = entry->line;
       if (parse_values(bp, entry->value, &pv[j], err, sizeof err) != 0) {
-        diag_add(d, entry->line, "plugin '%s', parameter '%s': %s", pl->name, bp->name, err);
+        diags_add(d, entry->line, "plugin '%s', parameter '%s': %s", pl->name, bp->name, err);
         errors++;
       }
       continue;
@@ -456,7 +404,7 @@ static int plugin_values(const struct bench_plugin *pl, const struct preset *p,
              pl->name, pl->params[a].name, lens[a], pl->params[b].name, lens[b], pl->params[a].zip);
     int line = pv[b].line ? pv[b].line : pv[a].line;
     if (line)
-      diag_add(d, line, "%s", msg);
+      diags_add(d, line, "%s", msg);
     else
       error("%s (from its defaults for tier %s)", msg, tier_name(tier));
     errors++;
@@ -477,7 +425,7 @@ int cases_expand(const struct bench_plugin *const *plugins, size_t nplugins,
     const struct preset_section *sec = &p->sections[s];
     if (plugin_named(plugins, nplugins, sec->name) || name_in(sec->name, known, nknown)) continue;
     if (!names) names = known_names(plugins, nplugins, known, nknown);
-    diag_add(&d, sec->line, "unknown section [%s] (no plugin of that name; known: %s)",
+    diags_add(&d, sec->line, "unknown section [%s] (no plugin of that name; known: %s)",
                 sec->name, names);
     errors++;
   }
@@ -493,7 +441,7 @@ int cases_expand(const struct bench_plugin *const *plugins, size_t nplugins,
     free(pv);
   }
 
-  diags_flush(&d, p ? p->path : "(no preset)");
+  diags_flush(&d, p ? p->path : "(no preset)", CASES_MAX_PROBLEMS);
   if (errors) {
     case_list_release(out);
     return -1;
@@ -514,7 +462,7 @@ int cases_check_preset(const struct bench_plugin *const *plugins, size_t nplugin
     for (size_t j = 0; j < nparams; j++) param_values_release(&pv[j]);
     free(pv);
   }
-  diags_flush(&d, p ? p->path : "(no preset)");
+  diags_flush(&d, p ? p->path : "(no preset)", CASES_MAX_PROBLEMS);
   return errors ? -1 : 0;
 }
 

@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
           stats_compute(r->device_ns, n, &r->device);
         }
         r->settled = 1;
-        r->target_cv = 0.02;
+        r->target_noise = 0.02;
       }
       r->wall_s = 0.1;
     } else {

@@ -8,6 +8,8 @@
 
 #include "plan/values.h"
 
+const char *stop_rule_name(enum stop_rule r) { return r == STOP_CV ? "cv" : "ci"; }
+
 void run_policy_defaults(struct run_policy *p) {
   memset(p, 0, sizeof *p);
   p->tier = BENCH_TIER_STANDARD;
@@ -17,7 +19,7 @@ void run_policy_defaults(struct run_policy *p) {
   p->max_samples = 1000;
   p->min_time_s = 0.2;
   p->max_time_s = 5.0;
-  p->target_cv = 0.02;
+  p->target_noise = 0.02;
   p->batch_min_s = 1e-3;
   p->verify = VERIFY_FAST;
   p->determinism = 0;
@@ -93,7 +95,7 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
       diags_add(d, line, "bad value '%s' for %s: expected %s or %s", value, name, a, b);
       return -1;
     }
-    if (id == RUN_STOP) pol->stop_cv = v;
+    if (id == RUN_STOP) pol->stop_rule = v ? STOP_CV : STOP_CI;
     else pol->isolation_case = v;
     return 0;
   }
@@ -185,7 +187,7 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
                "(e.g. 2%% or 0.02)%s", value, name, k->min * 100, k->max * 100, hint);
       return -1;
     }
-    pol->target_cv = v;
+    pol->target_noise = v;
     return 0;
   }
   }

@@ -7,22 +7,27 @@
 #include "check/check.h"
 #include "plan/diag.h"
 
+/* The stopping rule: which noise target_noise bounds. */
+enum stop_rule { STOP_CI = 0, STOP_CV = 1 };
+/* "ci", "cv" (as a preset's `stop` key and the result file write it). */
+const char *stop_rule_name(enum stop_rule r);
+
 struct run_policy {
   enum bench_tier tier;     /* which plugin defaults apply */
   int warmup_iters;         /* at least this many warm-up iterations */
   double warmup_s;          /* and at least this long */
   int min_samples, max_samples;
   double min_time_s, max_time_s; /* sampling time (warm-up excluded) */
-  double target_cv;         /* stop when relative noise <= this (0.02 = 2%) */
+  double target_noise;      /* stop when relative noise <= this (0.02 = 2%) */
   double batch_min_s;       /* batch iterations until a sample lasts this long (0: never) */
   int batch_cold;           /* batch = cold: one run() per sample, never run_batch (warm: 0) */
   enum verify_level verify;
   int determinism;          /* run twice, compare outputs bitwise */
   double timeout_s;         /* per case, whole child */
   double heartbeat_s;       /* events HEARTBEAT interval */
-  int stop_cv;              /* stop = cv: target_noise bounds the CV (the old rule);
-                               default (stop = ci): the relative half-width of the
-                               median's 95% confidence interval */
+  enum stop_rule stop_rule; /* what target_noise bounds: stop = ci (default), the
+                               relative half-width of the median's 95% confidence
+                               interval; stop = cv, the CV (the old rule) */
   int isolation_case;       /* isolation = case: one process per case (default
                                plugin: one worker process per plugin) */
 };

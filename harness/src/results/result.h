@@ -60,7 +60,10 @@ struct case_result {
   struct stats host;    /* over host_ns */
   struct stats device;  /* over device_ns (n == 0 when not reported) */
   int settled;          /* 1 if the noise target was met */
-  double target_cv;
+  double target_noise;  /* the noise target the stopping rule had (0.02 = 2%) */
+  char stop_rule[8];    /* which noise it bounded: "ci" (the median's 95% CI,
+                           relative half-width) or "cv"; "" when unknown (a
+                           file written before bench recorded it) */
   char *settle_note;    /* why it did not settle, or NULL */
 
   /* verification */

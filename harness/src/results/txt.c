@@ -102,6 +102,26 @@ static char *info_values(const struct run_file *f, const char *key) {
   return strbuf_detach(&sb);
 }
 
+/* "ci <= 2%: the median's 95% CI, relative half-width": the stopping rule
+ * of the cases that were timed, each distinct one once, "; "-joined. */
+static char *stop_rules(const struct run_file *f) {
+  struct strbuf sb = STRBUF_INIT;
+  for (size_t i = 0; i < f->ncases; i++) {
+    const struct case_result *r = &f->cases[i];
+    if (!r->stop_rule[0] || r->nsamples == 0) continue;
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = f->cases[j].nsamples > 0 && strcmp(f->cases[j].stop_rule, r->stop_rule) == 0 &&
+             f->cases[j].target_noise == r->target_noise;
+    if (seen) continue;
+    if (sb.len) strbuf_adds(&sb, "; ");
+    strbuf_addf(&sb, "%s <= %g%%: %s", r->stop_rule, r->target_noise * 100.0,
+                strcmp(r->stop_rule, "cv") == 0 ? "cv = stddev / mean"
+                                                : "the median's 95% CI, relative half-width");
+  }
+  return strbuf_detach(&sb);
+}
+
 static void add_header(struct strbuf *sb, const struct run_file *f) {
   const struct run_env *e = &f->env;
   strbuf_adds(sb, "bench results\n");
@@ -133,6 +153,9 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   header_line(sb, "bench", version);
   free(version);
   header_line(sb, "command", e->command);
+  char *rule = stop_rules(f);
+  header_line(sb, "stop rule", rule);
+  free(rule);
 
   struct strbuf counts = STRBUF_INIT;
   strbuf_addf(&counts, "%zu", f->ncases);
@@ -329,6 +352,21 @@ static void check_note(struct strbuf *sb, const struct check_result *c) {
   strbuf_release(&t);
 }
 
+/* Why a case did not settle, when the file has no note of it: the noise
+ * the stopping rule that ran bounds, against its target. */
+static void unsettled_note(struct strbuf *sb, const struct case_result *r) {
+  const struct stats *t = case_time(r);
+  if (strcmp(r->stop_rule, "cv") == 0)
+    notef(sb, "did not settle", "noise (cv) %.2f%% above the target %.2f%%", t->cv * 100.0,
+          r->target_noise * 100.0);
+  else if (strcmp(r->stop_rule, "ci") == 0 && t->median > 0)
+    notef(sb, "did not settle", "noise (median's 95%% CI) %.2f%% above the target %.2f%%",
+          (t->ci_hi - t->ci_lo) / 2 / t->median * 100.0, r->target_noise * 100.0);
+  else
+    notef(sb, "did not settle", "noise above the target %.2f%% (stopping rule not recorded)",
+          r->target_noise * 100.0);
+}
+
 /* The notes of one case, or nothing when all went as expected. */
 static void case_notes(struct strbuf *sb, const struct case_result *r) {
   struct strbuf n = STRBUF_INIT;
@@ -342,8 +380,7 @@ static void case_notes(struct strbuf *sb, const struct case_result *r) {
       while (*text == ':' || *text == ' ') text++;
       note(&n, "did not settle", text);
     }
-    else notef(&n, "did not settle", "cv %.2f%% above the target %.2f%%",
-               case_time(r)->cv * 100.0, r->target_cv * 100.0);
+    else unsettled_note(&n, r);
   }
   if (r->items > 0 && case_items_per_s(r) > 0)
     notef(&n, "per item", "%.4g %s/s, %.4g ns per %s (%.6g %s per iteration)",

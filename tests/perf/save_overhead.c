@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
   struct run_file f;
   memset(&f, 0, sizeof f);
   f.env.date = xstrdup("2026-11-24");
-  f.env.host = xstrdup("bench-host");
+  f.env.hostname = xstrdup("bench-host");
   f.env.preset = xstrdup("save-overhead");
   f.env.tag = xstrdup(mode);
   f.plugin = xstrdup("cpu_noop");

@@ -170,7 +170,7 @@ static void build_run(struct run_file *f) {
   memset(f, 0, sizeof *f);
   f->env.date = xstrdup("2026-11-21");
   f->env.started = xstrdup("2026-11-21T09:30:00.000Z");
-  f->env.host = xstrdup("node-7");
+  f->env.hostname = xstrdup("node-7");
   f->env.cpu = xstrdup("Example CPU 9000 64-Core Processor");
   f->env.cpus = 128;
   f->env.caches.level[1] = (struct cache_level){48 << 10, 2, CACHE_SYSFS};
@@ -365,7 +365,7 @@ static void check_same_case(const struct case_result *a, const struct case_resul
 static void check_same_run(const struct run_file *a, const struct run_file *b) {
   const struct run_env *x = &a->env, *y = &b->env;
   CHECK(same_str(x->date, y->date) && same_str(x->started, y->started));
-  CHECK(same_str(x->host, y->host) && same_str(x->cpu, y->cpu) && x->cpus == y->cpus);
+  CHECK(same_str(x->hostname, y->hostname) && same_str(x->cpu, y->cpu) && x->cpus == y->cpus);
   CHECK(same_str(x->os, y->os));
   CHECK(memcmp(&x->caches, &y->caches, sizeof x->caches) == 0);
   CHECK(same_str(x->bench_version, y->bench_version));
@@ -755,8 +755,8 @@ static void test_save_claims(void) {
 
   /* A later call with the same base rewrites both files in place. */
   char *keep = b1 ? xstrdup(b1) : NULL;
-  free(f.env.host);
-  f.env.host = xstrdup("node-8");
+  free(f.env.hostname);
+  f.env.hostname = xstrdup("node-8");
   CHECK(results_save(dir, &f, &b1) == 0);
   CHECK_STR(b1, keep);
   p = xasprintf("%s.json", b1);

@@ -215,7 +215,7 @@ static json_t *env_to_json(const struct run_env *e) {
   json_t *o = json_object();
   put(o, "date", jstr(e->date));
   put(o, "started", jstr(e->started));
-  put(o, "host", jstr(e->host));
+  put(o, "host", jstr(e->hostname));
   put(o, "cpu", jstr(e->cpu));
   put(o, "cpus", json_integer(e->cpus));
   if (e->caches.llc > 0) put(o, "cpu.caches", caches_to_json(&e->caches));
@@ -592,7 +592,7 @@ static int env_from_json(const struct reader *rd, const json_t *root, struct run
   if (read_object(rd, root, "env", &o)) return -1;
   struct reader sub = {rd->err, rd->errlen, "env"};
   if (read_str(&sub, o, "date", &e->date) || read_str(&sub, o, "started", &e->started) ||
-      read_str(&sub, o, "host", &e->host) || read_str(&sub, o, "cpu", &e->cpu) ||
+      read_str(&sub, o, "host", &e->hostname) || read_str(&sub, o, "cpu", &e->cpu) ||
       read_int(&sub, o, "cpus", &e->cpus) || read_str(&sub, o, "os", &e->os) ||
       read_str(&sub, o, "bench_version", &e->bench_version) ||
       read_str(&sub, o, "git_revision", &e->git_revision) ||

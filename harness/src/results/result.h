@@ -105,7 +105,7 @@ void kv_list_release(size_t *n, struct kv **list);
 struct run_env {
   char *date;          /* local "YYYY-MM-DD" */
   char *started;       /* UTC ISO 8601 */
-  char *host;          /* hostname */
+  char *hostname;      /* the machine's name (JSON "host") */
   char *cpu;           /* CPU model string */
   int cpus;            /* online CPUs */
   struct cpu_caches caches; /* the caches and the source of each (llc 0: not recorded) */

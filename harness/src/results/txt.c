@@ -134,7 +134,7 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   header_line(sb, "mode", e->mode);
   header_line(sb, "date", e->date);
   header_line(sb, "started", e->started);
-  header_line(sb, "host", e->host);
+  header_line(sb, "host", e->hostname);
   header_line(sb, "cpu", e->cpu);
   char cpus[16];
   snprintf(cpus, sizeof cpus, "%d", e->cpus);

@@ -12,13 +12,7 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 static int cmp_rows(const void *pa, const void *pb) {
-  const struct rs_entry *a = ((const struct history_row *)pa)->first, *b = ((const struct history_row *)pb)->first;
-  int c = strcmp(a->plugin, b->plugin);
-  if (c) return c;
-  c = strcmp(a->tag, b->tag);
-  if (c) return c;
-  if (a->r->index != b->r->index) return a->r->index < b->r->index ? -1 : 1;
-  return strcmp(a->params, b->params);
+  return rs_entry_order(((const struct history_row *)pa)->first, ((const struct history_row *)pb)->first);
 }
 
 void history_build(const struct result_set *s, double threshold, struct history *h) {

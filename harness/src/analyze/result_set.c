@@ -161,6 +161,15 @@ char *rs_key(const struct rs_entry *e, int with_tag) {
                   : xasprintf("%s\x1f%s", e->plugin, e->params);
 }
 
+int rs_entry_order(const struct rs_entry *a, const struct rs_entry *b) {
+  int c = strcmp(a->plugin, b->plugin);
+  if (c) return c;
+  c = strcmp(a->tag, b->tag);
+  if (c) return c;
+  if (a->r->index != b->r->index) return a->r->index < b->r->index ? -1 : 1;
+  return strcmp(a->params, b->params);
+}
+
 static int cmp_keyed(const void *pa, const void *pb) {
   const struct rs_keyed *a = pa, *b = pb;
   int c = strcmp(a->key, b->key);

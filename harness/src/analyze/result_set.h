@@ -47,6 +47,10 @@ void result_set_release(struct result_set *s);
  * tag when with_tag. Caller frees. */
 char *rs_key(const struct rs_entry *e, int with_tag);
 
+/* The order tables list cases in: plugin, tag, case index, parameters
+ * (qsort-style: <0, 0, >0). */
+int rs_entry_order(const struct rs_entry *a, const struct rs_entry *b);
+
 /* The entries' keys sorted by key, then by index (so, for a set loaded in
  * date order, chronologically within a key): s->n of them, each with its
  * index into s->entries. Free with rs_keys_release. */

@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
       memset(&f, 0, sizeof f);
       f.env.date = xstrdup(tok[1]);
       f.env.started = xasprintf("%sT00:00:00.000Z", tok[1]);
-      f.env.host = xstrdup("planted");
+      f.env.hostname = xstrdup("planted");
       f.env.cpu = xstrdup("planted cpu");
       f.env.cpus = 2;
       f.env.preset = xstrdup("smoke");
@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
           stats_compute(r->device_ns, n, &r->device);
         }
         r->settled = 1;
-        r->target_cv = 0.02;
+        r->target_noise = 0.02;
       }
       r->wall_s = 0.1;
     } else {

@@ -30,7 +30,7 @@ static void fill_case(struct case_result *r, int index) {
   for (size_t i = 0; i < r->nsamples; i++) r->host_ns[i] = 1000.0 + (double)((i * 7919) % 113) / 7.0;
   stats_compute(r->host_ns, r->nsamples, &r->host);
   r->settled = 1;
-  r->target_cv = 0.01;
+  r->target_noise = 0.01;
 }
 
 int main(int argc, char **argv) {
@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
   struct run_file f;
   memset(&f, 0, sizeof f);
   f.env.date = xstrdup("2026-11-24");
-  f.env.host = xstrdup("bench-host");
+  f.env.hostname = xstrdup("bench-host");
   f.env.preset = xstrdup("save-overhead");
   f.env.tag = xstrdup(mode);
   f.plugin = xstrdup("cpu_noop");

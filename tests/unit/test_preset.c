@@ -101,7 +101,7 @@ static void test_defaults(void) {
   CHECK(p.max_samples == 1000);
   CHECK_NEAR(p.min_time_s, 0.2, 1e-12);
   CHECK_NEAR(p.max_time_s, 5.0, 1e-12);
-  CHECK_NEAR(p.target_cv, 0.02, 1e-12);
+  CHECK_NEAR(p.target_noise, 0.02, 1e-12);
   CHECK_NEAR(p.batch_min_s, 1e-3, 1e-15);
   CHECK(p.verify == VERIFY_FAST);
   CHECK(p.determinism == 0);
@@ -140,7 +140,7 @@ static void test_shipped_smoke(void) {
   CHECK(p.policy.max_samples == 20);
   CHECK(p.policy.min_time_s == 0);
   CHECK_NEAR(p.policy.max_time_s, 0.2, 1e-12);
-  CHECK_NEAR(p.policy.target_cv, 0.10, 1e-12);
+  CHECK_NEAR(p.policy.target_noise, 0.10, 1e-12);
   CHECK(p.policy.batch_min_s == 0);
   CHECK(p.policy.verify == VERIFY_FULL);
   CHECK(p.policy.determinism == 0);
@@ -165,7 +165,7 @@ static void test_shipped_standard(void) {
   CHECK(p.policy.max_samples == d.max_samples);
   CHECK_NEAR(p.policy.min_time_s, d.min_time_s, 1e-12);
   CHECK_NEAR(p.policy.max_time_s, d.max_time_s, 1e-12);
-  CHECK_NEAR(p.policy.target_cv, d.target_cv, 1e-12);
+  CHECK_NEAR(p.policy.target_noise, d.target_noise, 1e-12);
   CHECK_NEAR(p.policy.batch_min_s, d.batch_min_s, 1e-15);
   CHECK(p.policy.verify == d.verify);
   CHECK(p.policy.determinism == d.determinism);
@@ -187,7 +187,7 @@ static void test_shipped_perf(void) {
   CHECK(p.policy.max_samples == 100000);
   CHECK_NEAR(p.policy.min_time_s, 0.5, 1e-12);
   CHECK_NEAR(p.policy.max_time_s, 15, 1e-12);
-  CHECK_NEAR(p.policy.target_cv, 0.005, 1e-12);
+  CHECK_NEAR(p.policy.target_noise, 0.005, 1e-12);
   CHECK_NEAR(p.policy.batch_min_s, 1e-3, 1e-15);
   CHECK(p.policy.verify == VERIFY_FAST);
   CHECK(p.policy.determinism == 0);
@@ -205,7 +205,7 @@ static void test_shipped_verify(void) {
   CHECK(p.policy.min_samples == 2);
   CHECK(p.policy.max_samples == 3);
   CHECK_NEAR(p.policy.max_time_s, 1, 1e-12);
-  CHECK_NEAR(p.policy.target_cv, 1.0, 1e-12);
+  CHECK_NEAR(p.policy.target_noise, 1.0, 1e-12);
   CHECK(p.policy.verify == VERIFY_FULL);
   CHECK(p.policy.determinism == 1);
   CHECK_NEAR(p.policy.timeout_s, 120, 1e-9);
@@ -241,7 +241,7 @@ static void test_good_details(void) {
   CHECK_NEAR(p.policy.warmup_s, 0.25, 1e-12);
   CHECK(p.policy.min_samples == 1 && p.policy.max_samples == 1);
   CHECK_NEAR(p.policy.max_time_s, 120, 1e-9);
-  CHECK_NEAR(p.policy.target_cv, 0.005, 1e-12);
+  CHECK_NEAR(p.policy.target_noise, 0.005, 1e-12);
   CHECK(p.policy.batch_min_s == 0);
   CHECK(p.policy.verify == VERIFY_NONE);
   CHECK(p.policy.determinism == 1);

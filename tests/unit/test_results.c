@@ -136,7 +136,8 @@ static struct case_result *new_case(struct run_file *f, int index, const char *v
   r->bytes = 4.0 * (64 * 64 * 3) * (index == 1 ? 2 : 1);
   r->batch = 1;
   r->warmup_iters = 10;
-  r->target_cv = 0.02;
+  r->target_noise = 0.02;
+  snprintf(r->stop_rule, sizeof r->stop_rule, "ci");
   r->wall_s = 1.25;
   return r;
 }
@@ -169,7 +170,7 @@ static void build_run(struct run_file *f) {
   memset(f, 0, sizeof *f);
   f->env.date = xstrdup("2026-11-21");
   f->env.started = xstrdup("2026-11-21T09:30:00.000Z");
-  f->env.host = xstrdup("node-7");
+  f->env.hostname = xstrdup("node-7");
   f->env.cpu = xstrdup("Example CPU 9000 64-Core Processor");
   f->env.cpus = 128;
   f->env.caches.level[1] = (struct cache_level){48 << 10, 2, CACHE_SYSFS};
@@ -206,7 +207,7 @@ static void build_run(struct run_file *f) {
   set_samples(r, h1, NULL, 5);
   r->batch = 4;
   r->settled = 0;
-  r->settle_note = xstrdup("did not settle: cv 10.99% above the target 2.00% after 5 samples (max_time_s reached)");
+  r->settle_note = xstrdup("did not settle: noise (median's 95% CI) 14.00% > target 2.00% after 5 samples in 1.25 s (max_time)");
   set_check(r, "sampled+freivalds", 1, 1.9073486328125e-06, 3.814697265625e-06, 576, 0);
   kv_list_add(&r->ninfo, &r->info, "device", "Example GPU 9000");
 
@@ -344,7 +345,8 @@ static void check_same_case(const struct case_result *a, const struct case_resul
   CHECK(same_stats(&a->host, &b->host));
   CHECK(same_stats(&a->device, &b->device));
   CHECK(a->settled == b->settled);
-  CHECK(same_double(a->target_cv, b->target_cv));
+  CHECK(same_double(a->target_noise, b->target_noise));
+  CHECK_STR(a->stop_rule, b->stop_rule);
   CHECK(same_str(a->settle_note, b->settle_note));
   const struct check_result *x = &a->check, *y = &b->check;
   CHECK(x->checked == y->checked && x->pass == y->pass);
@@ -364,7 +366,7 @@ static void check_same_case(const struct case_result *a, const struct case_resul
 static void check_same_run(const struct run_file *a, const struct run_file *b) {
   const struct run_env *x = &a->env, *y = &b->env;
   CHECK(same_str(x->date, y->date) && same_str(x->started, y->started));
-  CHECK(same_str(x->host, y->host) && same_str(x->cpu, y->cpu) && x->cpus == y->cpus);
+  CHECK(same_str(x->hostname, y->hostname) && same_str(x->cpu, y->cpu) && x->cpus == y->cpus);
   CHECK(same_str(x->os, y->os));
   CHECK(memcmp(&x->caches, &y->caches, sizeof x->caches) == 0);
   CHECK(same_str(x->bench_version, y->bench_version));
@@ -585,6 +587,59 @@ static void test_work_source(void) {
   run_file_release(&f);
 }
 
+/* The stopping rule: recorded, read back optional (files before it have
+ * none, and named the target "target_cv"), and named where the .txt
+ * explains an unsettled case. */
+static void test_stop_rule(void) {
+  struct run_file f;
+  build_run(&f);
+  struct case_result *r = &f.cases[1]; /* the unsettled one */
+  free(r->settle_note);
+  r->settle_note = NULL;
+  char *json = run_file_to_json(&f);
+  CHECK(strstr(json, "\"stop_rule\": \"ci\"") != NULL);
+  CHECK(strstr(json, "\"target_noise\": 0.02") != NULL);
+  char *text = run_file_to_text(&f);
+  CHECK(strstr(text, "\nstop rule      ci <= 2%: the median's 95% CI, relative half-width\n") != NULL);
+  CHECK(strstr(text, "did not settle: noise (median's 95% CI) 14.00% above the target 2.00%") != NULL);
+  free(text);
+  snprintf(r->stop_rule, sizeof r->stop_rule, "cv");
+  text = run_file_to_text(&f);
+  CHECK(strstr(text, "did not settle: noise (cv) 10.99% above the target 2.00%") != NULL);
+  free(text);
+
+  /* An older file: "target_cv", no "stop_rule". */
+  char *old = xstrdup(json), *p;
+  while ((p = strstr(old, "\"target_noise\"")) != NULL) {
+    char *m = mutate(old, "\"target_noise\"", "\"target_cv\"");
+    free(old);
+    old = m;
+  }
+  while ((p = strstr(old, "\"stop_rule\": \"ci\",")) != NULL) {
+    char *m = mutate(old, "\"stop_rule\": \"ci\",", "");
+    free(old);
+    old = m;
+  }
+  CHECK(strstr(old, "stop_rule") == NULL && strstr(old, "target_cv") != NULL);
+  struct run_file back;
+  char err[256];
+  REQUIRE(run_file_from_json(old, &back, err, sizeof err) == 0);
+  CHECK_NEAR(back.cases[1].target_noise, 0.02, 0);
+  CHECK_STR(back.cases[1].stop_rule, "");
+  text = run_file_to_text(&back);
+  CHECK(strstr(text, "did not settle: noise above the target 2.00% (stopping rule not recorded)") != NULL);
+  CHECK(strstr(text, "\nstop rule      -\n") != NULL);
+  free(text);
+  run_file_release(&back);
+  free(old);
+
+  char *bad = mutate(json, "\"stop_rule\": \"ci\"", "\"stop_rule\": \"median\"");
+  expect_reject(bad, "stop_rule: unknown value \"median\" (expected ci or cv)");
+  free(bad);
+  free(json);
+  run_file_release(&f);
+}
+
 static void test_status(void) {
   CHECK_STR(case_status_name(CASE_OK), "OK");
   CHECK_STR(case_status_name(CASE_WRONG_ANSWER), "WRONG_ANSWER");
@@ -724,8 +779,8 @@ static void test_save_claims(void) {
 
   /* A later call with the same base rewrites both files in place. */
   char *keep = b1 ? xstrdup(b1) : NULL;
-  free(f.env.host);
-  f.env.host = xstrdup("node-8");
+  free(f.env.hostname);
+  f.env.hostname = xstrdup("node-8");
   CHECK(results_save(dir, &f, &b1) == 0);
   CHECK_STR(b1, keep);
   p = xasprintf("%s.json", b1);
@@ -1034,7 +1089,7 @@ static void test_validate(void) {
 }
 
 TEST_MAIN(TEST_ENTRY(test_golden_txt), TEST_ENTRY(test_golden_json),
-          TEST_ENTRY(test_golden_rollup), TEST_ENTRY(test_round_trip),
+          TEST_ENTRY(test_golden_rollup), TEST_ENTRY(test_round_trip), TEST_ENTRY(test_stop_rule),
           TEST_ENTRY(test_round_trip_odd_values), TEST_ENTRY(test_empty_run),
           TEST_ENTRY(test_json_line), TEST_ENTRY(test_reject), TEST_ENTRY(test_status),
           TEST_ENTRY(test_throughput), TEST_ENTRY(test_kv), TEST_ENTRY(test_basename),

@@ -48,7 +48,7 @@ static char *run_json(const char *plugin, const char *host, const char *tag, con
   struct run_file f;
   memset(&f, 0, sizeof f);
   f.env.date = xstrdup("2026-11-21");
-  f.env.host = xstrdup(host);
+  f.env.hostname = xstrdup(host);
   f.env.tag = tag ? xstrdup(tag) : NULL;
   f.env.preset = xstrdup("smoke");
   f.plugin = xstrdup(plugin);
@@ -233,7 +233,7 @@ static char *run_json2(const char *host, const char *started, const char *plugin
   memset(&f, 0, sizeof f);
   f.env.date = xstrdup("2026-11-21");
   f.env.started = xstrdup(started);
-  f.env.host = xstrdup(host);
+  f.env.hostname = xstrdup(host);
   f.env.preset = xstrdup("smoke");
   f.env.mode = xstrdup("perf");
   f.plugin = xstrdup(plugin);

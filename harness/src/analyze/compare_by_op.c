@@ -11,6 +11,7 @@
 #include "analyze/compare_case.h"
 #include "analyze/result_set.h"
 #include "core/text_table.h"
+#include "core/units.h"
 #include "core/util.h"
 
 int is_implementation_param(const char *name) {

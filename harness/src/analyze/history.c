@@ -11,24 +11,8 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-struct keyed {
-  char *key;
-  size_t idx;
-};
-static int cmp_keyed(const void *pa, const void *pb) {
-  const struct keyed *a = pa, *b = pb;
-  int c = strcmp(a->key, b->key);
-  return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
-}
-
 static int cmp_rows(const void *pa, const void *pb) {
-  const struct rs_entry *a = ((const struct history_row *)pa)->first, *b = ((const struct history_row *)pb)->first;
-  int c = strcmp(a->plugin, b->plugin);
-  if (c) return c;
-  c = strcmp(a->tag, b->tag);
-  if (c) return c;
-  if (a->r->index != b->r->index) return a->r->index < b->r->index ? -1 : 1;
-  return strcmp(a->params, b->params);
+  return rs_entry_order(((const struct history_row *)pa)->first, ((const struct history_row *)pb)->first);
 }
 
 void history_build(const struct result_set *s, double threshold, struct history *h) {
@@ -41,9 +25,7 @@ void history_build(const struct result_set *s, double threshold, struct history 
     if (!h->ndates || strcmp(dates[h->ndates - 1], dates[i]) != 0) dates[h->ndates++] = dates[i];
   h->dates = dates;
   /* the rows: entries by key, chronological within a key */
-  struct keyed *k = xcalloc(s->n + 1, sizeof *k);
-  for (size_t i = 0; i < s->n; i++) k[i] = (struct keyed){rs_key(&s->entries[i], 1), i};
-  qsort(k, s->n, sizeof *k, cmp_keyed);
+  struct rs_keyed *k = rs_sorted_keys(s, 1);
   h->rows = xcalloc(s->n + 1, sizeof *h->rows);
   for (size_t i = 0; i < s->n; i++) {
     if (i == 0 || strcmp(k[i].key, k[i - 1].key) != 0) {
@@ -58,8 +40,7 @@ void history_build(const struct result_set *s, double threshold, struct history 
     const char **d = bsearch(&e->date, h->dates, h->ndates, sizeof *h->dates, cmp_str);
     row->cells[d - h->dates] = e; /* a later run of the day replaces an earlier one */
   }
-  for (size_t i = 0; i < s->n; i++) free(k[i].key);
-  free(k);
+  rs_keys_release(k, s->n);
   /* the shifts */
   for (size_t r = 0; r < h->nrows; r++) {
     struct history_row *row = &h->rows[r];

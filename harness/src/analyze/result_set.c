@@ -161,26 +161,40 @@ char *rs_key(const struct rs_entry *e, int with_tag) {
                   : xasprintf("%s\x1f%s", e->plugin, e->params);
 }
 
-struct keyed {
-  char *key;
-  size_t idx;
-};
+int rs_entry_order(const struct rs_entry *a, const struct rs_entry *b) {
+  int c = strcmp(a->plugin, b->plugin);
+  if (c) return c;
+  c = strcmp(a->tag, b->tag);
+  if (c) return c;
+  if (a->r->index != b->r->index) return a->r->index < b->r->index ? -1 : 1;
+  return strcmp(a->params, b->params);
+}
+
 static int cmp_keyed(const void *pa, const void *pb) {
-  const struct keyed *a = pa, *b = pb;
+  const struct rs_keyed *a = pa, *b = pb;
   int c = strcmp(a->key, b->key);
   return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
 }
 
-void rs_latest(const struct result_set *s, int with_tag, size_t **idx, size_t *n) {
-  struct keyed *k = xcalloc(s->n ? s->n : 1, sizeof *k);
-  for (size_t i = 0; i < s->n; i++) k[i] = (struct keyed){rs_key(&s->entries[i], with_tag), i};
+struct rs_keyed *rs_sorted_keys(const struct result_set *s, int with_tag) {
+  struct rs_keyed *k = xcalloc(s->n ? s->n : 1, sizeof *k);
+  for (size_t i = 0; i < s->n; i++) k[i] = (struct rs_keyed){rs_key(&s->entries[i], with_tag), i};
   qsort(k, s->n, sizeof *k, cmp_keyed);
+  return k;
+}
+
+void rs_keys_release(struct rs_keyed *k, size_t n) {
+  for (size_t i = 0; i < n; i++) free(k[i].key);
+  free(k);
+}
+
+void rs_latest(const struct result_set *s, int with_tag, size_t **idx, size_t *n) {
+  struct rs_keyed *k = rs_sorted_keys(s, with_tag);
   *idx = xcalloc(s->n ? s->n : 1, sizeof **idx);
   *n = 0;
   for (size_t i = 0; i < s->n; i++)
     if (i + 1 == s->n || strcmp(k[i].key, k[i + 1].key) != 0) (*idx)[(*n)++] = k[i].idx;
-  for (size_t i = 0; i < s->n; i++) free(k[i].key);
-  free(k);
+  rs_keys_release(k, s->n);
 }
 
 int rs_has_device(const struct case_result *r) {

@@ -47,6 +47,20 @@ void result_set_release(struct result_set *s);
  * tag when with_tag. Caller frees. */
 char *rs_key(const struct rs_entry *e, int with_tag);
 
+/* The order tables list cases in: plugin, tag, case index, parameters
+ * (qsort-style: <0, 0, >0). */
+int rs_entry_order(const struct rs_entry *a, const struct rs_entry *b);
+
+/* The entries' keys sorted by key, then by index (so, for a set loaded in
+ * date order, chronologically within a key): s->n of them, each with its
+ * index into s->entries. Free with rs_keys_release. */
+struct rs_keyed {
+  char *key;
+  size_t idx;
+};
+struct rs_keyed *rs_sorted_keys(const struct result_set *s, int with_tag);
+void rs_keys_release(struct rs_keyed *k, size_t n);
+
 /* The newest entry per key (by date, then file name: a later file of the
  * same day wins), sorted by key: indices into s->entries in *idx (caller
  * frees), count in *n. */

@@ -15,6 +15,7 @@
 #include "analyze/compare_case.h"
 #include "analyze/result_set.h"
 #include "core/text_table.h"
+#include "core/units.h"
 #include "core/util.h"
 
 #define USAGE                                                                                     \
@@ -183,13 +184,7 @@ static const struct rs_entry *any_side(const struct row *r) {
 }
 
 static int cmp_rows(const void *pa, const void *pb) {
-  const struct rs_entry *a = any_side(pa), *b = any_side(pb);
-  int c = strcmp(a->plugin, b->plugin);
-  if (c) return c;
-  c = strcmp(a->tag, b->tag);
-  if (c) return c;
-  if (a->r->index != b->r->index) return a->r->index < b->r->index ? -1 : 1;
-  return strcmp(a->params, b->params);
+  return rs_entry_order(any_side(pa), any_side(pb));
 }
 
 /* Merge-join the newest case of each key on both sides. */

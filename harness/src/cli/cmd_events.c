@@ -28,6 +28,7 @@
 #include "results/events_read.h"
 #include "cli/progress.h"
 #include "core/term.h"
+#include "core/units.h"
 #include "core/util.h"
 
 #define USAGE "usage: bench events FILE [--follow | --summary]"
@@ -36,14 +37,6 @@
 
 static int is_failed(const char *status) {
   return strcmp(status, "OK") != 0 && strcmp(status, "SKIPPED") != 0 && strcmp(status, "RUNNING") != 0;
-}
-
-static void format_ms(double ms, char *out, size_t len) {
-  double ns = ms * 1e6;
-  if (ns < 1e3) snprintf(out, len, "%.1f ns", ns);
-  else if (ns < 1e6) snprintf(out, len, "%.2f us", ns / 1e3);
-  else if (ns < 1e9) snprintf(out, len, "%.3f ms", ns / 1e6);
-  else snprintf(out, len, "%.3f s", ns / 1e9);
 }
 
 /* The cells of one row. */
@@ -57,11 +50,13 @@ static void make_row(const struct ev_case *c, struct row *r) {
   snprintf(r->num, sizeof r->num, "%d", c->index + 1);
   if (c->have & HAVE_WALL) snprintf(r->wall, sizeof r->wall, "%.2f", c->wall_s);
   else snprintf(r->wall, sizeof r->wall, "-");
-  if (c->have & HAVE_MEDIAN) format_ms(c->median_ms, r->median, sizeof r->median);
-  else snprintf(r->median, sizeof r->median, "-");
-  if (c->have & HAVE_GFLOPS) snprintf(r->thr, sizeof r->thr, "%.3g GFLOP/s", c->gflops);
-  else if (c->have & HAVE_GBPS) snprintf(r->thr, sizeof r->thr, "%.3g GB/s", c->gbps);
-  else snprintf(r->thr, sizeof r->thr, "-");
+  char *t = c->have & HAVE_MEDIAN ? fmt_time_ns(c->median_ms * 1e6) : xstrdup("-");
+  snprintf(r->median, sizeof r->median, "%s", t);
+  free(t);
+  t = c->have & HAVE_GFLOPS ? fmt_rate(c->gflops, "GFLOP/s")
+      : c->have & HAVE_GBPS ? fmt_rate(c->gbps, "GB/s") : xstrdup("-");
+  snprintf(r->thr, sizeof r->thr, "%s", t);
+  free(t);
   char *label = term_escape(c->label ? c->label : "?");
   if (strlen(label) > LABEL_MAX) snprintf(r->label, sizeof r->label, "%.*s...", LABEL_MAX - 3, label);
   else snprintf(r->label, sizeof r->label, "%s", label);

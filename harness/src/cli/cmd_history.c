@@ -14,6 +14,7 @@
 #include "analyze/history.h"
 #include "analyze/result_set.h"
 #include "core/text_table.h"
+#include "core/units.h"
 #include "core/util.h"
 
 #define USAGE                                                                                   \

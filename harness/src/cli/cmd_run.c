@@ -1,10 +1,8 @@
 /* bench [--preset P] [--plugin X]...: run the selected plugins' cases under a
  * preset, each in its own child, and keep every result as it comes. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "plan/case_filter.h"
 #include "analyze/baseline.h"
@@ -18,6 +16,7 @@
 #include "plan/plugin_select.h"
 #include "plan/preset.h"
 #include "cli/progress.h"
+#include "results/case_line.h"
 #include "results/io.h"
 #include "run/runner.h"
 #include "core/term.h"
@@ -48,27 +47,6 @@ struct suite {
   int isolation_case;            /* one process per case (else one worker per plugin) */
 };
 
-static int mkdir_p(const char *path) {
-  if (!*path) return error("the results folder name is empty");
-  char *p = xstrdup(path);
-  int rc = 0;
-  for (char *s = p + 1; rc == 0; s++) {
-    if (*s == '/' || *s == '\0') {
-      char c = *s;
-      *s = '\0';
-      if (mkdir(p, 0777) != 0 && errno != EEXIST) rc = error("cannot create folder '%s': %s", p, strerror(errno));
-      *s = c;
-      if (!c) break;
-    }
-  }
-  if (rc == 0) {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) rc = error("'%s' is not a folder", path);
-  }
-  free(p);
-  return rc;
-}
-
 static int plugin_name_in(const char *name, const struct bench_plugin **descs, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (strcmp(descs[i]->name, name) == 0) return 1;
@@ -95,54 +73,12 @@ static void heartbeat(void *arg, double elapsed) {
                 suite_eta, 0);
 }
 
-static void format_time(double ns, char *out, size_t len) {
-  if (ns < 1e3) snprintf(out, len, "%.1f ns", ns);
-  else if (ns < 1e6) snprintf(out, len, "%.2f us", ns / 1e3);
-  else if (ns < 1e9) snprintf(out, len, "%.3f ms", ns / 1e6);
-  else snprintf(out, len, "%.3f s", ns / 1e9);
-}
-
-/* One line per finished case, like a test runner's. */
+/* One line per finished case (results/case_line.c renders it). */
 static void print_case(struct suite *s, const struct case_result *r, const char *label) {
   progress_clear(&s->progress);
-  fprintf(s->out, "[%*d/%d] %s%s%s: %s", s->total >= 100 ? 3 : 2, r->index + 1, s->total, term_str(r->plugin),
-          *label ? " " : "", term_str(label), case_status_name(r->status));
-  if (r->status == CASE_OK) {
-    const struct stats *t = case_time(r);
-    char med[32];
-    format_time(t->median, med, sizeof med);
-    fprintf(s->out, "  median %s", med);
-    if (t->median > 0 && t->n >= 2) fprintf(s->out, " +-%.2f%%", (t->ci_hi - t->ci_lo) / 2 / t->median * 100);
-    fprintf(s->out, " (%s)  cv %.2f%%  n=%zu", case_timer_name(r), t->cv * 100, r->nsamples);
-    if (r->batch > 1) fprintf(s->out, "  batch %d", r->batch);
-    /* Many outliers (hyperfine warns on them): the median is robust, the
-     * machine was busy. */
-    if (t->outliers >= 2 && t->outliers * 20 >= t->n)
-      fprintf(s->out, "  outliers %zu (%.0f%%)", t->outliers, 100.0 * (double)t->outliers / (double)t->n);
-    if (r->flops > 0) fprintf(s->out, "  %.3g GFLOP/s", case_gflops(r));
-    if (r->bytes > 0) fprintf(s->out, "  %.3g GB/s", case_gbps(r));
-    if (r->items > 0)
-      fprintf(s->out, "  %.3g %s/s (%.3g ns each)", case_items_per_s(r), term_str(r->item_unit),
-              case_ns_per_item(r));
-    if (r->check.checked) fprintf(s->out, "  max_abs_err %.2g (%s)", r->check.max_abs_err, term_str(r->check.method));
-    if (r->determinism != DET_NOT_CHECKED) fprintf(s->out, "  %s", determinism_name(r->determinism));
-    const char *bl = kv_list_get(r->ninfo, r->info, "baseline");
-    if (bl) fprintf(s->out, "  baseline: %s", bl);
-    if (!r->settled) fprintf(s->out, "\n      %s", r->settle_note ? term_str(r->settle_note) : "did not settle");
-  } else if (r->message) {
-    fprintf(s->out, "  %s", term_str(r->message));
-  }
-  if (r->status != CASE_OK && kv_list_get(r->ninfo, r->info, "baseline"))
-    fprintf(s->out, "  (baseline: %s)", kv_list_get(r->ninfo, r->info, "baseline"));
-  fprintf(s->out, "\n");
-  const char *plugin_note = kv_list_get(r->ninfo, r->info, "note");
-  if (plugin_note) fprintf(s->out, "      note: %s\n", term_str(plugin_note));
-  if (case_status_failed(r->status) && r->stderr_tail) {
-    char *copy = xstrdup(r->stderr_tail), *save = NULL;
-    for (char *ln = strtok_r(copy, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
-      fprintf(s->out, "      | %s\n", term_str(ln));
-    free(copy);
-  }
+  char *line = case_line(r, label, s->total);
+  fputs(line, s->out);
+  free(line);
   fflush(s->out);
 }
 
@@ -275,8 +211,8 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
     if (baseline_load(s->baseline, o->baseline) != 0) return -1;
   }
   s->isolation_case = o->isolation ? o->isolation == 2 : s->preset.policy.isolation_case;
-  if (mkdir_p(o->results_dir) != 0) return -1;
-  /* Can it take this run's files? Found now, not after the whole suite. */
+  /* Make the folder and see that it can take this run's files: found now,
+   * not after the whole suite. */
   const char **names = xcalloc(s->nplugins, sizeof *names);
   for (size_t i = 0; i < s->nplugins; i++) names[i] = s->plugins[i]->desc->name;
   rc = results_check_dir(o->results_dir, names, s->nplugins, s->preset.name, o->tag);

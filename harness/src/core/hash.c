@@ -47,7 +47,8 @@ done:
 void sha256_hex(const void *data, size_t len, char out[65]) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned mdlen = 0;
-  EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
+  out[0] = '\0';
+  if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32) return;
   to_hex(md, mdlen, out);
 }
 

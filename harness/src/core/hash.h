@@ -8,7 +8,7 @@
 
 /* SHA-256 of a file's bytes as 64 hex digits. 0, or -1 after error(). */
 int sha256_file(const char *path, char out[65]);
-/* SHA-256 of a buffer as 64 hex digits. */
+/* SHA-256 of a buffer as 64 hex digits ("" if libcrypto fails). */
 void sha256_hex(const void *data, size_t len, char out[65]);
 
 #define FNV1A64_INIT 0xcbf29ce484222325ull

@@ -121,28 +121,3 @@ void table_release(struct text_table *t) {
   free(t->right);
   memset(t, 0, sizeof *t);
 }
-
-char *fmt_sig4(double v) {
-  double a = v < 0 ? -v : v;
-  if (!(a == a) || a > 1e300) return xstrdup("-");
-  if (a >= 999.95) return xasprintf("%.0f", v);
-  if (a >= 99.995) return xasprintf("%.1f", v);
-  if (a >= 9.9995) return xasprintf("%.2f", v);
-  if (a >= 0.9995 || a == 0.0) return xasprintf("%.3f", v);
-  return xasprintf("%.3g", v);
-}
-
-char *fmt_time_ns(double ns) {
-  static const char *const units[] = {"ns", "us", "ms", "s"};
-  if (!(ns == ns) || ns > 1e300 || ns < -1e300) return xstrdup("-");
-  double v = ns;
-  size_t u = 0;
-  while (u < 3 && (v < 0 ? -v : v) >= 999.95) {
-    v /= 1e3;
-    u++;
-  }
-  char *num = fmt_sig4(v);
-  char *s = xasprintf("%s %s", num, units[u]);
-  free(num);
-  return s;
-}

@@ -28,10 +28,4 @@ void table_set_colour(struct text_table *t, size_t row, size_t col, const char *
 char *table_render(const struct text_table *t, enum table_format f, int colour);
 void table_release(struct text_table *t);
 
-/* Cell text helpers. A time per iteration in the unit that keeps 1..999.9
- * ("850.0 ns", "12.35 us", "1.234 ms"), "-" when not finite; a number with
- * four significant digits and no exponent where it fits. */
-char *fmt_time_ns(double ns);
-char *fmt_sig4(double v);
-
 #endif

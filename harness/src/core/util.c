@@ -78,6 +78,11 @@ char *xvasprintf(const char *fmt, va_list ap) {
   return s;
 }
 
+void *grow_for_one(void *v, size_t n, size_t size) {
+  if (n && (n & (n - 1))) return v;
+  return xrealloc(v, (n ? 2 * n : 1) * size);
+}
+
 char *xasprintf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -27,6 +27,10 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) UTIL_PRINTF(1, 2);
 char *xvasprintf(const char *fmt, va_list ap);
+/* Room for one more item in an array of n items that grows by doubling:
+ * the capacity is the next power of two, so none is stored. Every append
+ * to such an array must go through it. Returns the (moved) array. */
+void *grow_for_one(void *v, size_t n, size_t size);
 
 /* Growable NUL-terminated string. */
 struct strbuf {

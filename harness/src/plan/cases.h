@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "bench/plugin.h"
+#include "plan/param_decl.h"
 #include "plan/preset.h"
 
 /* One parameter value of a case, already checked against its declaration. */
@@ -58,13 +59,5 @@ char *case_label(const struct case_def *c);
 
 /* The value of parameter `name` in case c, or NULL if it has none. */
 const struct case_value *case_find(const struct case_def *c, const char *name);
-
-/* Is text (a value or comma list) valid for bp? 0, or -1 with the reason
- * in err ("'abc' is not an integer"). */
-int param_value_check(const struct bench_param *bp, const char *text, char *err, size_t errlen);
-
-/* Check a plugin's own parameter declarations (names, types, choices,
- * defaults for every tier parse). 0, or -1 with a message in err. */
-int params_validate(const struct bench_plugin *p, char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan/cases.h"
+#include "plan/param_values.h"
 #include "core/util.h"
 
 static struct preset_section *section_for(struct preset *p, const char *name) {

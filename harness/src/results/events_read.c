@@ -26,13 +26,6 @@ void ev_log_release(struct ev_log *l) {
   memset(l, 0, sizeof *l);
 }
 
-/* Room for one more item in an array of n that grows by doubling: the
- * capacity is the next power of two, so none is stored. */
-static void *grow_for_one(void *v, size_t n, size_t size) {
-  if (n && (n & (n - 1))) return v;
-  return xrealloc(v, (n ? 2 * n : 1) * size);
-}
-
 static struct ev_suite *suite_new(struct ev_log *l) {
   l->suites = grow_for_one(l->suites, l->n, sizeof *l->suites);
   struct ev_suite *s = &l->suites[l->n++];

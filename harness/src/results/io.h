@@ -91,9 +91,6 @@ void results_run_release(struct results_run *w); /* closes the journal, keeps th
 #define RESULTS_STALE_DEAD_S 60
 void results_clean_stale(const char *dir);
 
-/* mkdir -p for a results folder; an empty name is refused. 0, or -1 after
- * error(). */
-int results_make_dir(const char *dir);
 /* Before the first case: make dir, then write and remove a probe file
  * with a name longer than any this run will write there (today's
  * <date>_<plugin>_<preset>[_<tag>] for each plugin, the longest suffix,

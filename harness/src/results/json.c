@@ -183,7 +183,8 @@ static json_t *case_to_json(const struct case_result *r) {
   put(o, "host", stats_to_json(&r->host));
   put(o, "device", stats_to_json(&r->device));
   put(o, "settled", json_boolean(r->settled));
-  put(o, "target_cv", jnum(r->target_cv));
+  put(o, "target_noise", jnum(r->target_noise));
+  put(o, "stop_rule", r->stop_rule[0] ? jstr(r->stop_rule) : json_null());
   put(o, "settle_note", jstr(r->settle_note));
   put(o, "check", check_to_json(&r->check));
   put(o, "determinism", json_string(determinism_name(r->determinism)));
@@ -216,7 +217,7 @@ static json_t *env_to_json(const struct run_env *e) {
   json_t *o = json_object();
   put(o, "date", jstr(e->date));
   put(o, "started", jstr(e->started));
-  put(o, "host", jstr(e->host));
+  put(o, "host", jstr(e->hostname));
   put(o, "cpu", jstr(e->cpu));
   put(o, "cpus", json_integer(e->cpus));
   if (e->caches.llc > 0) put(o, "cpu.caches", caches_to_json(&e->caches));
@@ -504,7 +505,9 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, struc
       read_int(rd, o, "warmup_iters", &r->warmup_iters) ||
       read_size(rd, o, "nsamples", &r->nsamples) || read_stats(rd, o, "host", &r->host) ||
       read_stats(rd, o, "device", &r->device) || read_bool(rd, o, "settled", &r->settled) ||
-      read_double(rd, o, "target_cv", &r->target_cv) ||
+      /* "target_cv" in files written before it was named for what it is */
+      read_double(rd, o, json_object_get(o, "target_noise") ? "target_noise" : "target_cv",
+                  &r->target_noise) ||
       read_str(rd, o, "settle_note", &r->settle_note) || check_from_json(rd, o, &r->check))
     return -1;
 
@@ -524,6 +527,11 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, struc
     free(s);
     if (bad) return -1;
   }
+  if (json_object_get(o, "stop_rule") && /* optional: files before it have none */
+      read_str_buf(rd, o, "stop_rule", r->stop_rule, sizeof r->stop_rule))
+    return -1;
+  if (r->stop_rule[0] && strcmp(r->stop_rule, "ci") != 0 && strcmp(r->stop_rule, "cv") != 0)
+    return fail(rd, "stop_rule", "unknown value \"%s\" (expected ci or cv)", r->stop_rule);
   if (json_object_get(o, "items") && /* optional: only cases that declared items */
       (read_double(rd, o, "items", &r->items) ||
        read_str_buf(rd, o, "item_unit", r->item_unit, sizeof r->item_unit)))
@@ -593,7 +601,7 @@ static int env_from_json(const struct reader *rd, const json_t *root, struct run
   if (read_object(rd, root, "env", &o)) return -1;
   struct reader sub = {rd->err, rd->errlen, "env"};
   if (read_str(&sub, o, "date", &e->date) || read_str(&sub, o, "started", &e->started) ||
-      read_str(&sub, o, "host", &e->host) || read_str(&sub, o, "cpu", &e->cpu) ||
+      read_str(&sub, o, "host", &e->hostname) || read_str(&sub, o, "cpu", &e->cpu) ||
       read_int(&sub, o, "cpus", &e->cpus) || read_str(&sub, o, "os", &e->os) ||
       read_str(&sub, o, "bench_version", &e->bench_version) ||
       read_str(&sub, o, "git_revision", &e->git_revision) ||

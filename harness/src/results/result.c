@@ -157,7 +157,7 @@ void kv_list_release(size_t *n, struct kv **list) {
 void run_env_release(struct run_env *e) {
   free(e->date);
   free(e->started);
-  free(e->host);
+  free(e->hostname);
   free(e->cpu);
   free(e->os);
   free(e->bench_version);

@@ -68,7 +68,10 @@ struct case_result {
   struct stats host;    /* over host_ns */
   struct stats device;  /* over device_ns (n == 0 when not reported) */
   int settled;          /* 1 if the noise target was met */
-  double target_cv;
+  double target_noise;  /* the noise target the stopping rule had (0.02 = 2%) */
+  char stop_rule[8];    /* which noise it bounded: "ci" (the median's 95% CI,
+                           relative half-width) or "cv"; "" when unknown (a
+                           file written before bench recorded it) */
   char *settle_note;    /* why it did not settle, or NULL */
 
   /* verification */
@@ -110,7 +113,7 @@ void kv_list_release(size_t *n, struct kv **list);
 struct run_env {
   char *date;          /* local "YYYY-MM-DD" */
   char *started;       /* UTC ISO 8601 */
-  char *host;          /* hostname */
+  char *hostname;      /* the machine's name (JSON "host") */
   char *cpu;           /* CPU model string */
   int cpus;            /* online CPUs */
   struct cpu_caches caches; /* the caches and the source of each (llc 0: not recorded) */

@@ -71,7 +71,7 @@ static void key_add(struct strbuf *sb, const char *s) {
  * parameters: the same case, whatever its index or file. */
 static char *case_key(const struct run_file *f, const struct case_result *r) {
   struct strbuf sb = STRBUF_INIT;
-  key_add(&sb, f->env.host);
+  key_add(&sb, f->env.hostname);
   key_add(&sb, f->env.date);
   key_add(&sb, f->env.tag);
   key_add(&sb, f->env.preset);
@@ -203,7 +203,7 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   const struct check_result *c = &r->check;
 
   csv_add_field(sb, f->env.date);
-  add_sep_field(sb, f->env.host);
+  add_sep_field(sb, f->env.hostname);
   add_sep_field(sb, f->env.tag);
   add_sep_field(sb, r->plugin ? r->plugin : f->plugin);
   add_sep_field(sb, r->backend);

@@ -15,6 +15,8 @@
 
 #include "results/io.h"
 
+#include "core/dirs.h"
+
 #define MAX_CLAIM 10000 /* .2 ... .9999 before giving up */
 
 static void add_safe(struct strbuf *sb, const char *part) {
@@ -113,27 +115,6 @@ int write_file_atomic(const char *path, const char *data, size_t len) {
   return 0;
 }
 
-int results_make_dir(const char *dir) {
-  if (!dir || !*dir) return error("the results folder name is empty");
-  char *p = xstrdup(dir);
-  int rc = 0;
-  for (char *s = p + 1; *s && !rc; s++) { /* every parent, then dir itself */
-    if (*s != '/') continue;
-    *s = '\0';
-    if (mkdir(p, 0777) != 0 && errno != EEXIST)
-      rc = error("cannot create folder '%s' for results: %s", p, strerror(errno));
-    *s = '/';
-  }
-  if (!rc && mkdir(p, 0777) != 0 && errno != EEXIST)
-    rc = error("cannot create folder '%s' for results: %s", p, strerror(errno));
-  free(p);
-  struct stat st;
-  if (rc) return -1;
-  if (stat(dir, &st) != 0) return error("cannot create folder '%s' for results: %s", dir, strerror(errno));
-  if (!S_ISDIR(st.st_mode)) return error("cannot create folder '%s' for results: %s", dir, strerror(ENOTDIR));
-  return 0;
-}
-
 static int exists(const char *path) {
   struct stat st;
   return lstat(path, &st) == 0 || errno != ENOENT;
@@ -220,7 +201,7 @@ int results_save(const char *dir, const struct run_file *f, char **base) {
     if (!rc) rc = write_file_atomic(tpath, text, strlen(text));
     free(jpath);
     free(tpath);
-  } else if (results_make_dir(dir)) {
+  } else if (make_dirs(dir, "results")) {
     rc = -1;
   } else {
     char date[11];
@@ -385,7 +366,7 @@ void results_clean_stale(const char *dir) {
 
 int results_check_dir(const char *dir, const char *const *plugins, size_t nplugins,
                       const char *preset, const char *tag) {
-  if (results_make_dir(dir)) return -1;
+  if (make_dirs(dir, "results")) return -1;
   char date[11];
   today_local(date);
   int rc = 0;

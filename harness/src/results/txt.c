@@ -8,6 +8,8 @@
 
 #include "results/io.h"
 
+#include "core/units.h"
+
 /* ---- text helpers ----------------------------------------------------- */
 
 /* Append s with control characters shown as '?' (tabs as a space), so that
@@ -33,33 +35,6 @@ static size_t display_width(const char *s) {
   for (; *s; s++)
     if (((unsigned char)*s & 0xc0) != 0x80) w++;
   return w;
-}
-
-/* Four significant digits without an exponent where it fits. */
-static char *fmt_sig(double v) {
-  double a = fabs(v);
-  if (a >= 999.95) return xasprintf("%.0f", v);
-  if (a >= 99.995) return xasprintf("%.1f", v);
-  if (a >= 9.9995) return xasprintf("%.2f", v);
-  if (a >= 0.9995 || a == 0.0) return xasprintf("%.3f", v);
-  return xasprintf("%.3g", v);
-}
-
-/* A time per iteration in the unit that keeps 1..999.9: "850.0 ns",
- * "12.35 µs", "1.234 ms", "2.500 s". */
-static char *fmt_time(double ns) {
-  static const char *const units[] = {"ns", "µs", "ms", "s"};
-  if (!isfinite(ns)) return xstrdup("-");
-  double v = ns;
-  size_t u = 0;
-  while (u < 3 && fabs(v) >= 999.95) {
-    v /= 1e3;
-    u++;
-  }
-  char *num = fmt_sig(v);
-  char *s = xasprintf("%s %s", num, units[u]);
-  free(num);
-  return s;
 }
 
 static const char *signal_name(int sig) {
@@ -141,6 +116,26 @@ static char *work_sources(const struct run_file *f) {
                    n[WORK_OPERATION], n[WORK_PLUGIN]);
 }
 
+/* "ci <= 2%: the median's 95% CI, relative half-width": the stopping rule
+ * of the cases that were timed, each distinct one once, "; "-joined. */
+static char *stop_rules(const struct run_file *f) {
+  struct strbuf sb = STRBUF_INIT;
+  for (size_t i = 0; i < f->ncases; i++) {
+    const struct case_result *r = &f->cases[i];
+    if (!r->stop_rule[0] || r->nsamples == 0) continue;
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = f->cases[j].nsamples > 0 && strcmp(f->cases[j].stop_rule, r->stop_rule) == 0 &&
+             f->cases[j].target_noise == r->target_noise;
+    if (seen) continue;
+    if (sb.len) strbuf_adds(&sb, "; ");
+    strbuf_addf(&sb, "%s <= %g%%: %s", r->stop_rule, r->target_noise * 100.0,
+                strcmp(r->stop_rule, "cv") == 0 ? "cv = stddev / mean"
+                                                : "the median's 95% CI, relative half-width");
+  }
+  return strbuf_detach(&sb);
+}
+
 static void add_header(struct strbuf *sb, const struct run_file *f) {
   const struct run_env *e = &f->env;
   strbuf_adds(sb, "bench results\n");
@@ -153,7 +148,7 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   header_line(sb, "mode", e->mode);
   header_line(sb, "date", e->date);
   header_line(sb, "started", e->started);
-  header_line(sb, "host", e->host);
+  header_line(sb, "host", e->hostname);
   header_line(sb, "cpu", e->cpu);
   char cpus[16];
   snprintf(cpus, sizeof cpus, "%d", e->cpus);
@@ -175,6 +170,9 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   char *work = work_sources(f);
   if (work) header_line(sb, "work", work); /* only files that say */
   free(work);
+  char *rule = stop_rules(f);
+  header_line(sb, "stop rule", rule);
+  free(rule);
 
   struct strbuf counts = STRBUF_INIT;
   strbuf_addf(&counts, "%zu", f->ncases);
@@ -218,12 +216,12 @@ static void row_cells(const struct case_result *r, char **cell) {
   cell[COL_STATUS] = xstrdup(case_status_name(r->status));
   cell[COL_SAMPLES] = xasprintf("%zu", r->nsamples);
   cell[COL_TIMER] = xstrdup(timed ? case_timer_name(r) : "-");
-  cell[COL_MEDIAN] = timed ? fmt_time(t->median) : xstrdup("-");
-  cell[COL_MIN] = timed ? fmt_time(t->min) : xstrdup("-");
+  cell[COL_MEDIAN] = timed ? fmt_time_ns(t->median) : xstrdup("-");
+  cell[COL_MIN] = timed ? fmt_time_ns(t->min) : xstrdup("-");
   cell[COL_CV] = timed && t->n >= 2 ? xasprintf("%.2f%%", t->cv * 100.0) : xstrdup("-");
   double gf = case_gflops(r), gb = case_gbps(r);
-  cell[COL_GFLOPS] = gf > 0 ? fmt_sig(gf) : xstrdup("-");
-  cell[COL_GBPS] = gb > 0 ? fmt_sig(gb) : xstrdup("-");
+  cell[COL_GFLOPS] = gf > 0 ? fmt_sig4(gf) : xstrdup("-");
+  cell[COL_GBPS] = gb > 0 ? fmt_sig4(gb) : xstrdup("-");
   if (r->check.checked) {
     cell[COL_ERR] = xasprintf("%.3g", r->check.max_abs_err);
     cell[COL_TOL] = xasprintf("%g/%g", r->check.rtol, r->check.atol);
@@ -371,6 +369,21 @@ static void check_note(struct strbuf *sb, const struct check_result *c) {
   strbuf_release(&t);
 }
 
+/* Why a case did not settle, when the file has no note of it: the noise
+ * the stopping rule that ran bounds, against its target. */
+static void unsettled_note(struct strbuf *sb, const struct case_result *r) {
+  const struct stats *t = case_time(r);
+  if (strcmp(r->stop_rule, "cv") == 0)
+    notef(sb, "did not settle", "noise (cv) %.2f%% above the target %.2f%%", t->cv * 100.0,
+          r->target_noise * 100.0);
+  else if (strcmp(r->stop_rule, "ci") == 0 && t->median > 0)
+    notef(sb, "did not settle", "noise (median's 95%% CI) %.2f%% above the target %.2f%%",
+          (t->ci_hi - t->ci_lo) / 2 / t->median * 100.0, r->target_noise * 100.0);
+  else
+    notef(sb, "did not settle", "noise above the target %.2f%% (stopping rule not recorded)",
+          r->target_noise * 100.0);
+}
+
 /* The notes of one case, or nothing when all went as expected. */
 static void case_notes(struct strbuf *sb, const struct case_result *r) {
   struct strbuf n = STRBUF_INIT;
@@ -384,8 +397,7 @@ static void case_notes(struct strbuf *sb, const struct case_result *r) {
       while (*text == ':' || *text == ' ') text++;
       note(&n, "did not settle", text);
     }
-    else notef(&n, "did not settle", "cv %.2f%% above the target %.2f%%",
-               case_time(r)->cv * 100.0, r->target_cv * 100.0);
+    else unsettled_note(&n, r);
   }
   if (r->items > 0 && case_items_per_s(r) > 0)
     notef(&n, "per item", "%.4g %s/s, %.4g ns per %s (%.6g %s per iteration)",

@@ -51,7 +51,7 @@ void run_env_collect(struct run_env *e, int argc, char **argv, const char *prese
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   host[sizeof host - 1] = '\0';
-  e->host = xstrdup(host);
+  e->hostname = xstrdup(host);
   e->cpu = cpu_model();
   e->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN); /* sysfs, else /proc/stat */
   cpu_set_t set;

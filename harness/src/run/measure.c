@@ -158,7 +158,7 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
     int enough = (int)s->n >= pol->min_samples && el >= pol->min_time_s;
     /* The interval needs a sort: look again after every 1/16 more samples. */
     if (enough && s->n >= next_check) {
-      if (stats_settled(s->dev_ok ? s->dev : s->host, s->n, pol->stop_cv, pol->target_cv, &noise))
+      if (stats_settled(s->dev_ok ? s->dev : s->host, s->n, pol->stop_rule == STOP_CV, pol->target_noise, &noise))
         break;
       next_check = s->n + (s->n / 16 > 1 ? s->n / 16 : 1);
     }
@@ -174,8 +174,8 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
   /* Settled: enough samples and the noise target met, whichever rule
    * stopped the loop (max_samples may come before min_time for a fast case). */
   double el = now_s() - t0;
-  int ok = stats_settled(s->dev_ok ? s->dev : s->host, s->n, pol->stop_cv, pol->target_cv, &noise);
-  const char *what = pol->stop_cv ? "cv" : "median's 95% CI";
+  int ok = stats_settled(s->dev_ok ? s->dev : s->host, s->n, pol->stop_rule == STOP_CV, pol->target_noise, &noise);
+  const char *what = pol->stop_rule == STOP_CV ? "cv" : "median's 95% CI";
   if ((int)s->n < pol->min_samples)
     r->settle_note = xasprintf("did not settle: only %zu of %d samples within max_time %.3g s",
                                s->n, pol->min_samples, pol->max_time_s);
@@ -186,11 +186,11 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
     struct stats st;
     stats_compute(s->dev_ok ? s->dev : s->host, s->n, &st);
     char drift[96] = "";
-    if (!pol->stop_cv && st.drift > pol->target_cv)
+    if (pol->stop_rule == STOP_CI && st.drift > pol->target_noise)
       snprintf(drift, sizeof drift, "; the level drifted during the run (block medians +-%.2f%%)",
                st.drift * 100);
     r->settle_note = xasprintf("did not settle: noise (%s) %.2f%% > target %.2f%% after %zu samples in %.3g s (%s)%s",
-                               what, isfinite(noise) ? noise * 100 : 100.0, pol->target_cv * 100, s->n, el,
+                               what, isfinite(noise) ? noise * 100 : 100.0, pol->target_noise * 100, s->n, el,
                                why ? why : "stopped", drift);
   } else
     r->settled = 1;
@@ -280,7 +280,8 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
   host_bind(h, c, r, pol->verify);
   for (size_t i = 0; i < pr->init.ninfo; i++) /* what init said holds for every case */
     kv_list_add(&r->ninfo, &r->info, pr->init.info[i].key, pr->init.info[i].value);
-  r->target_cv = pol->target_cv;
+  r->target_noise = pol->target_noise;
+  snprintf(r->stop_rule, sizeof r->stop_rule, "%s", stop_rule_name(pol->stop_rule));
   r->check.pass = 1;
   snprintf(r->check.method, sizeof r->check.method, "none");
   void *state = NULL;

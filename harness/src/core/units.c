@@ -1,0 +1,39 @@
+/* The one formatter for durations and rates (see units.h). */
+#include "core/units.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/util.h"
+
+char *fmt_sig4(double v) {
+  double a = fabs(v);
+  if (!isfinite(v) || a > 1e300) return xstrdup("-");
+  if (a >= 999.95) return xasprintf("%.0f", v);
+  if (a >= 99.995) return xasprintf("%.1f", v);
+  if (a >= 9.9995) return xasprintf("%.2f", v);
+  if (a >= 0.9995 || a == 0.0) return xasprintf("%.3f", v);
+  return xasprintf("%.3g", v);
+}
+
+char *fmt_time_ns(double ns) {
+  static const char *const units[] = {"ns", "us", "ms", "s"};
+  if (!isfinite(ns)) return xstrdup("-");
+  double v = ns;
+  size_t u = 0;
+  while (u < 3 && fabs(v) >= 999.95) {
+    v /= 1e3;
+    u++;
+  }
+  char *num = fmt_sig4(v);
+  char *s = xasprintf("%s %s", num, units[u]);
+  free(num);
+  return s;
+}
+
+char *fmt_rate(double v, const char *unit) {
+  char *num = fmt_sig4(v);
+  char *s = xasprintf("%s %s", num, unit);
+  free(num);
+  return s;
+}

@@ -1,0 +1,19 @@
+/* Numbers with units as bench prints them, one spelling everywhere (the
+ * terminal case line, the .txt, the events table, compare and history
+ * tables): times "850.0 ns", "12.35 us", "1.234 ms", "2.500 s" (ASCII "us",
+ * as presets write it), rates "47.66 GFLOP/s". */
+#ifndef BENCH_UNITS_H
+#define BENCH_UNITS_H
+
+/* A number with four significant digits and no exponent where it fits
+ * ("1234", "47.66", "4.468", "0.000123" as "0.000123"); "-" when not finite. */
+char *fmt_sig4(double v);
+
+/* A time in nanoseconds in the unit that keeps 1..999.9 ("850.0 ns",
+ * "12.35 us", "1.234 ms", "2.500 s"); "-" when not finite. */
+char *fmt_time_ns(double ns);
+
+/* A rate with its unit ("47.66 GFLOP/s", "4.468 GB/s"). */
+char *fmt_rate(double v, const char *unit);
+
+#endif

@@ -32,13 +32,11 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   struct vk_gemm *s;
   int rc = vk_gemm_setup(host, ctx, state, &s);
   if (rc) return rc;
-  struct vkh *vk = s->vk;
+  struct vkh *vk = s->vc.vk;
 
   const struct vkh_pipeline_desc d = {
       .name = "vk_gemm",
-      .code = s->dtype == BENCH_F16 ? spv_f16 : spv_f32,
-      .code_size = s->dtype == BENCH_F16 ? sizeof spv_f16 : sizeof spv_f32,
-      .buffers = 3,
+      VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
       .push_size = 12,
       .local = {WG, WG, 1},
   };
@@ -46,9 +44,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   uint32_t groups[3];
   if ((rc = vkh_groups_2d(vk, ((uint64_t)s->n + WG - 1) / WG, ((uint64_t)s->m + WG - 1) / WG,
                           groups)) ||
-      (rc = vkh_kernel_create(vk, &s->kern, &d,
-                              (struct vkh_buffer *const[]){&s->a.dev, &s->b.dev, &s->c.dev}, push,
-                              groups)))
+      (rc = vkh_case_kernel(&s->vc, &d, push, groups)))
     return rc;
   vk_gemm_set_work(host, s);
   return vkh_status(vk);
@@ -64,8 +60,8 @@ BENCH_PLUGIN_DEFINE = {
     .init = vkh_init,
     .deinit = vkh_deinit,
     .setup = setup,
-    .run = vk_gemm_run,
+    .run = vkh_case_run,
     .verify = vk_gemm_verify,
-    .teardown = vk_gemm_teardown,
-    .run_batch = vk_gemm_run_batch,
+    .teardown = vkh_case_teardown,
+    .run_batch = vkh_case_run_batch,
 };

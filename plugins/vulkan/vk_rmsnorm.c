@@ -29,12 +29,11 @@ static const uint32_t spv_f16[] =
 #endif
 
 struct rmsnorm {
-  struct vkh *vk;
+  struct vkh_case vc; /* first: run, run_batch and teardown are vkh_case_* */
   int64_t rows, cols;
   float eps;
   enum bench_dtype dtype;
-  struct vkh_array x, w, y;
-  struct vkh_kernel k;
+  struct vkh_array *x, *w, *y;
 };
 
 static const struct bench_param params[] = {
@@ -50,31 +49,28 @@ static const struct bench_param params[] = {
 };
 
 static int setup(const struct bench_host *host, void *ctx, void **state) {
-  struct rmsnorm *s = calloc(1, sizeof *s);
-  if (!s) return host->fail(host, "out of memory");
-  *state = s;
-  struct vkh *vk = s->vk = vkh_case(host, ctx);
+  int rc = vkh_case_new(host, ctx, sizeof(struct rmsnorm), state);
+  if (rc) return rc;
+  struct rmsnorm *s = *state;
+  struct vkh *vk = s->vc.vk;
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   s->eps = (float)host->param_float(host, "eps");
   s->dtype = vkh_param_dtype(host);
   const size_t n = (size_t)(s->rows * s->cols);
-  int rc;
   if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
 #ifdef TILED
   if ((rc = vkh_require_subgroup_arithmetic(vk))) return rc;
 #endif
 
-  if ((rc = vkh_array_random(vk, &s->x, n, s->dtype, 1, "x")) ||
-      (rc = vkh_array_random(vk, &s->w, (size_t)s->cols, s->dtype, 2, "w")) ||
-      (rc = vkh_array_output(vk, &s->y, n, s->dtype, "y")))
+  if ((rc = vkh_case_input(&s->vc, &s->x, n, s->dtype, 1, "x")) ||
+      (rc = vkh_case_input(&s->vc, &s->w, (size_t)s->cols, s->dtype, 2, "w")) ||
+      (rc = vkh_case_output(&s->vc, &s->y, n, s->dtype, "y")))
     return rc;
 
   const struct vkh_pipeline_desc d = {
       .name = NAME,
-      .code = s->dtype == BENCH_F16 ? spv_f16 : spv_f32,
-      .code_size = s->dtype == BENCH_F16 ? sizeof spv_f16 : sizeof spv_f32,
-      .buffers = 3,
+      VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
       .push_size = 12,
       .local = {WG, 1, 1},
       .shared_bytes = WG * sizeof(float),
@@ -87,44 +83,19 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
 #else
   if ((rc = vkh_groups_1d(vk, ((uint64_t)s->rows + WG - 1) / WG, groups))) return rc;
 #endif
-  if ((rc = vkh_kernel_create(vk, &s->k, &d, (struct vkh_buffer *const[]){&s->x.dev, &s->w.dev, &s->y.dev},
-                              &push, groups)))
-    return rc;
-  host->set_work(host, 0,
-                 (double)(vkh_array_bytes(&s->x) + vkh_array_bytes(&s->w) + vkh_array_bytes(&s->y)));
+  if ((rc = vkh_case_kernel(&s->vc, &d, &push, groups))) return rc;
+  host->set_work(host, 0, vkh_case_bytes(&s->vc)); /* x, w and y */
   return vkh_status(vk);
-}
-
-static int run(const struct bench_host *host, void *state) {
-  (void)host;
-  struct rmsnorm *s = state;
-  return vkh_kernel_run(s->vk, &s->k);
-}
-
-static int run_batch(const struct bench_host *host, void *state, int64_t n) {
-  (void)host;
-  struct rmsnorm *s = state;
-  return vkh_kernel_run_batch(s->vk, &s->k, n);
 }
 
 static int verify(const struct bench_host *host, void *state) {
   struct rmsnorm *s = state;
-  int rc = vkh_array_read(s->vk, &s->y);
+  int rc = vkh_case_read(&s->vc);
   if (rc) return rc;
   const struct bench_check c = {.op = "rmsnorm", .dtype = s->dtype, .out_dtype = s->dtype,
                                 .rows = s->rows, .cols = s->cols, .eps = s->eps,
-                                .in = {s->x.host, s->w.host}, .out = s->y.host};
+                                .in = {s->x->host, s->w->host}, .out = s->y->host};
   return host->check(host, &c);
-}
-
-static void teardown(const struct bench_host *host, void *state) {
-  (void)host;
-  struct rmsnorm *s = state;
-  vkh_kernel_destroy(s->vk, &s->k);
-  vkh_array_free(s->vk, &s->x);
-  vkh_array_free(s->vk, &s->w);
-  vkh_array_free(s->vk, &s->y);
-  free(s);
 }
 
 BENCH_PLUGIN_DEFINE = {
@@ -141,8 +112,8 @@ BENCH_PLUGIN_DEFINE = {
     .init = vkh_init,
     .deinit = vkh_deinit,
     .setup = setup,
-    .run = run,
+    .run = vkh_case_run,
     .verify = verify,
-    .teardown = teardown,
-    .run_batch = run_batch,
+    .teardown = vkh_case_teardown,
+    .run_batch = vkh_case_run_batch,
 };

@@ -29,11 +29,10 @@ static const uint32_t spv_f16[] =
 #endif
 
 struct softmax {
-  struct vkh *vk;
+  struct vkh_case vc; /* first: run, run_batch and teardown are vkh_case_* */
   int64_t rows, cols;
   enum bench_dtype dtype;
-  struct vkh_array x, y;
-  struct vkh_kernel k;
+  struct vkh_array *x, *y;
 };
 
 static const struct bench_param params[] = {
@@ -47,29 +46,26 @@ static const struct bench_param params[] = {
 };
 
 static int setup(const struct bench_host *host, void *ctx, void **state) {
-  struct softmax *s = calloc(1, sizeof *s);
-  if (!s) return host->fail(host, "out of memory");
-  *state = s;
-  struct vkh *vk = s->vk = vkh_case(host, ctx);
+  int rc = vkh_case_new(host, ctx, sizeof(struct softmax), state);
+  if (rc) return rc;
+  struct softmax *s = *state;
+  struct vkh *vk = s->vc.vk;
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   s->dtype = vkh_param_dtype(host);
   const size_t n = (size_t)(s->rows * s->cols);
-  int rc;
   if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
 #ifdef TILED
   if ((rc = vkh_require_subgroup_arithmetic(vk))) return rc;
 #endif
 
-  if ((rc = vkh_array_random(vk, &s->x, n, s->dtype, 1, "x")) ||
-      (rc = vkh_array_output(vk, &s->y, n, s->dtype, "y")))
+  if ((rc = vkh_case_input(&s->vc, &s->x, n, s->dtype, 1, "x")) ||
+      (rc = vkh_case_output(&s->vc, &s->y, n, s->dtype, "y")))
     return rc;
 
   const struct vkh_pipeline_desc d = {
       .name = NAME,
-      .code = s->dtype == BENCH_F16 ? spv_f16 : spv_f32,
-      .code_size = s->dtype == BENCH_F16 ? sizeof spv_f16 : sizeof spv_f32,
-      .buffers = 2,
+      VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
       .push_size = 8,
       .local = {WG, 1, 1},
       .shared_bytes = WG * sizeof(float),
@@ -81,42 +77,19 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
 #else
   if ((rc = vkh_groups_1d(vk, ((uint64_t)s->rows + WG - 1) / WG, groups))) return rc;
 #endif
-  if ((rc = vkh_kernel_create(vk, &s->k, &d, (struct vkh_buffer *const[]){&s->x.dev, &s->y.dev},
-                              &push, groups)))
-    return rc;
-  host->set_work(host, 0, (double)(vkh_array_bytes(&s->x) + vkh_array_bytes(&s->y)));
+  if ((rc = vkh_case_kernel(&s->vc, &d, &push, groups))) return rc;
+  host->set_work(host, 0, vkh_case_bytes(&s->vc)); /* x and y */
   return vkh_status(vk);
-}
-
-static int run(const struct bench_host *host, void *state) {
-  (void)host;
-  struct softmax *s = state;
-  return vkh_kernel_run(s->vk, &s->k);
-}
-
-static int run_batch(const struct bench_host *host, void *state, int64_t n) {
-  (void)host;
-  struct softmax *s = state;
-  return vkh_kernel_run_batch(s->vk, &s->k, n);
 }
 
 static int verify(const struct bench_host *host, void *state) {
   struct softmax *s = state;
-  int rc = vkh_array_read(s->vk, &s->y);
+  int rc = vkh_case_read(&s->vc);
   if (rc) return rc;
   const struct bench_check c = {.op = "softmax", .dtype = s->dtype, .out_dtype = s->dtype,
                                 .rows = s->rows, .cols = s->cols,
-                                .in = {s->x.host}, .out = s->y.host};
+                                .in = {s->x->host}, .out = s->y->host};
   return host->check(host, &c);
-}
-
-static void teardown(const struct bench_host *host, void *state) {
-  (void)host;
-  struct softmax *s = state;
-  vkh_kernel_destroy(s->vk, &s->k);
-  vkh_array_free(s->vk, &s->x);
-  vkh_array_free(s->vk, &s->y);
-  free(s);
 }
 
 BENCH_PLUGIN_DEFINE = {
@@ -133,8 +106,8 @@ BENCH_PLUGIN_DEFINE = {
     .init = vkh_init,
     .deinit = vkh_deinit,
     .setup = setup,
-    .run = run,
+    .run = vkh_case_run,
     .verify = verify,
-    .teardown = teardown,
-    .run_batch = run_batch,
+    .teardown = vkh_case_teardown,
+    .run_batch = vkh_case_run_batch,
 };

@@ -103,11 +103,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "Vulkan device memory bandwidth: buffer fill by a compute shader, 16 B stores",
 #endif
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vkh_case_run,
-    .verify = verify,
-    .teardown = vkh_case_teardown,
-    .run_batch = vkh_case_run_batch,
+    VKH_CASE_CALLBACKS(setup, verify),
 };

@@ -37,15 +37,9 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   const struct vkh_pipeline_desc d = {
       .name = "vk_gemm",
       VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
-      .push_size = 12,
       .local = {WG, WG, 1},
   };
-  const uint32_t push[3] = {(uint32_t)s->m, (uint32_t)s->n, (uint32_t)s->k};
-  uint32_t groups[3];
-  if ((rc = vkh_groups_2d(vk, ((uint64_t)s->n + WG - 1) / WG, ((uint64_t)s->m + WG - 1) / WG,
-                          groups)) ||
-      (rc = vkh_case_kernel(&s->vc, &d, push, groups)))
-    return rc;
+  if ((rc = vk_gemm_kernel(s, &s->vc.kernel, &d, WG, WG))) return rc;
   vk_gemm_set_work(host, s);
   return vkh_status(vk);
 }
@@ -57,11 +51,5 @@ BENCH_PLUGIN_DEFINE = {
     .operation = "gemm",
     .description = "GEMM on Vulkan, one invocation per element of C (naive); f32/f16, fp32 accumulation",
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vkh_case_run,
-    .verify = vk_gemm_verify,
-    .teardown = vkh_case_teardown,
-    .run_batch = vkh_case_run_batch,
+    VKH_CASE_CALLBACKS(setup, vk_gemm_verify),
 };

@@ -75,13 +75,9 @@ static int build(struct vk_gemm *s, struct vkh_compiler *cc, const char *name, s
                         s->dtype == BENCH_F16 ? 6 : 5, &words, &bytes)))
     return rc;
   const struct vkh_pipeline_desc d = {.name = name, .code = words, .code_size = bytes,
-                                      .push_size = 12, .local = {local[0], 1, 1},
+                                      .local = {local[0], 1, 1},
                                       .shared_bytes = gemm_tile_shared_bytes(&t)};
-  const uint32_t push[3] = {(uint32_t)s->m, (uint32_t)s->n, (uint32_t)s->k};
-  uint32_t groups[3];
-  if (!(rc = vkh_groups_2d(vk, ((uint64_t)s->n + t.bn - 1) / t.bn,
-                           ((uint64_t)s->m + t.bm - 1) / t.bm, groups)))
-    rc = vkh_case_kernel_create(&s->vc, k, &d, push, groups);
+  rc = vk_gemm_kernel(s, k, &d, t.bm, t.bn);
   free(words);
   return rc;
 }
@@ -195,11 +191,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "GEMM on Vulkan, tile variants compiled at run time (libshaderc), the fastest "
                    "kept in a tuning cache per device, driver, shape and dtype; f32/f16",
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vkh_case_run,
-    .verify = vk_gemm_verify,
-    .teardown = vkh_case_teardown,
-    .run_batch = vkh_case_run_batch,
+    VKH_CASE_CALLBACKS(setup, vk_gemm_verify),
 };

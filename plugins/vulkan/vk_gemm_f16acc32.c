@@ -119,11 +119,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "GEMM on Vulkan, fp16 inputs, fp32 accumulation and output, tiled with "
                    "f16vec4 loads; needs shaderFloat16 + 16-bit storage",
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vkh_case_run,
-    .verify = verify,
-    .teardown = vkh_case_teardown,
-    .run_batch = vkh_case_run_batch,
+    VKH_CASE_CALLBACKS(setup, verify),
 };

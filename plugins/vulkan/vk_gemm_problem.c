@@ -18,6 +18,17 @@ int vk_gemm_setup(const struct bench_host *host, void *ctx, void **state, struct
   return BENCH_OK;
 }
 
+int vk_gemm_kernel(struct vk_gemm *s, struct vkh_kernel *k, const struct vkh_pipeline_desc *d,
+                   uint32_t tile_m, uint32_t tile_n) {
+  struct vkh_pipeline_desc mnk = *d;
+  mnk.push_size = 12;
+  const uint32_t push[3] = {(uint32_t)s->m, (uint32_t)s->n, (uint32_t)s->k};
+  uint32_t groups[3];
+  int rc = vkh_groups_2d(s->vc.vk, ((uint64_t)s->n + tile_n - 1) / tile_n,
+                         ((uint64_t)s->m + tile_m - 1) / tile_m, groups);
+  return rc ? rc : vkh_case_kernel_create(&s->vc, k, &mnk, push, groups);
+}
+
 void vk_gemm_set_work(const struct bench_host *host, const struct vk_gemm *s) {
   host->set_work(host, 2.0 * (double)s->m * (double)s->n * (double)s->k, vkh_case_bytes(&s->vc));
 }

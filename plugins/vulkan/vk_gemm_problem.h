@@ -19,6 +19,11 @@ struct vk_gemm {
  * dtype, require fp16 when asked, make A and B (random) and C: bindings 0,
  * 1 and 2. */
 int vk_gemm_setup(const struct bench_host *host, void *ctx, void **state, struct vk_gemm **out);
+/* A kernel over A, B and C (into k: the case's own, or a candidate) with
+ * the push constants m, n, k (d->push_size is set to their 12 bytes) and
+ * one workgroup per tile_m x tile_n tile of C. */
+int vk_gemm_kernel(struct vk_gemm *s, struct vkh_kernel *k, const struct vkh_pipeline_desc *d,
+                   uint32_t tile_m, uint32_t tile_n);
 /* 2mnk FLOPs; A, B and C bytes. */
 void vk_gemm_set_work(const struct bench_host *host, const struct vk_gemm *s);
 /* A plugin's verify: C read back, checked against the harness's gemm. */

@@ -47,18 +47,12 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   const struct vkh_pipeline_desc d = {
       .name = "vk_gemm_tiled",
       VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
-      .push_size = 12,
       .local = {gemm_tile_threads(&t), 1, 1},
       .spec = spec,
       .nspec = 5,
       .shared_bytes = gemm_tile_shared_bytes(&t),
   };
-  const uint32_t push[3] = {(uint32_t)s->m, (uint32_t)s->n, (uint32_t)s->k};
-  uint32_t groups[3];
-  if ((rc = vkh_groups_2d(vk, ((uint64_t)s->n + t.bn - 1) / t.bn, ((uint64_t)s->m + t.bm - 1) / t.bm,
-                          groups)) ||
-      (rc = vkh_case_kernel(&s->vc, &d, push, groups)))
-    return rc;
+  if ((rc = vk_gemm_kernel(s, &s->vc.kernel, &d, t.bm, t.bn))) return rc;
   vk_gemm_set_work(host, s);
   return vkh_status(vk);
 }
@@ -71,11 +65,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "GEMM on Vulkan, shared-memory tiles + register blocking, tiles as "
                    "specialisation constants; f32/f16, fp32 accumulation",
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vkh_case_run,
-    .verify = vk_gemm_verify,
-    .teardown = vkh_case_teardown,
-    .run_batch = vkh_case_run_batch,
+    VKH_CASE_CALLBACKS(setup, vk_gemm_verify),
 };

@@ -7,11 +7,10 @@
  * checked against the harness's layernorm. */
 #include <stdlib.h>
 
-#include "vkh.h"
+#include "vk_rows.h"
 
 #ifdef TILED
 #define NAME "vk_layernorm_tiled"
-#define WG 256 /* invocations per row */
 static const uint32_t spv_f32[] =
 #include "layernorm_tiled.f32.spv.inc"
     ;
@@ -20,7 +19,6 @@ static const uint32_t spv_f16[] =
     ;
 #else
 #define NAME "vk_layernorm"
-#define WG 64 /* rows per workgroup */
 static const uint32_t spv_f32[] =
 #include "layernorm.f32.spv.inc"
     ;
@@ -59,10 +57,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->eps = (float)host->param_float(host, "eps");
   s->dtype = vkh_param_dtype(host);
   const size_t n = (size_t)(s->rows * s->cols), cols = (size_t)s->cols;
-  if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
-#ifdef TILED
-  if ((rc = vkh_require_subgroup_arithmetic(vk))) return rc;
-#endif
+  if ((rc = vk_rows_require(vk, s->dtype))) return rc;
 
   if ((rc = vkh_case_input(&s->vc, &s->x, n, s->dtype, 1, "x")) ||
       (rc = vkh_case_input(&s->vc, &s->w, cols, s->dtype, 2, "w")) ||
@@ -70,22 +65,11 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
       (rc = vkh_case_output(&s->vc, &s->y, n, s->dtype, "y")))
     return rc;
 
-  const struct vkh_pipeline_desc d = {
-      .name = NAME,
-      VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
-      .push_size = 12,
-      .local = {WG, 1, 1},
-      .shared_bytes = WG * sizeof(float),
-  };
   const struct { uint32_t rows, cols; float eps; } push = {(uint32_t)s->rows, (uint32_t)s->cols,
                                                           s->eps};
-  uint32_t groups[3];
-#ifdef TILED
-  if ((rc = vkh_groups_1d(vk, (uint64_t)s->rows, groups))) return rc;
-#else
-  if ((rc = vkh_groups_1d(vk, ((uint64_t)s->rows + WG - 1) / WG, groups))) return rc;
-#endif
-  if ((rc = vkh_case_kernel(&s->vc, &d, &push, groups))) return rc;
+  if ((rc = vk_rows_kernel(&s->vc, NAME, VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16), s->rows,
+                           &push, sizeof push)))
+    return rc;
   host->set_work(host, 0, vkh_case_bytes(&s->vc)); /* x, w, b and y */
   return vkh_status(vk);
 }
@@ -111,11 +95,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "LayerNorm on Vulkan, one invocation per row (naive); f32/f16",
 #endif
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vkh_case_run,
-    .verify = verify,
-    .teardown = vkh_case_teardown,
-    .run_batch = vkh_case_run_batch,
+    VKH_CASE_CALLBACKS(setup, verify),
 };

@@ -46,10 +46,5 @@ BENCH_PLUGIN_DEFINE = {
     .operation = "none",
     .description = "Vulkan latency floor: one single-invocation dispatch, submit to fence",
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vkh_case_run,
-    .teardown = vkh_case_teardown,
-    .run_batch = vkh_case_run_batch,
+    VKH_CASE_CALLBACKS(setup, NULL),
 };

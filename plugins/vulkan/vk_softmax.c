@@ -6,11 +6,10 @@
  * checked against the harness's softmax. */
 #include <stdlib.h>
 
-#include "vkh.h"
+#include "vk_rows.h"
 
 #ifdef TILED
 #define NAME "vk_softmax_tiled"
-#define WG 256 /* invocations per row */
 static const uint32_t spv_f32[] =
 #include "softmax_tiled.f32.spv.inc"
     ;
@@ -19,7 +18,6 @@ static const uint32_t spv_f16[] =
     ;
 #else
 #define NAME "vk_softmax"
-#define WG 64 /* rows per workgroup */
 static const uint32_t spv_f32[] =
 #include "softmax.f32.spv.inc"
     ;
@@ -54,30 +52,16 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->cols = host->param_int(host, "cols");
   s->dtype = vkh_param_dtype(host);
   const size_t n = (size_t)(s->rows * s->cols);
-  if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
-#ifdef TILED
-  if ((rc = vkh_require_subgroup_arithmetic(vk))) return rc;
-#endif
+  if ((rc = vk_rows_require(vk, s->dtype))) return rc;
 
   if ((rc = vkh_case_input(&s->vc, &s->x, n, s->dtype, 1, "x")) ||
       (rc = vkh_case_output(&s->vc, &s->y, n, s->dtype, "y")))
     return rc;
 
-  const struct vkh_pipeline_desc d = {
-      .name = NAME,
-      VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
-      .push_size = 8,
-      .local = {WG, 1, 1},
-      .shared_bytes = WG * sizeof(float),
-  };
   const struct { uint32_t rows, cols; } push = {(uint32_t)s->rows, (uint32_t)s->cols};
-  uint32_t groups[3];
-#ifdef TILED
-  if ((rc = vkh_groups_1d(vk, (uint64_t)s->rows, groups))) return rc;
-#else
-  if ((rc = vkh_groups_1d(vk, ((uint64_t)s->rows + WG - 1) / WG, groups))) return rc;
-#endif
-  if ((rc = vkh_case_kernel(&s->vc, &d, &push, groups))) return rc;
+  if ((rc = vk_rows_kernel(&s->vc, NAME, VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16), s->rows,
+                           &push, sizeof push)))
+    return rc;
   host->set_work(host, 0, vkh_case_bytes(&s->vc)); /* x and y */
   return vkh_status(vk);
 }
@@ -103,11 +87,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "row softmax on Vulkan, one invocation per row (naive); f32/f16",
 #endif
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vkh_case_run,
-    .verify = verify,
-    .teardown = vkh_case_teardown,
-    .run_batch = vkh_case_run_batch,
+    VKH_CASE_CALLBACKS(setup, verify),
 };

@@ -339,6 +339,14 @@ int vkh_case_run(const struct bench_host *host, void *state);
 int vkh_case_run_batch(const struct bench_host *host, void *state, int64_t n);
 void vkh_case_teardown(const struct bench_host *host, void *state);
 
+/* In a plugin's BENCH_PLUGIN_DEFINE, for a state that begins with a struct
+ * vkh_case: init and deinit (vkh_init, vkh_deinit), the plugin's own setup
+ * and verify (NULL: none), and the case's run, run_batch and teardown:
+ *   BENCH_PLUGIN_DEFINE = {..., .params = params, VKH_CASE_CALLBACKS(setup, verify)}; */
+#define VKH_CASE_CALLBACKS(setup_fn, verify_fn)                                      \
+  .init = vkh_init, .deinit = vkh_deinit, .setup = (setup_fn), .run = vkh_case_run, \
+  .verify = (verify_fn), .teardown = vkh_case_teardown, .run_batch = vkh_case_run_batch
+
 /* The SPIR-V of a kernel built for both dtypes, as .code and .code_size of
  * a pipeline desc:  VKH_SPIRV_DTYPE(dtype, spv_f32, spv_f16). */
 #define VKH_SPIRV_DTYPE(dtype, f32, f16)                   \

@@ -28,10 +28,9 @@ static const uint32_t spv[] =
 #define VALUE_F32 1.1f
 
 struct membw {
-  struct vkh *vk;
-  uint64_t n4; /* 16-byte vectors */
-  struct vkh_array src, dst;
-  struct vkh_kernel k;
+  struct vkh_case vc; /* first: run, run_batch and teardown are vkh_case_* */
+  uint64_t n4;        /* 16-byte vectors */
+  struct vkh_array *src, *dst;
 };
 
 static const struct bench_param params[] = {
@@ -42,78 +41,47 @@ static const struct bench_param params[] = {
 };
 
 static int setup(const struct bench_host *host, void *ctx, void **state) {
-  struct membw *s = calloc(1, sizeof *s);
-  if (!s) return host->fail(host, "out of memory");
-  *state = s;
-  struct vkh *vk = s->vk = vkh_case(host, ctx);
+  int rc = vkh_case_new(host, ctx, sizeof(struct membw), state);
+  if (rc) return rc;
+  struct membw *s = *state;
+  struct vkh *vk = s->vc.vk;
   uint64_t bytes;
-  int rc;
   if ((rc = vkh_param_bytes(host, "size", &bytes))) return rc;
   s->n4 = (bytes + 15) / 16;
   const size_t words = (size_t)(s->n4 * 4);
 #ifdef COPY
-  if ((rc = vkh_array_random(vk, &s->src, words, BENCH_F32, 1, "src"))) return rc;
+  if ((rc = vkh_case_input(&s->vc, &s->src, words, BENCH_F32, 1, "src"))) return rc;
 #endif
-  if ((rc = vkh_array_output(vk, &s->dst, words, BENCH_F32, "dst"))) return rc;
+  if ((rc = vkh_case_output(&s->vc, &s->dst, words, BENCH_F32, "dst"))) return rc;
 
-  const struct vkh_pipeline_desc d = {.name = NAME, VKH_SPIRV(spv),
-#ifdef COPY
-                                      .buffers = 2,
-#else
-                                      .buffers = 1,
-#endif
-                                      .push_size = 8, .local = {WG, 1, 1},
-                                      .spec = (const uint32_t[]){ITEMS}, .nspec = 1};
+  const struct vkh_pipeline_desc d = {.name = NAME, VKH_SPIRV(spv), .push_size = 8,
+                                      .local = {WG, 1, 1}, .spec = (const uint32_t[]){ITEMS},
+                                      .nspec = 1};
   const uint32_t push[2] = {(uint32_t)s->n4, VALUE};
   uint32_t groups[3];
   if (s->n4 > UINT32_MAX) return host->skip(host, "%s: over 2^32 vectors", NAME);
-  if ((rc = vkh_groups_1d(vk, (s->n4 + WG * ITEMS - 1) / (WG * ITEMS), groups))) return rc;
-#ifdef COPY
-  struct vkh_buffer *const bufs[] = {&s->src.dev, &s->dst.dev};
-#else
-  struct vkh_buffer *const bufs[] = {&s->dst.dev};
-#endif
-  if ((rc = vkh_kernel_create(vk, &s->k, &d, bufs, push, groups))) return rc;
+  if ((rc = vkh_groups_1d(vk, (s->n4 + WG * ITEMS - 1) / (WG * ITEMS), groups)) ||
+      (rc = vkh_case_kernel(&s->vc, &d, push, groups)))
+    return rc;
 
   return vkh_status(vk);
-}
-
-static int run(const struct bench_host *host, void *state) {
-  (void)host;
-  struct membw *s = state;
-  return vkh_kernel_run(s->vk, &s->k);
-}
-
-static int run_batch(const struct bench_host *host, void *state, int64_t n) {
-  (void)host;
-  struct membw *s = state;
-  return vkh_kernel_run_batch(s->vk, &s->k, n);
 }
 
 /* The destination after the timed runs, against the harness's reference. */
 static int verify(const struct bench_host *host, void *state) {
   struct membw *s = state;
-  int rc = vkh_array_read(s->vk, &s->dst);
+  int rc = vkh_case_read(&s->vc);
   if (rc) return rc;
 #ifdef COPY
   const struct bench_check c = {.op = "copy", .dtype = BENCH_F32, .out_dtype = BENCH_F32,
-                                .n = (int64_t)(s->n4 * 4), .in = {s->src.host},
-                                .out = s->dst.host};
+                                .n = (int64_t)(s->n4 * 4), .in = {s->src->host},
+                                .out = s->dst->host};
 #else
   const float value = VALUE_F32;
   const struct bench_check c = {.op = "fill", .dtype = BENCH_F32, .out_dtype = BENCH_F32,
-                                .n = (int64_t)(s->n4 * 4), .in = {&value}, .out = s->dst.host};
+                                .n = (int64_t)(s->n4 * 4), .in = {&value}, .out = s->dst->host};
 #endif
   return host->check(host, &c);
-}
-
-static void teardown(const struct bench_host *host, void *state) {
-  (void)host;
-  struct membw *s = state;
-  vkh_kernel_destroy(s->vk, &s->k);
-  vkh_array_free(s->vk, &s->src);
-  vkh_array_free(s->vk, &s->dst);
-  free(s);
 }
 
 BENCH_PLUGIN_DEFINE = {
@@ -131,11 +99,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "Vulkan device memory bandwidth: buffer fill by a compute shader, 16 B stores",
 #endif
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = run,
-    .verify = verify,
-    .teardown = teardown,
-    .run_batch = run_batch,
+    VKH_CASE_CALLBACKS(setup, verify),
 };

@@ -32,24 +32,14 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   struct vk_gemm *s;
   int rc = vk_gemm_setup(host, ctx, state, &s);
   if (rc) return rc;
-  struct vkh *vk = s->vk;
+  struct vkh *vk = s->vc.vk;
 
   const struct vkh_pipeline_desc d = {
       .name = "vk_gemm",
-      .code = s->dtype == BENCH_F16 ? spv_f16 : spv_f32,
-      .code_size = s->dtype == BENCH_F16 ? sizeof spv_f16 : sizeof spv_f32,
-      .buffers = 3,
-      .push_size = 12,
+      VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
       .local = {WG, WG, 1},
   };
-  const uint32_t push[3] = {(uint32_t)s->m, (uint32_t)s->n, (uint32_t)s->k};
-  uint32_t groups[3];
-  if ((rc = vkh_groups_2d(vk, ((uint64_t)s->n + WG - 1) / WG, ((uint64_t)s->m + WG - 1) / WG,
-                          groups)) ||
-      (rc = vkh_kernel_create(vk, &s->kern, &d,
-                              (struct vkh_buffer *const[]){&s->a.dev, &s->b.dev, &s->c.dev}, push,
-                              groups)))
-    return rc;
+  if ((rc = vk_gemm_kernel(s, &s->vc.kernel, &d, WG, WG))) return rc;
   return vkh_status(vk);
 }
 
@@ -60,11 +50,5 @@ BENCH_PLUGIN_DEFINE = {
     .operation = "gemm",
     .description = "GEMM on Vulkan, one invocation per element of C (naive); f32/f16, fp32 accumulation",
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vk_gemm_run,
-    .verify = vk_gemm_verify,
-    .teardown = vk_gemm_teardown,
-    .run_batch = vk_gemm_run_batch,
+    VKH_CASE_CALLBACKS(setup, vk_gemm_verify),
 };

@@ -55,8 +55,9 @@ static double now_s(void) {
 
 /* Compile one variant with its sizes as macros, and make its kernel. */
 static int build(struct vk_gemm *s, struct vkh_compiler *cc, const char *name, struct vkh_kernel *k) {
+  struct vkh *vk = s->vc.vk;
   struct gemm_tile t;
-  if (gemm_tile_parse(name, &t) != 0) return s->vk->host->fail(s->vk->host, "bad variant %s", name);
+  if (gemm_tile_parse(name, &t) != 0) return vk->host->fail(vk->host, "bad variant %s", name);
   char def[5][24];
   snprintf(def[0], sizeof def[0], "TILE_BM=%u", t.bm);
   snprintf(def[1], sizeof def[1], "TILE_BN=%u", t.bn);
@@ -66,24 +67,17 @@ static int build(struct vk_gemm *s, struct vkh_compiler *cc, const char *name, s
   const char *defines[] = {def[0], def[1], def[2], def[3], def[4], "F16"};
   /* The limits first: no compile for a variant this device cannot run. */
   const uint32_t local[3] = {gemm_tile_threads(&t), 1, 1};
-  int rc = vkh_require_workgroup(s->vk, local, gemm_tile_shared_bytes(&t));
+  int rc = vkh_require_workgroup(vk, local, gemm_tile_shared_bytes(&t));
   if (rc) return rc;
   uint32_t *words;
   size_t bytes;
-  if ((rc = vkh_compile(s->vk, cc, gemm_src, "gemm_tiled.comp", defines,
+  if ((rc = vkh_compile(vk, cc, gemm_src, "gemm_tiled.comp", defines,
                         s->dtype == BENCH_F16 ? 6 : 5, &words, &bytes)))
     return rc;
   const struct vkh_pipeline_desc d = {.name = name, .code = words, .code_size = bytes,
-                                      .buffers = 3, .push_size = 12,
                                       .local = {local[0], 1, 1},
                                       .shared_bytes = gemm_tile_shared_bytes(&t)};
-  const uint32_t push[3] = {(uint32_t)s->m, (uint32_t)s->n, (uint32_t)s->k};
-  uint32_t groups[3];
-  if (!(rc = vkh_groups_2d(s->vk, ((uint64_t)s->n + t.bn - 1) / t.bn,
-                           ((uint64_t)s->m + t.bm - 1) / t.bm, groups)))
-    rc = vkh_kernel_create(s->vk, k, &d,
-                           (struct vkh_buffer *const[]){&s->a.dev, &s->b.dev, &s->c.dev}, push,
-                           groups);
+  rc = vk_gemm_kernel(s, k, &d, t.bm, t.bn);
   free(words);
   return rc;
 }
@@ -95,13 +89,13 @@ static int build(struct vk_gemm *s, struct vkh_compiler *cc, const char *name, s
  * and a variant over twice the best so far after one timed run stops. */
 static int time_kernel(struct vk_gemm *s, struct vkh_kernel *k, double best_ns, double *ns) {
   double t0 = now_s();
-  int rc = vkh_dispatch_submit(s->vk, &k->dispatch);
+  int rc = vkh_dispatch_submit(s->vc.vk, &k->dispatch);
   double host_ns = (now_s() - t0) * 1e9;
   *ns = k->dispatch.queries ? k->dispatch.last_ns : host_ns;
   if (rc != BENCH_OK || host_ns > LONG_RUN_S * 1e9) return rc;
   for (int i = 0; rc == BENCH_OK && i < TIMED_RUNS; i++) {
     t0 = now_s();
-    rc = vkh_dispatch_submit(s->vk, &k->dispatch);
+    rc = vkh_dispatch_submit(s->vc.vk, &k->dispatch);
     double t = k->dispatch.queries ? k->dispatch.last_ns : (now_s() - t0) * 1e9;
     if (i == 0 || t < *ns) *ns = t;
     if (best_ns > 0 && *ns > 2 * best_ns) break;
@@ -109,10 +103,10 @@ static int time_kernel(struct vk_gemm *s, struct vkh_kernel *k, double best_ns, 
   return rc;
 }
 
-/* Every variant this device can run, timed; the fastest stays in s->kern. */
+/* Every variant this device can run, timed; the fastest stays in s->vc.kernel. */
 static int search(struct vk_gemm *s, struct vkh_compiler *cc, char *best, size_t len, double *best_ns,
                   char *log, size_t loglen) {
-  const struct bench_host *h = s->vk->host;
+  const struct bench_host *h = s->vc.vk->host;
   size_t used = 0;
   int tried = 0;
   for (size_t i = 0; i < NVARIANTS; i++) {
@@ -121,13 +115,13 @@ static int search(struct vk_gemm *s, struct vkh_compiler *cc, char *best, size_t
     int rc = build(s, cc, variants[i], &k);
     if (rc == BENCH_OK) rc = time_kernel(s, &k, tried ? *best_ns : 0, &ns);
     if (rc == BENCH_OK && (!tried || ns < *best_ns)) {
-      vkh_kernel_destroy(s->vk, &s->kern);
-      s->kern = k; /* keep it: no second compile of the winner */
+      vkh_kernel_destroy(s->vc.vk, &s->vc.kernel);
+      s->vc.kernel = k; /* keep it: no second compile of the winner */
       memset(&k, 0, sizeof k);
       *best_ns = ns;
       snprintf(best, len, "%s", variants[i]);
     }
-    vkh_kernel_destroy(s->vk, &k);
+    vkh_kernel_destroy(s->vc.vk, &k);
     if (rc == BENCH_ERROR) return rc;
     if (rc == BENCH_OK) tried++;
     int n = rc == BENCH_OK ? snprintf(log + used, loglen - used, "%s%s %.3g ms", used ? ", " : "",
@@ -144,7 +138,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   struct vk_gemm *s;
   int rc = vk_gemm_setup(host, ctx, state, &s);
   if (rc) return rc;
-  struct vkh *vk = s->vk;
+  struct vkh *vk = s->vc.vk;
 
   /* The cache key: device, driver version, shape, dtype, candidate set. */
   char key[512], path[1024], variant[32] = "", tuning[2400];
@@ -163,12 +157,12 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if (use_cache && tune_cache_get(path, key, variant, sizeof variant) == 0) {
     size_t i = 0;
     while (i < NVARIANTS && strcmp(variants[i], variant) != 0) i++;
-    if (i < NVARIANTS && (rc = build(s, cc, variant, &s->kern)) == BENCH_OK) {
+    if (i < NVARIANTS && (rc = build(s, cc, variant, &s->vc.kernel)) == BENCH_OK) {
       snprintf(tuning, sizeof tuning, "cache hit in %s", path);
       goto out;
     }
     if (rc == BENCH_ERROR) goto out;
-    vkh_kernel_destroy(vk, &s->kern); /* stale or no longer fits: search again */
+    vkh_kernel_destroy(vk, &s->vc.kernel); /* stale or no longer fits: search again */
   }
   double t0 = now_s(), best_ns = 0;
   char log[768] = "";
@@ -196,11 +190,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "GEMM on Vulkan, tile variants compiled at run time (libshaderc), the fastest "
                    "kept in a tuning cache per device, driver, shape and dtype; f32/f16",
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vk_gemm_run,
-    .verify = vk_gemm_verify,
-    .teardown = vk_gemm_teardown,
-    .run_batch = vk_gemm_run_batch,
+    VKH_CASE_CALLBACKS(setup, vk_gemm_verify),
 };

@@ -1,54 +1,40 @@
 #include "vk_gemm_problem.h"
 
-#include <stdlib.h>
-
 int vk_gemm_setup(const struct bench_host *host, void *ctx, void **state, struct vk_gemm **out) {
-  struct vk_gemm *s = calloc(1, sizeof *s);
-  *out = s;
-  if (!s) return host->fail(host, "out of memory");
-  *state = s;
-  struct vkh *vk = s->vk = vkh_case(host, ctx);
+  *out = NULL;
+  int rc = vkh_case_new(host, ctx, sizeof(struct vk_gemm), state);
+  if (rc) return rc;
+  struct vk_gemm *s = *out = *state;
+  struct vkh *vk = s->vc.vk;
   s->m = host->param_int(host, "m");
   s->n = host->param_int(host, "n");
   s->k = host->param_int(host, "k");
   s->dtype = vkh_param_dtype(host);
-  int rc;
   if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
-  if ((rc = vkh_array_random(vk, &s->a, (size_t)(s->m * s->k), s->dtype, 1, "A")) ||
-      (rc = vkh_array_random(vk, &s->b, (size_t)(s->k * s->n), s->dtype, 2, "B")) ||
-      (rc = vkh_array_output(vk, &s->c, (size_t)(s->m * s->n), s->dtype, "C")))
+  if ((rc = vkh_case_input(&s->vc, &s->a, (size_t)(s->m * s->k), s->dtype, 1, "A")) ||
+      (rc = vkh_case_input(&s->vc, &s->b, (size_t)(s->k * s->n), s->dtype, 2, "B")) ||
+      (rc = vkh_case_output(&s->vc, &s->c, (size_t)(s->m * s->n), s->dtype, "C")))
     return rc;
   return BENCH_OK;
 }
 
-int vk_gemm_run(const struct bench_host *host, void *state) {
-  (void)host;
-  struct vk_gemm *s = state;
-  return vkh_kernel_run(s->vk, &s->kern);
-}
-
-int vk_gemm_run_batch(const struct bench_host *host, void *state, int64_t n) {
-  (void)host;
-  struct vk_gemm *s = state;
-  return vkh_kernel_run_batch(s->vk, &s->kern, n);
+int vk_gemm_kernel(struct vk_gemm *s, struct vkh_kernel *k, const struct vkh_pipeline_desc *d,
+                   uint32_t tile_m, uint32_t tile_n) {
+  struct vkh_pipeline_desc mnk = *d;
+  mnk.push_size = 12;
+  const uint32_t push[3] = {(uint32_t)s->m, (uint32_t)s->n, (uint32_t)s->k};
+  uint32_t groups[3];
+  int rc = vkh_groups_2d(s->vc.vk, ((uint64_t)s->n + tile_n - 1) / tile_n,
+                         ((uint64_t)s->m + tile_m - 1) / tile_m, groups);
+  return rc ? rc : vkh_case_kernel_create(&s->vc, k, &mnk, push, groups);
 }
 
 int vk_gemm_verify(const struct bench_host *host, void *state) {
   struct vk_gemm *s = state;
-  int rc = vkh_array_read(s->vk, &s->c);
+  int rc = vkh_case_read(&s->vc);
   if (rc) return rc;
   const struct bench_check c = {.op = "gemm", .dtype = s->dtype, .out_dtype = s->dtype,
                                 .m = s->m, .n = s->n, .k = s->k,
-                                .in = {s->a.host, s->b.host}, .out = s->c.host};
+                                .in = {s->a->host, s->b->host}, .out = s->c->host};
   return host->check(host, &c);
-}
-
-void vk_gemm_teardown(const struct bench_host *host, void *state) {
-  (void)host;
-  struct vk_gemm *s = state;
-  vkh_kernel_destroy(s->vk, &s->kern);
-  vkh_array_free(s->vk, &s->a);
-  vkh_array_free(s->vk, &s->b);
-  vkh_array_free(s->vk, &s->c);
-  free(s);
 }

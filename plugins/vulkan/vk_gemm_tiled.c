@@ -37,7 +37,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   struct vk_gemm *s;
   int rc = vk_gemm_setup(host, ctx, state, &s);
   if (rc) return rc;
-  struct vkh *vk = s->vk;
+  struct vkh *vk = s->vc.vk;
   struct gemm_tile t;
   if (gemm_tile_parse(host->param_str(host, "tile"), &t) != 0)
     return host->fail(host, "tile = '%s': expected BMxBNxBK_TMxTN with TM dividing BM and TN "
@@ -46,23 +46,13 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   const uint32_t spec[] = {t.bm, t.bn, t.bk, t.tm, t.tn}; /* constant ids 3..7 */
   const struct vkh_pipeline_desc d = {
       .name = "vk_gemm_tiled",
-      .code = s->dtype == BENCH_F16 ? spv_f16 : spv_f32,
-      .code_size = s->dtype == BENCH_F16 ? sizeof spv_f16 : sizeof spv_f32,
-      .buffers = 3,
-      .push_size = 12,
+      VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
       .local = {gemm_tile_threads(&t), 1, 1},
       .spec = spec,
       .nspec = 5,
       .shared_bytes = gemm_tile_shared_bytes(&t),
   };
-  const uint32_t push[3] = {(uint32_t)s->m, (uint32_t)s->n, (uint32_t)s->k};
-  uint32_t groups[3];
-  if ((rc = vkh_groups_2d(vk, ((uint64_t)s->n + t.bn - 1) / t.bn, ((uint64_t)s->m + t.bm - 1) / t.bm,
-                          groups)) ||
-      (rc = vkh_kernel_create(vk, &s->kern, &d,
-                              (struct vkh_buffer *const[]){&s->a.dev, &s->b.dev, &s->c.dev}, push,
-                              groups)))
-    return rc;
+  if ((rc = vk_gemm_kernel(s, &s->vc.kernel, &d, t.bm, t.bn))) return rc;
   return vkh_status(vk);
 }
 
@@ -74,11 +64,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "GEMM on Vulkan, shared-memory tiles + register blocking, tiles as "
                    "specialisation constants; f32/f16, fp32 accumulation",
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = vk_gemm_run,
-    .verify = vk_gemm_verify,
-    .teardown = vk_gemm_teardown,
-    .run_batch = vk_gemm_run_batch,
+    VKH_CASE_CALLBACKS(setup, vk_gemm_verify),
 };

@@ -10,11 +10,10 @@
  * per row, subgroup reductions (shaders/lnrms_tiled.comp). */
 #include <stdlib.h>
 
-#include "vkh.h"
+#include "vk_rows.h"
 
 #ifdef TILED
 #define NAME "vk_layernorm_rmsnorm_fused_tiled"
-#define WG 256 /* invocations per row */
 static const uint32_t spv_f32[] =
 #include "lnrms_tiled.f32.spv.inc"
     ;
@@ -23,7 +22,6 @@ static const uint32_t spv_f16[] =
     ;
 #else
 #define NAME "vk_layernorm_rmsnorm_fused"
-#define WG 64 /* rows per workgroup */
 static const uint32_t spv_f32[] =
 #include "lnrms.f32.spv.inc"
     ;
@@ -33,12 +31,11 @@ static const uint32_t spv_f16[] =
 #endif
 
 struct fused {
-  struct vkh *vk;
+  struct vkh_case vc; /* first: run, run_batch and teardown are vkh_case_* */
   int64_t rows, cols;
   float eps;
   enum bench_dtype dtype;
-  struct vkh_array x, w1, b1, w2, y1, y2;
-  struct vkh_kernel k;
+  struct vkh_array *x, *w1, *b1, *w2, *y1, *y2;
 };
 
 static const struct bench_param params[] = {
@@ -55,92 +52,48 @@ static const struct bench_param params[] = {
 };
 
 static int setup(const struct bench_host *host, void *ctx, void **state) {
-  struct fused *s = calloc(1, sizeof *s);
-  if (!s) return host->fail(host, "out of memory");
-  *state = s;
-  struct vkh *vk = s->vk = vkh_case(host, ctx);
+  int rc = vkh_case_new(host, ctx, sizeof(struct fused), state);
+  if (rc) return rc;
+  struct fused *s = *state;
+  struct vkh *vk = s->vc.vk;
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   s->eps = (float)host->param_float(host, "eps");
   s->dtype = vkh_param_dtype(host);
   const size_t n = (size_t)(s->rows * s->cols), cols = (size_t)s->cols;
-  int rc;
-  if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
-#ifdef TILED
-  if ((rc = vkh_require_subgroup_arithmetic(vk))) return rc;
-#endif
+  if ((rc = vk_rows_require(vk, s->dtype))) return rc;
 
-  if ((rc = vkh_array_random(vk, &s->x, n, s->dtype, 1, "x")) ||
-      (rc = vkh_array_random(vk, &s->w1, cols, s->dtype, 2, "w1")) ||
-      (rc = vkh_array_random(vk, &s->b1, cols, s->dtype, 3, "b1")) ||
-      (rc = vkh_array_random(vk, &s->w2, cols, s->dtype, 4, "w2")) ||
-      (rc = vkh_array_output(vk, &s->y1, n, s->dtype, "y1")) ||
-      (rc = vkh_array_output(vk, &s->y2, n, s->dtype, "y2")))
+  if ((rc = vkh_case_input(&s->vc, &s->x, n, s->dtype, 1, "x")) ||
+      (rc = vkh_case_input(&s->vc, &s->w1, cols, s->dtype, 2, "w1")) ||
+      (rc = vkh_case_input(&s->vc, &s->b1, cols, s->dtype, 3, "b1")) ||
+      (rc = vkh_case_input(&s->vc, &s->w2, cols, s->dtype, 4, "w2")) ||
+      (rc = vkh_case_output(&s->vc, &s->y1, n, s->dtype, "y1")) ||
+      (rc = vkh_case_output(&s->vc, &s->y2, n, s->dtype, "y2")))
     return rc;
 
-  const struct vkh_pipeline_desc d = {
-      .name = NAME,
-      .code = s->dtype == BENCH_F16 ? spv_f16 : spv_f32,
-      .code_size = s->dtype == BENCH_F16 ? sizeof spv_f16 : sizeof spv_f32,
-      .buffers = 6,
-      .push_size = 16,
-      .local = {WG, 1, 1},
-      .shared_bytes = WG * sizeof(float),
-  };
   const struct { uint32_t rows, cols; float eps1, eps2; } push = {(uint32_t)s->rows,
                                                                    (uint32_t)s->cols, s->eps, s->eps};
-  uint32_t groups[3];
-#ifdef TILED
-  if ((rc = vkh_groups_1d(vk, (uint64_t)s->rows, groups))) return rc;
-#else
-  if ((rc = vkh_groups_1d(vk, ((uint64_t)s->rows + WG - 1) / WG, groups))) return rc;
-#endif
-  struct vkh_buffer *const bufs[] = {&s->x.dev, &s->w1.dev, &s->b1.dev,
-                                     &s->w2.dev, &s->y1.dev, &s->y2.dev};
-  if ((rc = vkh_kernel_create(vk, &s->k, &d, bufs, &push, groups))) return rc;
+  if ((rc = vk_rows_kernel(&s->vc, NAME, VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16), s->rows,
+                           &push, sizeof push)))
+    return rc;
   /* x read, y1 written and read back, y2 written; the weights once. */
   host->set_work(host, 0,
-                 (double)(4 * vkh_array_bytes(&s->x) + 3 * vkh_array_bytes(&s->w1)));
+                 (double)(4 * vkh_array_bytes(s->x) + 3 * vkh_array_bytes(s->w1)));
   return vkh_status(vk);
-}
-
-static int run(const struct bench_host *host, void *state) {
-  (void)host;
-  struct fused *s = state;
-  return vkh_kernel_run(s->vk, &s->k);
-}
-
-static int run_batch(const struct bench_host *host, void *state, int64_t n) {
-  (void)host;
-  struct fused *s = state;
-  return vkh_kernel_run_batch(s->vk, &s->k, n);
 }
 
 static int verify(const struct bench_host *host, void *state) {
   struct fused *s = state;
-  int rc;
-  if ((rc = vkh_array_read(s->vk, &s->y1)) || (rc = vkh_array_read(s->vk, &s->y2))) return rc;
+  int rc = vkh_case_read(&s->vc);
+  if (rc) return rc;
   const struct bench_check ln = {.op = "layernorm", .dtype = s->dtype, .out_dtype = s->dtype,
                                  .rows = s->rows, .cols = s->cols, .eps = s->eps,
-                                 .in = {s->x.host, s->w1.host, s->b1.host}, .out = s->y1.host};
+                                 .in = {s->x->host, s->w1->host, s->b1->host}, .out = s->y1->host};
   const struct bench_check rms = {.op = "rmsnorm", .dtype = s->dtype, .out_dtype = s->dtype,
                                   .rows = s->rows, .cols = s->cols, .eps = s->eps,
-                                  .in = {s->y1.host, s->w2.host}, .out = s->y2.host};
+                                  .in = {s->y1->host, s->w2->host}, .out = s->y2->host};
   if ((rc = host->check(host, &ln))) return rc;
   return host->check(host, &rms);
-}
-
-static void teardown(const struct bench_host *host, void *state) {
-  (void)host;
-  struct fused *s = state;
-  vkh_kernel_destroy(s->vk, &s->k);
-  vkh_array_free(s->vk, &s->x);
-  vkh_array_free(s->vk, &s->w1);
-  vkh_array_free(s->vk, &s->b1);
-  vkh_array_free(s->vk, &s->w2);
-  vkh_array_free(s->vk, &s->y1);
-  vkh_array_free(s->vk, &s->y2);
-  free(s);
 }
 
 BENCH_PLUGIN_DEFINE = {
@@ -156,11 +109,5 @@ BENCH_PLUGIN_DEFINE = {
                    "row; f32/f16",
 #endif
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = run,
-    .verify = verify,
-    .teardown = teardown,
-    .run_batch = run_batch,
+    VKH_CASE_CALLBACKS(setup, verify),
 };

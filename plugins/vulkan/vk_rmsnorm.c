@@ -6,11 +6,10 @@
  * checked against the harness's rmsnorm. */
 #include <stdlib.h>
 
-#include "vkh.h"
+#include "vk_rows.h"
 
 #ifdef TILED
 #define NAME "vk_rmsnorm_tiled"
-#define WG 256 /* invocations per row */
 static const uint32_t spv_f32[] =
 #include "rmsnorm_tiled.f32.spv.inc"
     ;
@@ -19,7 +18,6 @@ static const uint32_t spv_f16[] =
     ;
 #else
 #define NAME "vk_rmsnorm"
-#define WG 64 /* rows per workgroup */
 static const uint32_t spv_f32[] =
 #include "rmsnorm.f32.spv.inc"
     ;
@@ -29,12 +27,11 @@ static const uint32_t spv_f16[] =
 #endif
 
 struct rmsnorm {
-  struct vkh *vk;
+  struct vkh_case vc; /* first: run, run_batch and teardown are vkh_case_* */
   int64_t rows, cols;
   float eps;
   enum bench_dtype dtype;
-  struct vkh_array x, w, y;
-  struct vkh_kernel k;
+  struct vkh_array *x, *w, *y;
 };
 
 static const struct bench_param params[] = {
@@ -50,79 +47,38 @@ static const struct bench_param params[] = {
 };
 
 static int setup(const struct bench_host *host, void *ctx, void **state) {
-  struct rmsnorm *s = calloc(1, sizeof *s);
-  if (!s) return host->fail(host, "out of memory");
-  *state = s;
-  struct vkh *vk = s->vk = vkh_case(host, ctx);
+  int rc = vkh_case_new(host, ctx, sizeof(struct rmsnorm), state);
+  if (rc) return rc;
+  struct rmsnorm *s = *state;
+  struct vkh *vk = s->vc.vk;
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   s->eps = (float)host->param_float(host, "eps");
   s->dtype = vkh_param_dtype(host);
   const size_t n = (size_t)(s->rows * s->cols);
-  int rc;
-  if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
-#ifdef TILED
-  if ((rc = vkh_require_subgroup_arithmetic(vk))) return rc;
-#endif
+  if ((rc = vk_rows_require(vk, s->dtype))) return rc;
 
-  if ((rc = vkh_array_random(vk, &s->x, n, s->dtype, 1, "x")) ||
-      (rc = vkh_array_random(vk, &s->w, (size_t)s->cols, s->dtype, 2, "w")) ||
-      (rc = vkh_array_output(vk, &s->y, n, s->dtype, "y")))
+  if ((rc = vkh_case_input(&s->vc, &s->x, n, s->dtype, 1, "x")) ||
+      (rc = vkh_case_input(&s->vc, &s->w, (size_t)s->cols, s->dtype, 2, "w")) ||
+      (rc = vkh_case_output(&s->vc, &s->y, n, s->dtype, "y")))
     return rc;
 
-  const struct vkh_pipeline_desc d = {
-      .name = NAME,
-      .code = s->dtype == BENCH_F16 ? spv_f16 : spv_f32,
-      .code_size = s->dtype == BENCH_F16 ? sizeof spv_f16 : sizeof spv_f32,
-      .buffers = 3,
-      .push_size = 12,
-      .local = {WG, 1, 1},
-      .shared_bytes = WG * sizeof(float),
-  };
   const struct { uint32_t rows, cols; float eps; } push = {(uint32_t)s->rows, (uint32_t)s->cols,
                                                           s->eps};
-  uint32_t groups[3];
-#ifdef TILED
-  if ((rc = vkh_groups_1d(vk, (uint64_t)s->rows, groups))) return rc;
-#else
-  if ((rc = vkh_groups_1d(vk, ((uint64_t)s->rows + WG - 1) / WG, groups))) return rc;
-#endif
-  if ((rc = vkh_kernel_create(vk, &s->k, &d, (struct vkh_buffer *const[]){&s->x.dev, &s->w.dev, &s->y.dev},
-                              &push, groups)))
+  if ((rc = vk_rows_kernel(&s->vc, NAME, VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16), s->rows,
+                           &push, sizeof push)))
     return rc;
   return vkh_status(vk);
 }
 
-static int run(const struct bench_host *host, void *state) {
-  (void)host;
-  struct rmsnorm *s = state;
-  return vkh_kernel_run(s->vk, &s->k);
-}
-
-static int run_batch(const struct bench_host *host, void *state, int64_t n) {
-  (void)host;
-  struct rmsnorm *s = state;
-  return vkh_kernel_run_batch(s->vk, &s->k, n);
-}
-
 static int verify(const struct bench_host *host, void *state) {
   struct rmsnorm *s = state;
-  int rc = vkh_array_read(s->vk, &s->y);
+  int rc = vkh_case_read(&s->vc);
   if (rc) return rc;
   const struct bench_check c = {.op = "rmsnorm", .dtype = s->dtype, .out_dtype = s->dtype,
                                 .rows = s->rows, .cols = s->cols, .eps = s->eps,
-                                .in = {s->x.host, s->w.host}, .out = s->y.host};
+                                .in = {s->x->host, s->w->host}, .out = s->y->host};
   return host->check(host, &c);
-}
-
-static void teardown(const struct bench_host *host, void *state) {
-  (void)host;
-  struct rmsnorm *s = state;
-  vkh_kernel_destroy(s->vk, &s->k);
-  vkh_array_free(s->vk, &s->x);
-  vkh_array_free(s->vk, &s->w);
-  vkh_array_free(s->vk, &s->y);
-  free(s);
 }
 
 BENCH_PLUGIN_DEFINE = {
@@ -136,11 +92,5 @@ BENCH_PLUGIN_DEFINE = {
     .description = "RMSNorm on Vulkan, one invocation per row (naive); f32/f16",
 #endif
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = run,
-    .verify = verify,
-    .teardown = teardown,
-    .run_batch = run_batch,
+    VKH_CASE_CALLBACKS(setup, verify),
 };

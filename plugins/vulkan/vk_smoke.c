@@ -14,52 +14,29 @@ static const uint32_t spv[] =
 #define MAGIC 0x600dcafeu
 
 struct smoke {
-  struct vkh *vk;
-  struct vkh_array out;
-  struct vkh_kernel k;
+  struct vkh_case vc; /* first: run, run_batch and teardown are vkh_case_* */
+  struct vkh_array *out;
 };
 
 static const struct bench_param params[] = {{.name = NULL}};
 
 static int setup(const struct bench_host *host, void *ctx, void **state) {
-  struct smoke *s = calloc(1, sizeof *s);
-  if (!s) return host->fail(host, "out of memory");
-  *state = s;
-  struct vkh *vk = s->vk = vkh_case(host, ctx);
-  int rc;
-  if ((rc = vkh_array_output(vk, &s->out, 1, BENCH_F32, "out"))) return rc;
-  const struct vkh_pipeline_desc d = {.name = "vk_smoke", VKH_SPIRV(spv), .buffers = 1,
-                                      .push_size = 4, .local = {1, 1, 1}};
+  int rc = vkh_case_new(host, ctx, sizeof(struct smoke), state);
+  if (rc) return rc;
+  struct smoke *s = *state;
+  struct vkh *vk = s->vc.vk;
+  if ((rc = vkh_case_output(&s->vc, &s->out, 1, BENCH_F32, "out"))) return rc;
+  const struct vkh_pipeline_desc d = {.name = "vk_smoke", VKH_SPIRV(spv), .push_size = 4,
+                                      .local = {1, 1, 1}};
   const uint32_t push = MAGIC, groups[3] = {1, 1, 1};
-  if ((rc = vkh_kernel_create(vk, &s->k, &d, (struct vkh_buffer *const[]){&s->out.dev}, &push,
-                              groups)))
-    return rc;
+  if ((rc = vkh_case_kernel(&s->vc, &d, &push, groups))) return rc;
   /* Once through, read back: the round trip really happens. */
-  if ((rc = vkh_dispatch_submit(vk, &s->k.dispatch)) || (rc = vkh_array_read(vk, &s->out))) return rc;
-  const uint32_t got = *(const uint32_t *)s->out.host;
+  if ((rc = vkh_dispatch_submit(vk, &s->vc.kernel.dispatch)) || (rc = vkh_case_read(&s->vc)))
+    return rc;
+  const uint32_t got = *(const uint32_t *)s->out->host;
   if (got != MAGIC) return host->fail(host, "vk_smoke: read back 0x%08x, expected 0x%08x", got, MAGIC);
   host->set_work(host, 0, sizeof(uint32_t));
   return vkh_status(vk);
-}
-
-static int run(const struct bench_host *host, void *state) {
-  (void)host;
-  struct smoke *s = state;
-  return vkh_kernel_run(s->vk, &s->k);
-}
-
-static int run_batch(const struct bench_host *host, void *state, int64_t n) {
-  (void)host;
-  struct smoke *s = state;
-  return vkh_kernel_run_batch(s->vk, &s->k, n);
-}
-
-static void teardown(const struct bench_host *host, void *state) {
-  (void)host;
-  struct smoke *s = state;
-  vkh_kernel_destroy(s->vk, &s->k);
-  vkh_array_free(s->vk, &s->out);
-  free(s);
 }
 
 BENCH_PLUGIN_DEFINE = {
@@ -69,10 +46,5 @@ BENCH_PLUGIN_DEFINE = {
     .operation = "none",
     .description = "Vulkan latency floor: one single-invocation dispatch, submit to fence",
     .params = params,
-    .init = vkh_init,
-    .deinit = vkh_deinit,
-    .setup = setup,
-    .run = run,
-    .teardown = teardown,
-    .run_batch = run_batch,
+    VKH_CASE_CALLBACKS(setup, NULL),
 };

@@ -8,6 +8,8 @@
  *   vkh_dispatch.c  recorded command buffer, fence, timestamps, batches
  *   vkh_kernel.c    the usual pair: one pipeline and its recorded dispatch
  *   vkh_array.c     a host array and its device buffer (inputs, outputs)
+ *   vkh_case.c      a case: its arrays and kernel, and the plugin's run,
+ *                   run_batch and teardown over them
  *   vkh_util.c      VkResult names, limits, dtype helpers
  *
  * Every function that can fail returns BENCH_OK, or BENCH_SKIP / BENCH_ERROR
@@ -87,7 +89,8 @@ void vkh_instance_destroy(struct vkh *vk);
 void vkh_pipeline_cache_open(struct vkh *vk);
 void vkh_pipeline_cache_close(struct vkh *vk);
 
-/* A case's view of the context: remembers host for the calls that follow. */
+/* A case's view of the context: remembers host for the calls that follow
+ * (vkh_case_new calls it; struct vkh_case below is the case's state). */
 struct vkh *vkh_case(const struct bench_host *host, void *ctx);
 
 /* BENCH_OK, or BENCH_ERROR naming the first validation message seen since
@@ -278,5 +281,76 @@ int vkh_array_output(struct vkh *vk, struct vkh_array *a, size_t count, enum ben
 /* Device to host. */
 int vkh_array_read(struct vkh *vk, struct vkh_array *a);
 void vkh_array_free(struct vkh *vk, struct vkh_array *a);
+
+/* ---- cases (vkh_case.c) --------------------------------------------------------- */
+
+/* The state of a case: the arrays its kernel reads and writes, bound at
+ * bindings 0, 1, ... in the order they were made, and its one kernel. A
+ * plugin's state begins with it (the first member), followed by the
+ * kernel's own numbers:
+ *
+ *   struct rmsnorm { struct vkh_case vc; int64_t rows, cols; ...; struct vkh_array *x, *w, *y; };
+ *
+ * so that vkh_case_run, vkh_case_run_batch and vkh_case_teardown are the
+ * plugin's run, run_batch and teardown as they are. */
+#define VKH_CASE_ARRAYS 8 /* arrays (storage buffers) one case can hold */
+
+struct vkh_case {
+  struct vkh *vk;
+  struct vkh_array arrays[VKH_CASE_ARRAYS]; /* bindings 0 .. narrays-1 */
+  unsigned char output[VKH_CASE_ARRAYS];    /* read back by vkh_case_read */
+  uint32_t narrays;
+  struct vkh_kernel kernel;
+};
+
+/* setup's first step: a zeroed state of `size` bytes (at least a struct
+ * vkh_case, which begins it) in *state, which teardown frees whatever
+ * happens next; its vk is vkh_case(host, ctx). */
+int vkh_case_new(const struct bench_host *host, void *ctx, size_t size, void **state);
+/* An input: `count` elements of host->fill_random(dtype, seed), uploaded;
+ * *a points at it (inside c) for the check. */
+int vkh_case_input(struct vkh_case *c, struct vkh_array **a, size_t count, enum bench_dtype dtype,
+                   uint64_t seed, const char *what);
+/* An output: host memory and a device buffer, read back by vkh_case_read. */
+int vkh_case_output(struct vkh_case *c, struct vkh_array **a, size_t count, enum bench_dtype dtype,
+                    const char *what);
+/* The next binding, zeroed, for an array the plugin makes itself (a device
+ * buffer laid out other than its host side, e.g. padded); freed with the
+ * case like the others. BENCH_ERROR past VKH_CASE_ARRAYS. */
+int vkh_case_array(struct vkh_case *c, struct vkh_array **a, const char *what);
+/* The case's kernel: the pipeline of d over every array of the case, in
+ * order (d->buffers is the number of arrays when 0, else must equal it),
+ * one dispatch of `groups` with the push constants `push` (copied). */
+int vkh_case_kernel(struct vkh_case *c, const struct vkh_pipeline_desc *d, const void *push,
+                    const uint32_t groups[3]);
+/* The same over a kernel the caller owns (a candidate to time: vk_gemm_auto). */
+int vkh_case_kernel_create(struct vkh_case *c, struct vkh_kernel *k,
+                           const struct vkh_pipeline_desc *d, const void *push,
+                           const uint32_t groups[3]);
+/* Bytes of every array: each read or written once per run. */
+double vkh_case_bytes(const struct vkh_case *c);
+/* Every output, device to host (verify's first step). */
+int vkh_case_read(struct vkh_case *c);
+
+/* A plugin's run, run_batch and teardown, for a state that begins with a
+ * struct vkh_case: one submit and its device time, n runs in one submit
+ * (vkh_kernel_run_batch), and the kernel, the arrays and the state freed. */
+int vkh_case_run(const struct bench_host *host, void *state);
+int vkh_case_run_batch(const struct bench_host *host, void *state, int64_t n);
+void vkh_case_teardown(const struct bench_host *host, void *state);
+
+/* In a plugin's BENCH_PLUGIN_DEFINE, for a state that begins with a struct
+ * vkh_case: init and deinit (vkh_init, vkh_deinit), the plugin's own setup
+ * and verify (NULL: none), and the case's run, run_batch and teardown:
+ *   BENCH_PLUGIN_DEFINE = {..., .params = params, VKH_CASE_CALLBACKS(setup, verify)}; */
+#define VKH_CASE_CALLBACKS(setup_fn, verify_fn)                                      \
+  .init = vkh_init, .deinit = vkh_deinit, .setup = (setup_fn), .run = vkh_case_run, \
+  .verify = (verify_fn), .teardown = vkh_case_teardown, .run_batch = vkh_case_run_batch
+
+/* The SPIR-V of a kernel built for both dtypes, as .code and .code_size of
+ * a pipeline desc:  VKH_SPIRV_DTYPE(dtype, spv_f32, spv_f16). */
+#define VKH_SPIRV_DTYPE(dtype, f32, f16)                   \
+  ((dtype) == BENCH_F16 ? (f16) : (f32)),                   \
+      ((dtype) == BENCH_F16 ? sizeof(f16) : sizeof(f32))
 
 #endif

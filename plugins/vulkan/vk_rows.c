@@ -1,0 +1,29 @@
+#include "vk_rows.h"
+
+int vk_rows_require(struct vkh *vk, enum bench_dtype dtype) {
+  int rc;
+  if (dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
+#ifdef TILED
+  if ((rc = vkh_require_subgroup_arithmetic(vk))) return rc;
+#endif
+  return BENCH_OK;
+}
+
+int vk_rows_kernel(struct vkh_case *c, const char *name, const uint32_t *code, size_t code_size,
+                   int64_t rows, const void *push, uint32_t push_size) {
+  const struct vkh_pipeline_desc d = {
+      .name = name,
+      .code = code,
+      .code_size = code_size,
+      .push_size = push_size,
+      .local = {VK_ROWS_WG, 1, 1},
+      .shared_bytes = VK_ROWS_WG * sizeof(float),
+  };
+  uint32_t groups[3];
+#ifdef TILED
+  int rc = vkh_groups_1d(c->vk, (uint64_t)rows, groups);
+#else
+  int rc = vkh_groups_1d(c->vk, ((uint64_t)rows + VK_ROWS_WG - 1) / VK_ROWS_WG, groups);
+#endif
+  return rc ? rc : vkh_case_kernel(c, &d, push, groups);
+}

@@ -218,11 +218,12 @@ static inline void bench_size_message(char *buf, size_t size, const char *name, 
 }
 
 /* The STRING parameter `name` as a size: BENCH_OK with *bytes, or
- * host->fail with the one-line message (BENCH_ERROR). caches: NULL, or the
- * machine's caches (the CPU plugins'). */
+ * host->fail with the one-line message (BENCH_ERROR, *bytes 0). caches:
+ * NULL, or the machine's caches (the CPU plugins'). */
 static inline int bench_param_size(const struct bench_host *host, const char *name,
                                    const struct bench_caches *caches, int64_t *bytes) {
   const char *text = host->param_str(host, name);
+  *bytes = 0;
   const enum bench_size_status st = bench_size_parse(text, caches, bytes);
   if (st == BENCH_SIZE_OK) return BENCH_OK;
   char msg[512];
@@ -231,10 +232,11 @@ static inline int bench_param_size(const struct bench_host *host, const char *na
 }
 
 /* The STRING parameter `name` as an element type (bench_dtype_parse):
- * BENCH_OK with *dtype, or host->fail (BENCH_ERROR). */
+ * BENCH_OK with *dtype, or host->fail (BENCH_ERROR, *dtype BENCH_F32). */
 static inline int bench_param_dtype(const struct bench_host *host, const char *name,
                                     enum bench_dtype *dtype) {
   const char *text = host->param_str(host, name);
+  *dtype = BENCH_F32;
   if (bench_dtype_parse(text, dtype) == 0) return BENCH_OK;
   return host->fail(host, "%s '%s': not an element type (f32, f16, bf16, f64, i8, u8, i32)",
                     name, text ? text : "");

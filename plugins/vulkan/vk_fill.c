@@ -34,9 +34,8 @@ struct membw {
 };
 
 static const struct bench_param params[] = {
-    {.name = "size", .type = BENCH_PARAM_STRING,
-     .description = "bytes of the buffer (rounded up to 16): 4096, 1000KiB, 64MiB",
-     .defaults = {"1MiB", "64MiB", "120MiB", "1000KiB,4096,16"}},
+    BENCH_PARAM_SIZE("bytes of the buffer (rounded up to 16): " BENCH_SIZE_EXAMPLES, "1MiB",
+                     "64MiB", "120MiB", "1000KiB,4096,16"),
     {.name = NULL},
 };
 
@@ -45,9 +44,9 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if (!s) return host->fail(host, "out of memory");
   *state = s;
   struct vkh *vk = s->vk = vkh_case(host, ctx);
-  uint64_t bytes;
+  int64_t bytes;
   int rc;
-  if ((rc = vkh_param_bytes(host, "size", &bytes))) return rc;
+  if ((rc = bench_param_size(host, "size", NULL, &bytes))) return rc;
   s->n4 = (bytes + 15) / 16;
   const size_t words = (size_t)(s->n4 * 4);
 #ifdef COPY

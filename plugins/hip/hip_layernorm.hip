@@ -8,7 +8,11 @@
 #include "hipb_rows.h"
 
 static const struct bench_param params[] = {
-    ROWS_PARAM_ROWS, ROWS_PARAM_COLS, ROWS_PARAM_DTYPE, ROWS_PARAM_EPS, HIPB_PARAM_FLUSH_L2,
+    ROWS_PARAM(BENCH_PARAM_ROWS, ROWS_DEFAULTS_ROWS),
+    ROWS_PARAM(BENCH_PARAM_COLS, ROWS_DEFAULTS_COLS),
+    ROWS_PARAM_DTYPE,
+    ROWS_PARAM(BENCH_PARAM_LAYERNORM_EPS, ROWS_DEFAULTS_EPS),
+    HIPB_PARAM_FLUSH_L2,
     {.name = NULL},
 };
 
@@ -104,7 +108,7 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->rows = h->param_int(h, "rows");
   s->cols = h->param_int(h, "cols");
   s->eps = h->param_float(h, "eps");
-  s->dtype = hipb_dtype(h, "dtype");
+  HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   s->shape = rows_shape_of(s->cols);
   h->set_info(h, "kernel", rows_shape_name(s->shape));
   const size_t n = (size_t)(s->rows * s->cols);
@@ -112,7 +116,7 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   HIPB_TRY(hipb_input(h, &s->w, (size_t)s->cols, s->dtype, 2));
   HIPB_TRY(hipb_input(h, &s->b, (size_t)s->cols, s->dtype, 3));
   HIPB_TRY(hipb_output(h, &s->y, n, s->dtype));
-  h->set_work(h, 0, 2.0 * (double)n * (double)hipb_dtype_size(s->dtype));
+  h->set_work(h, 0, 2.0 * (double)n * (double)bench_dtype_size(s->dtype));
   return BENCH_OK;
 }
 

@@ -275,7 +275,10 @@ static inline int bench_param_dtype(const struct bench_host *host, const char *n
 /* An element type parameter: `choices` those this plugin runs, names of
  * bench_dtype_parse (f32, f16, bf16, ...); read with bench_param_dtype. */
 #define BENCH_PARAM_DTYPE(description, choices, d0, d1, d2, d3) \
-  BENCH_PARAM_DECL_("dtype", BENCH_PARAM_STRING, description, choices, 0, 0, 0, d0, d1, d2, d3)
+  BENCH_PARAM_DTYPE_ZIP(0, description, choices, d0, d1, d2, d3)
+/* The same advancing with the other parameters of zip group `zip`. */
+#define BENCH_PARAM_DTYPE_ZIP(zip, description, choices, d0, d1, d2, d3) \
+  BENCH_PARAM_DECL_("dtype", BENCH_PARAM_STRING, description, choices, 0, 0, zip, d0, d1, d2, d3)
 
 /* rmsnorm, layernorm (rows x cols, normalised along cols) */
 #define BENCH_PARAM_ROWS(d0, d1, d2, d3) \

@@ -72,6 +72,8 @@ static void test_refused(void) {
       /* overflow of the digits themselves saturates: still out of range */
       {"99999999999999999999999999999999", BENCH_SIZE_RANGE},
       {"99999999999999999999999999999999G", BENCH_SIZE_RANGE},
+      /* 2^64 + 4: a parser that wraps reads 4 */
+      {"18446744073709551620", BENCH_SIZE_RANGE},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     int64_t b = -7;
@@ -131,6 +133,7 @@ static void test_cache_relative(void) {
   CHECK(bench_size_parse("0*L2", &c, &b) == BENCH_SIZE_RANGE);
   CHECK(bench_size_parse("L1/100000", &c, &b) == BENCH_SIZE_RANGE);
   CHECK(bench_size_parse("100000000000*LLC", &c, &b) == BENCH_SIZE_RANGE);
+  CHECK(bench_size_parse("18446744073709551620*L1", &c, &b) == BENCH_SIZE_RANGE);
   CHECK(b == -7);
 
   /* Without a resolver (GPU plugins): refused, the resolver's absence named. */

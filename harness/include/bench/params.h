@@ -65,14 +65,15 @@ struct bench_caches {
 };
 
 /* A decimal number "12", "1.5", ".5" at *s: its value, and *s moved past
- * it; -1 when there is none. Integer digits beyond 2^60 saturate. */
+ * it; -1 when there is none. The integer part stops growing once past 2^60
+ * (every such size is out of range; it never wraps). */
 static inline double bench_size_number_(const char **s) {
   const char *p = *s;
   double frac = 0, scale = 1;
   uint64_t whole = 0;
   int digits = 0;
   for (; *p >= '0' && *p <= '9'; p++, digits++)
-    if (whole <= ((uint64_t)1 << 61)) whole = whole * 10 + (uint64_t)(*p - '0');
+    if (whole <= ((uint64_t)1 << 60)) whole = whole * 10 + (uint64_t)(*p - '0');
   if (*p == '.') {
     for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
       if (scale < 1e18) {

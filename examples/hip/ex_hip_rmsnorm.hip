@@ -22,12 +22,13 @@ __global__ __launch_bounds__(BLOCK) void rmsnorm(const float *x, const float *w,
 }
 
 static const struct bench_param params[] = {
-    {.name = "rows", .type = BENCH_PARAM_INT, .description = "rows", .choices = NULL, .min = 1,
-     .max = 1 << 20, .zip = 1, .defaults = {"7,64", "4096", "16384", "1,3,17"}},
-    {.name = "cols", .type = BENCH_PARAM_INT, .description = "row length", .choices = NULL,
-     .min = 1, .max = 1 << 20, .zip = 1, .defaults = {"1000,4096", "4096", "4096", "1,7,4099"}},
-    {.name = "eps", .type = BENCH_PARAM_FLOAT, .description = "added to the mean square",
-     .choices = NULL, .min = 1e-12, .max = 1, .zip = 0, .defaults = {"1e-5", "1e-5", "1e-5", "1e-5"}},
+    /* <bench/params.h>'s declarations of rmsnorm's parameters, the same in
+     * every backend's plugins; the defaults per tier (smoke, standard, perf,
+     * verify) are ours. rows and cols advance together (zip 1): smoke runs
+     * 7x1000 and 64x4096. */
+    BENCH_PARAM_ROWS("7,64", "4096", "16384", "1,3,17"),
+    BENCH_PARAM_COLS("1000,4096", "4096", "4096", "1,7,4099"),
+    BENCH_PARAM_RMSNORM_EPS("1e-5", "1e-5", "1e-5", "1e-5"),
     HIPB_PARAM_FLUSH_L2, /* hipb_setup reads it: 1 = cold caches */
     {.name = NULL},
 };

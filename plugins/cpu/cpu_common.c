@@ -61,58 +61,20 @@ void cpu_caches_note(const struct bench_host *host) {
   host->set_info(host, "note", note);
 }
 
-int64_t cpu_parse_size(const char *text) {
-  if (!text) return -1;
-  char *end;
-  double factor = 1, v;
-  const char *s = text;
-  if (s[0] != 'L' && s[0] != 'l') {
-    v = strtod(s, &end);
-    if (end == s || !(v > 0)) return -1;
-    if (*end != '*') { /* a plain size */
-      double unit = 1;
-      if (!strcmp(end, "") || !strcmp(end, "B")) unit = 1;
-      else if (!strcmp(end, "K") || !strcmp(end, "KiB")) unit = 1024.0;
-      else if (!strcmp(end, "M") || !strcmp(end, "MiB")) unit = 1024.0 * 1024;
-      else if (!strcmp(end, "G") || !strcmp(end, "GiB")) unit = 1024.0 * 1024 * 1024;
-      else return -1;
-      return v * unit >= 1 && v * unit < 9e18 ? (int64_t)(v * unit) : -1;
-    }
-    factor = v;
-    s = end + 1;
-  }
-  int64_t cache;
-  if (!strncmp(s, "LLC", 3) || !strncmp(s, "llc", 3)) {
-    cache = cpu_llc_bytes();
-    s += 3;
-  } else if ((s[0] == 'L' || s[0] == 'l') && s[1] >= '1' && s[1] <= '4') {
-    cache = cpu_cache_bytes(s[1] - '0');
-    s += 2;
-  } else {
-    return -1;
-  }
-  if (cache <= 0) return -1;
-  if (*s == '/') {
-    v = strtod(s + 1, &end);
-    if (end == s + 1 || !(v > 0)) return -1;
-    factor /= v;
-    s = end;
-  }
-  if (*s) return -1;
-  const double bytes = factor * (double)cache;
-  return bytes >= 1 && bytes < 9e18 ? (int64_t)bytes : -1;
+static int64_t size_cache_bytes(void *user, int level) {
+  (void)user;
+  if (level == BENCH_CACHE_LLC) return cpu_llc_bytes();
+  return level >= 1 && level <= CACHE_LEVELS ? cpu_cache_bytes(level) : 0;
 }
 
-int cpu_size_error(const struct bench_host *host, const char *text) {
-  const char *s = text;
-  while (*s && *s != 'L' && *s != 'l') s++;
-  if ((*s == 'L' || *s == 'l') && s[1] >= '1' && s[1] <= '9' && cpu_cache_bytes(s[1] - '0') <= 0) {
-    char have[256];
-    cpu_caches_describe(cpu_caches(), have, sizeof have);
-    return host->fail(host, "size '%s': this machine has no L%c cache (%s); LLC names its last level",
-                      text, s[1], have);
-  }
-  return host->fail(host, "size '%s': not a size (64MiB, 1.5GiB, L2/2, 4*LLC)", text);
+static void size_caches_describe(void *user, char *buf, size_t size) {
+  (void)user;
+  cpu_caches_describe(cpu_caches(), buf, size);
+}
+
+const struct bench_caches *cpu_size_caches(void) {
+  static const struct bench_caches caches = {size_cache_bytes, size_caches_describe, NULL};
+  return &caches;
 }
 
 /* ---- memory ------------------------------------------------------------------ */
@@ -575,46 +537,13 @@ void cpu_parallel_for(struct cpu_pool *pool, int64_t n, int64_t grain, cpu_range
 
 /* ---- element types ---------------------------------------------------------- */
 
-int cpu_dtype_parse(const char *name, enum bench_dtype *out) {
-  if (!name) return -1;
-  if (strcmp(name, "f32") == 0) *out = BENCH_F32;
-  else if (strcmp(name, "f16") == 0) *out = BENCH_F16;
-  else if (strcmp(name, "bf16") == 0) *out = BENCH_BF16;
-  else return -1;
-  return 0;
-}
-
-size_t cpu_dtype_size(enum bench_dtype t) { return t == BENCH_F32 ? 4 : 2; }
-
-float cpu_f16_to_f32(uint16_t h) {
-  const uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff, u;
-  if (exp == 0x1f) {
-    u = sign | 0x7f800000u | (man << 13); /* inf, NaN */
-  } else if (exp != 0) {
-    u = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man == 0) {
-    u = sign;
-  } else { /* subnormal: normalise */
-    exp = 113;
-    while (!(man & 0x400)) {
-      man <<= 1;
-      exp--;
-    }
-    u = sign | (exp << 23) | ((man & 0x3ff) << 13);
-  }
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx,f16c"))) static void f16_to_f32_f16c(float *dst, const uint16_t *src,
                                                                   size_t count) {
   size_t i = 0;
   for (; i + 8 <= count; i += 8)
     _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i))));
-  for (; i < count; i++) dst[i] = cpu_f16_to_f32(src[i]);
+  for (; i < count; i++) dst[i] = bench_f16_to_f32(src[i]);
 }
 #endif
 
@@ -635,6 +564,6 @@ void cpu_load_f32(float *dst, const void *src, size_t offset, size_t count, enum
       return;
     }
 #endif
-    for (size_t i = 0; i < count; i++) dst[i] = cpu_f16_to_f32(s[i]);
+    for (size_t i = 0; i < count; i++) dst[i] = bench_f16_to_f32(s[i]);
   }
 }

@@ -1,6 +1,7 @@
 /* Shared plumbing of the CPU plugins, linked into each as a small static
  * library: a thread pool with a parallel for, aligned allocation, the
- * machine's cache sizes, f16/bf16 conversion, a vectorisable expf, and the
+ * machine's cache sizes (and the resolver of cache-relative sizes), f16/bf16
+ * loads, a vectorisable expf, and the
  * `threads` parameter every threaded plugin declares. Nothing here prints
  * or exits. */
 #ifndef BENCH_CPU_COMMON_H
@@ -10,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bench/dtype.h"
+#include "bench/params.h"
 #include "bench/plugin.h"
 #include "cpu_caches.h"
 
@@ -29,16 +32,13 @@
    .description = "worker threads, 0 = every CPU this process may run on", .min = 0,   \
    .max = 1024, .defaults = {smoke, standard, perf, verify}}
 
-/* A size in bytes: "4096", "64KiB", "1.5MiB", "2GiB" (also K, M, G), or a
- * cache of this machine with an optional factor or divisor: "L1", "L2/2",
- * "4*LLC" (L1 = L1d, L2, L3, L4, LLC = the last level). L1, L2 and LLC
- * always resolve (cpu_caches.h: a stated default when the machine tells
- * nothing); -1 when malformed or when the machine has no such level (L3
- * on a machine whose last level is L2). */
-int64_t cpu_parse_size(const char *text);
-/* The one message for a size cpu_parse_size refused: names the machine's
- * caches when the text asked for a level it does not have. BENCH_ERROR. */
-int cpu_size_error(const struct bench_host *host, const char *text);
+/* This machine's data caches for cache-relative sizes (<bench/params.h>):
+ * L1 = L1d, L2, L3, L4 and LLC = the last level, from cpu_caches(). L1, L2
+ * and LLC always resolve (a stated default when the machine tells nothing);
+ * a level the machine does not have (L3 where the last level is L2) is
+ * refused with the machine's caches named. For bench_param_size:
+ *   if (bench_param_size(host, "size", cpu_size_caches(), &bytes)) ... */
+const struct bench_caches *cpu_size_caches(void);
 
 /* CPUs this process may run on (sched_getaffinity), at least 1. */
 int cpu_count(void);
@@ -153,16 +153,8 @@ void cpu_split(int64_t n, int64_t grain, int slot, int slots, int64_t *begin, in
 
 /* ---- element types ------------------------------------------------------ */
 
-int cpu_dtype_parse(const char *name, enum bench_dtype *out);
-size_t cpu_dtype_size(enum bench_dtype t);
-
-static inline float cpu_bf16_to_f32(uint16_t h) {
-  uint32_t u = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-float cpu_f16_to_f32(uint16_t h);
+/* Names, sizes and conversions: <bench/dtype.h> (bench_param_dtype in
+ * <bench/params.h> reads a dtype parameter). */
 
 /* dst[i] = src[offset + i] as float, for i < count; src holds dtype. */
 void cpu_load_f32(float *dst, const void *src, size_t offset, size_t count, enum bench_dtype t);

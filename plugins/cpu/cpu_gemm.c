@@ -209,24 +209,17 @@ static const struct bench_param params[] = {
                   "naive,naive,naive,naive,naive,blocked,blocked,blocked,blocked,blocked,"
                   "packed,packed,packed,packed,packed,openblas,openblas,openblas,openblas,openblas,"
                   "blis,blis,blis,blis,blis"}},
-    {.name = "m", .type = BENCH_PARAM_INT, .description = "rows of A and C", .min = 1, .max = 65536,
-     .zip = 1,
-     .defaults = {"64,64,64,64,33", "512,1024,1024,1024", "1024,1024,2048,1024,2048,1024,2048",
-                  "1,7,33,130,150,1,7,33,130,150,1,7,33,130,150,1,7,33,130,150,"
-                  "1,7,33,130,150"}},
-    {.name = "n", .type = BENCH_PARAM_INT, .description = "columns of B and C", .min = 1,
-     .max = 65536, .zip = 1,
-     .defaults = {"64,64,64,64,17", "512,1024,1024,1024", "1024,1024,2048,1024,2048,1024,2048",
-                  "1,13,257,61,4099,1,13,257,61,4099,1,13,257,61,4099,1,13,257,61,4099,"
-                  "1,13,257,61,4099"}},
-    {.name = "k", .type = BENCH_PARAM_INT, .description = "columns of A, rows of B (reduction)",
-     .min = 1, .max = 65536, .zip = 1,
-     .defaults = {"64,64,64,64,47", "512,1024,1024,1024", "1024,1024,2048,1024,2048,1024,2048",
-                  "1,5,1,300,3,1,5,1,300,3,1,5,1,300,3,1,5,1,300,3,"
-                  "1,5,1,300,3"}},
-    {.name = "dtype", .type = BENCH_PARAM_STRING,
-     .description = "element type of A and B (C is f32, accumulated in f32)",
-     .choices = "f32,f16,bf16", .defaults = {"f32,f16,bf16", "f32,f16,bf16", "f32", "f32,f16,bf16"}},
+    BENCH_PARAM_GEMM_M("64,64,64,64,33", "512,1024,1024,1024", "1024,1024,2048,1024,2048,1024,2048",
+                       "1,7,33,130,150,1,7,33,130,150,1,7,33,130,150,1,7,33,130,150,"
+                       "1,7,33,130,150"),
+    BENCH_PARAM_GEMM_N("64,64,64,64,17", "512,1024,1024,1024", "1024,1024,2048,1024,2048,1024,2048",
+                       "1,13,257,61,4099,1,13,257,61,4099,1,13,257,61,4099,1,13,257,61,4099,"
+                       "1,13,257,61,4099"),
+    BENCH_PARAM_GEMM_K("64,64,64,64,47", "512,1024,1024,1024", "1024,1024,2048,1024,2048,1024,2048",
+                       "1,5,1,300,3,1,5,1,300,3,1,5,1,300,3,1,5,1,300,3,"
+                       "1,5,1,300,3"),
+    BENCH_PARAM_DTYPE("element type of A and B (C is f32, accumulated in f32)", "f32,f16,bf16",
+                      "f32,f16,bf16", "f32,f16,bf16", "f32", "f32,f16,bf16"),
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
     {.name = "isa", .type = BENCH_PARAM_STRING,
      .description = "packed: micro-kernel instruction set (auto = the widest this CPU runs)",
@@ -248,8 +241,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
                : strcmp(variant, "packed") == 0  ? PACKED
                : strcmp(variant, "blis") == 0    ? BLIS
                                                  : OPENBLAS;
-  if (cpu_dtype_parse(host->param_str(host, "dtype"), &g->p.dtype) != 0)
-    return host->fail(host, "unknown dtype");
+  if (bench_param_dtype(host, "dtype", &g->p.dtype)) return BENCH_ERROR;
   const int threads = cpu_threads_resolve(host->param_int(host, "threads"));
   char text[48];
 
@@ -283,7 +275,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   }
   const int used = cpu_pool_size(g->pool);
 
-  const size_t es = cpu_dtype_size(g->p.dtype);
+  const size_t es = bench_dtype_size(g->p.dtype);
   const size_t na = (size_t)(g->p.m * g->p.k), nb = (size_t)(g->p.k * g->p.n),
                nc = (size_t)(g->p.m * g->p.n);
   void *a = cpu_alloc(na * es), *b = cpu_alloc(nb * es);

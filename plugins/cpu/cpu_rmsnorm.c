@@ -37,12 +37,9 @@ static void rmsnorm_rows(void *arg, int64_t r0, int64_t r1, int tid) {
 }
 
 static const struct bench_param params[] = {
-    {.name = "rows", .type = BENCH_PARAM_INT, .description = "rows (tokens)", .min = 1,
-     .max = 1 << 24, .zip = 1, .defaults = {"7,64", "4096", "1024,16384", "1,3,17,5"}},
-    {.name = "cols", .type = BENCH_PARAM_INT, .description = "row length (hidden size)", .min = 1,
-     .max = 1 << 24, .zip = 1, .defaults = {"1000,4096", "4096", "4096,4096", "1,7,1000,4099"}},
-    {.name = "eps", .type = BENCH_PARAM_FLOAT, .description = "added to the mean square",
-     .min = 0, .max = 1, .defaults = {"1e-5", "1e-5", "1e-5", "1e-5"}},
+    BENCH_PARAM_ROWS("7,64", "4096", "1024,16384", "1,3,17,5"),
+    BENCH_PARAM_COLS("1000,4096", "4096", "4096,4096", "1,7,1000,4099"),
+    BENCH_PARAM_RMSNORM_EPS("1e-5", "1e-5", "1e-5", "1e-5"),
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
     {.name = "stores", .type = BENCH_PARAM_STRING,
      .description = "y's stores: auto (non-temporal when y exceeds the LLC), normal, nontemporal",
@@ -58,7 +55,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   s->eps = (float)host->param_float(host, "eps");
-  if (!(s->eps > 0)) return host->fail(host, "eps must be > 0");
   if (!(s->pool = cpu_pool_from_param(host, s->rows, cpu_row_grain(s->cols)))) return BENCH_ERROR;
   const size_t n = (size_t)(s->rows * s->cols);
   s->x = cpu_alloc(n * sizeof(float));

@@ -55,19 +55,12 @@ static void rope_rows(void *arg, int64_t r0, int64_t r1, int tid) {
 }
 
 static const struct bench_param params[] = {
-    {.name = "seq", .type = BENCH_PARAM_INT, .description = "positions (tokens)", .min = 1,
-     .max = 1 << 24, .zip = 1, .defaults = {"16,5", "4096", "1024,8192", "1,7,33,3"}},
-    {.name = "heads", .type = BENCH_PARAM_INT, .description = "heads per position", .min = 1,
-     .max = 1 << 16, .zip = 1, .defaults = {"4,3", "32", "32,32", "1,3,2,5"}},
-    {.name = "head_dim", .type = BENCH_PARAM_INT, .description = "elements per head (even)",
-     .min = 2, .max = 1 << 16, .zip = 1, .defaults = {"64,6", "128", "128,128", "2,6,130,64"}},
-    {.name = "layout", .type = BENCH_PARAM_STRING,
-     .description = "pairs: interleaved (2i, 2i+1) or halves (i, i+d/2)",
-     .choices = "interleaved,halves",
-     .defaults = {"interleaved,halves", "interleaved,halves", "interleaved,halves",
-                  "interleaved,halves"}},
-    {.name = "theta", .type = BENCH_PARAM_FLOAT, .description = "frequency base", .min = 1,
-     .max = 1e9, .defaults = {"10000", "10000", "10000", "10000,500000"}},
+    BENCH_PARAM_ROPE_SEQ("16,5", "4096", "1024,8192", "1,7,33,3"),
+    BENCH_PARAM_ROPE_HEADS("4,3", "32", "32,32", "1,3,2,5"),
+    BENCH_PARAM_ROPE_HEAD_DIM("64,6", "128", "128,128", "2,6,130,64"),
+    BENCH_PARAM_ROPE_LAYOUT("interleaved,halves", "interleaved,halves", "interleaved,halves",
+                            "interleaved,halves"),
+    BENCH_PARAM_ROPE_THETA("10000", "10000", "10000", "10000,500000"),
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
     {.name = NULL},
 };

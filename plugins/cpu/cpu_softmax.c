@@ -73,10 +73,8 @@ static void softmax_rows(void *arg, int64_t r0, int64_t r1, int tid) {
 }
 
 static const struct bench_param params[] = {
-    {.name = "rows", .type = BENCH_PARAM_INT, .description = "rows", .min = 1, .max = 1 << 24,
-     .zip = 1, .defaults = {"7,64", "4096", "1024,16384", "1,3,17,5"}},
-    {.name = "cols", .type = BENCH_PARAM_INT, .description = "row length (e.g. vocabulary, keys)",
-     .min = 1, .max = 1 << 24, .zip = 1, .defaults = {"1000,4096", "4096", "4096,4096", "1,7,1000,4099"}},
+    BENCH_PARAM_SOFTMAX_ROWS("7,64", "4096", "1024,16384", "1,3,17,5"),
+    BENCH_PARAM_SOFTMAX_COLS("1000,4096", "4096", "4096,4096", "1,7,1000,4099"),
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
     {.name = "stores", .type = BENCH_PARAM_STRING,
      .description = "y's stores: auto (non-temporal when y exceeds the LLC), normal, nontemporal",

@@ -146,9 +146,8 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   *state = s;
   const char *k = host->param_str(host, "kernel");
   s->kernel = !strcmp(k, "copy") ? COPY : !strcmp(k, "scale") ? SCALE : !strcmp(k, "add") ? ADD : TRIAD;
-  const char *size = host->param_str(host, "size");
-  const int64_t bytes = cpu_parse_size(size);
-  if (bytes < 0) return cpu_size_error(host, size);
+  int64_t bytes;
+  if (bench_param_size(host, "size", cpu_size_caches(), &bytes)) return BENCH_ERROR;
   s->n = bytes / (int64_t)sizeof(double);
   if (s->n < 1) s->n = 1;
   const int64_t llc = cpu_llc_bytes();

@@ -55,8 +55,8 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if (!s) return host->fail(host, "out of memory");
   *state = s;
   const char *size = host->param_str(host, "size");
-  const int64_t bytes = cpu_parse_size(size);
-  if (bytes < 0) return cpu_size_error(host, size);
+  int64_t bytes;
+  if (bench_param_size(host, "size", cpu_size_caches(), &bytes)) return BENCH_ERROR;
   const int64_t n = bytes / LINE < 2 ? 2 : bytes / LINE;
   if (n > (int64_t)UINT32_MAX) return host->fail(host, "size '%s': too large", size);
   s->loads = host->param_int(host, "loads");

@@ -28,27 +28,14 @@
 #include "hipb.h"
 
 static const struct bench_param params[] = {
-    {.name = "batch", .type = BENCH_PARAM_INT, .description = "batch size", .choices = NULL,
-     .min = 1, .max = 65535, .zip = 1, .defaults = {"1,2,1,1", "1", "1,1", "1,2,1,1,2,1"}},
-    {.name = "heads", .type = BENCH_PARAM_INT, .description = "attention heads", .choices = NULL,
-     .min = 1, .max = 65535, .zip = 1, .defaults = {"2,1,2,1", "32", "32,32", "1,3,2,1,2,1"}},
-    {.name = "seq", .type = BENCH_PARAM_INT, .description = "sequence length (queries = keys)",
-     .choices = NULL, .min = 1, .max = 1048576, .zip = 1,
-     .defaults = {"64,19,128,77", "2048", "4096,8192", "1,7,65,130,33,200"}},
-    {.name = "head_dim", .type = BENCH_PARAM_INT, .description = "head dimension (<= 256)",
-     .choices = NULL, .min = 1, .max = 256, .zip = 1,
-     .defaults = {"32,6,64,128", "128", "128,128", "2,6,64,80,128,256"}},
-    {.name = "dtype", .type = BENCH_PARAM_STRING,
-     .description = "element type of q, k, v and o (fp32 arithmetic)",
-     .choices = "f32,f16,bf16", .min = 0, .max = 0, .zip = 0,
-     .defaults = {"f32,f16,bf16", "f16,f32", "f16", "f32,f16,bf16"}},
-    {.name = "rope", .type = BENCH_PARAM_STRING,
-     .description = "RoPE on q and k: none, interleaved (2i, 2i+1) or halves (i, i + d/2)",
-     .choices = "none,interleaved,halves", .min = 0, .max = 0, .zip = 0,
-     .defaults = {"none,halves", "interleaved", "interleaved", "none,interleaved,halves"}},
-    {.name = "theta", .type = BENCH_PARAM_FLOAT, .description = "RoPE frequency base",
-     .choices = NULL, .min = 1, .max = 1e9, .zip = 0,
-     .defaults = {"10000", "10000", "10000", "10000"}},
+    BENCH_PARAM_ATTN_BATCH("1,2,1,1", "1", "1,1", "1,2,1,1,2,1"),
+    BENCH_PARAM_ATTN_HEADS("2,1,2,1", "32", "32,32", "1,3,2,1,2,1"),
+    BENCH_PARAM_ATTN_SEQ("64,19,128,77", "2048", "4096,8192", "1,7,65,130,33,200"),
+    BENCH_PARAM_ATTN_HEAD_DIM(256, "32,6,64,128", "128", "128,128", "2,6,64,80,128,256"),
+    BENCH_PARAM_DTYPE("element type of q, k, v and o (fp32 arithmetic)", "f32,f16,bf16",
+                      "f32,f16,bf16", "f16,f32", "f16", "f32,f16,bf16"),
+    BENCH_PARAM_ATTN_ROPE("none,halves", "interleaved", "interleaved", "none,interleaved,halves"),
+    BENCH_PARAM_ATTN_THETA("10000", "10000", "10000", "10000"),
     HIPB_PARAM_FLUSH_L2,
     {.name = NULL},
 };
@@ -269,7 +256,7 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->heads = h->param_int(h, "heads");
   s->seq = h->param_int(h, "seq");
   s->d = h->param_int(h, "head_dim");
-  s->dtype = hipb_dtype(h, "dtype");
+  HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   s->theta = h->param_float(h, "theta");
   const char *rope = h->param_str(h, "rope");
   s->rope = strcmp(rope, "interleaved") == 0 ? 1 : strcmp(rope, "halves") == 0 ? 2 : 0;

@@ -29,19 +29,12 @@ static const struct bench_param params[] = {
      .choices = "tiled,mfma", .min = 0, .max = 0, .zip = 2,
      .defaults = {"tiled,tiled,mfma,mfma", "tiled,mfma,mfma", "tiled,mfma,mfma",
                   "tiled,tiled,mfma,mfma"}},
-    {.name = "dtype", .type = BENCH_PARAM_STRING,
-     .description = "element type of A and B (C is fp32, accumulation fp32)",
-     .choices = "f32,f16,bf16", .min = 0, .max = 0, .zip = 2,
-     .defaults = {"f32,f16,f16,bf16", "f32,f16,bf16", "f32,f16,bf16", "f32,bf16,f16,bf16"}},
-    {.name = "m", .type = BENCH_PARAM_INT, .description = "rows of A and C", .choices = NULL,
-     .min = 1, .max = 65536, .zip = 1,
-     .defaults = {"128,77", "4096", "8192", "1,7,127,33,64,129,256"}},
-    {.name = "n", .type = BENCH_PARAM_INT, .description = "columns of B and C", .choices = NULL,
-     .min = 1, .max = 65536, .zip = 1,
-     .defaults = {"128,65", "4096", "8192", "1,13,61,257,65,130,256"}},
-    {.name = "k", .type = BENCH_PARAM_INT, .description = "columns of A, rows of B (reduction)",
-     .choices = NULL, .min = 1, .max = 65536, .zip = 1,
-     .defaults = {"128,33", "4096", "8192", "1,5,257,1,63,40,256"}},
+    BENCH_PARAM_DTYPE_ZIP(2, "element type of A and B (C is fp32, accumulation fp32)",
+                          "f32,f16,bf16", "f32,f16,f16,bf16", "f32,f16,bf16", "f32,f16,bf16",
+                          "f32,bf16,f16,bf16"),
+    BENCH_PARAM_GEMM_M("128,77", "4096", "8192", "1,7,127,33,64,129,256"),
+    BENCH_PARAM_GEMM_N("128,65", "4096", "8192", "1,13,61,257,65,130,256"),
+    BENCH_PARAM_GEMM_K("128,33", "4096", "8192", "1,5,257,1,63,40,256"),
     HIPB_PARAM_FLUSH_L2,
     {.name = NULL},
 };
@@ -344,7 +337,7 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->m = h->param_int(h, "m");
   s->n = h->param_int(h, "n");
   s->k = h->param_int(h, "k");
-  s->dtype = hipb_dtype(h, "dtype");
+  HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   const int want_mfma = strcmp(h->param_str(h, "variant"), "mfma") == 0;
   if (want_mfma && s->dtype == BENCH_F32)
     return h->skip(h, "variant mfma takes f16 or bf16 inputs (dtype f32 runs as variant tiled)");

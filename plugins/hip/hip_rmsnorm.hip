@@ -7,7 +7,11 @@
 #include "hipb_rows.h"
 
 static const struct bench_param params[] = {
-    ROWS_PARAM_ROWS, ROWS_PARAM_COLS, ROWS_PARAM_DTYPE, ROWS_PARAM_EPS, HIPB_PARAM_FLUSH_L2,
+    ROWS_PARAM(BENCH_PARAM_ROWS, ROWS_DEFAULTS_ROWS),
+    ROWS_PARAM(BENCH_PARAM_COLS, ROWS_DEFAULTS_COLS),
+    ROWS_PARAM_DTYPE,
+    ROWS_PARAM(BENCH_PARAM_RMSNORM_EPS, ROWS_DEFAULTS_EPS),
+    HIPB_PARAM_FLUSH_L2,
     {.name = NULL},
 };
 
@@ -94,7 +98,7 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->rows = h->param_int(h, "rows");
   s->cols = h->param_int(h, "cols");
   s->eps = h->param_float(h, "eps");
-  s->dtype = hipb_dtype(h, "dtype");
+  HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   s->shape = rows_shape_of(s->cols);
   h->set_info(h, "kernel", rows_shape_name(s->shape));
   const size_t n = (size_t)(s->rows * s->cols);

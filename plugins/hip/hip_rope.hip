@@ -13,21 +13,12 @@
 #include "hipb_rows.h"
 
 static const struct bench_param params[] = {
-    {.name = "seq", .type = BENCH_PARAM_INT, .description = "positions (tokens)", .choices = NULL,
-     .min = 1, .max = 16777216, .zip = 1, .defaults = {"16,5,256", "4096", "1024,8192", "1,7,33,3"}},
-    {.name = "heads", .type = BENCH_PARAM_INT, .description = "heads per position",
-     .choices = NULL, .min = 1, .max = 65536, .zip = 1, .defaults = {"4,3,8", "32", "32,32", "1,3,2,5"}},
-    {.name = "head_dim", .type = BENCH_PARAM_INT, .description = "elements per head (even)",
-     .choices = NULL, .min = 2, .max = 65536, .zip = 1,
-     .defaults = {"64,6,128", "128", "128,128", "2,6,130,64"}},
-    {.name = "layout", .type = BENCH_PARAM_STRING,
-     .description = "pairs: interleaved (2i, 2i+1) or halves (i, i + d/2)",
-     .choices = "interleaved,halves", .min = 0, .max = 0, .zip = 0,
-     .defaults = {"interleaved,halves", "interleaved,halves", "interleaved,halves",
-                  "interleaved,halves"}},
-    {.name = "theta", .type = BENCH_PARAM_FLOAT, .description = "frequency base",
-     .choices = NULL, .min = 1, .max = 1e9, .zip = 0,
-     .defaults = {"10000", "10000", "10000", "10000,500000"}},
+    BENCH_PARAM_ROPE_SEQ("16,5,256", "4096", "1024,8192", "1,7,33,3"),
+    BENCH_PARAM_ROPE_HEADS("4,3,8", "32", "32,32", "1,3,2,5"),
+    BENCH_PARAM_ROPE_HEAD_DIM("64,6,128", "128", "128,128", "2,6,130,64"),
+    BENCH_PARAM_ROPE_LAYOUT("interleaved,halves", "interleaved,halves", "interleaved,halves",
+                            "interleaved,halves"),
+    BENCH_PARAM_ROPE_THETA("10000", "10000", "10000", "10000,500000"),
     ROWS_PARAM_DTYPE,
     HIPB_PARAM_FLUSH_L2,
     {.name = NULL},
@@ -82,7 +73,7 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->cols = h->param_int(h, "head_dim");
   s->halves = strcmp(h->param_str(h, "layout"), "halves") == 0;
   s->theta = h->param_float(h, "theta");
-  s->dtype = hipb_dtype(h, "dtype");
+  HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   if (s->cols % 2) return h->skip(h, "head_dim (%lld) is odd", (long long)s->cols);
   HIPB_TRY(hipb_setup(h, s->ctx));
   const size_t n = (size_t)(s->rows * s->cols);

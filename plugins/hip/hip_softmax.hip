@@ -10,7 +10,10 @@
 #include "hipb_rows.h"
 
 static const struct bench_param params[] = {
-    ROWS_PARAM_ROWS, ROWS_PARAM_COLS, ROWS_PARAM_DTYPE, HIPB_PARAM_FLUSH_L2,
+    ROWS_PARAM(BENCH_PARAM_SOFTMAX_ROWS, ROWS_DEFAULTS_ROWS),
+    ROWS_PARAM(BENCH_PARAM_SOFTMAX_COLS, ROWS_DEFAULTS_COLS),
+    ROWS_PARAM_DTYPE,
+    HIPB_PARAM_FLUSH_L2,
     {.name = NULL},
 };
 
@@ -118,7 +121,7 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   HIPB_TRY(hipb_setup(h, s->ctx));
   s->rows = h->param_int(h, "rows");
   s->cols = h->param_int(h, "cols");
-  s->dtype = hipb_dtype(h, "dtype");
+  HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   s->shape = rows_shape_of(s->cols);
   h->set_info(h, "kernel", rows_shape_name(s->shape));
   const size_t n = (size_t)(s->rows * s->cols);

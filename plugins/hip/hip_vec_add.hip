@@ -38,9 +38,9 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   *state = s;
   s->ctx = (struct hipb_ctx *)ctx;
   HIPB_TRY(hipb_setup(h, s->ctx));
-  size_t bytes = 0;
-  HIPB_TRY(hipb_param_bytes(h, "size", &bytes));
-  s->n = (bytes + sizeof(float) - 1) / sizeof(float);
+  int64_t bytes = 0;
+  HIPB_TRY(bench_param_size(h, "size", NULL, &bytes));
+  s->n = ((size_t)bytes + sizeof(float) - 1) / sizeof(float);
   HIPB_TRY(hipb_input(h, &s->a, s->n, BENCH_F32, 1));
   HIPB_TRY(hipb_input(h, &s->b, s->n, BENCH_F32, 2));
   HIPB_TRY(hipb_output(h, &s->c, s->n, BENCH_F32));

@@ -56,6 +56,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/dtype.h"
+#include "bench/params.h"
 #include "bench/plugin.h"
 
 #if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE != 64
@@ -159,21 +161,14 @@ unsigned hipb_grid_fill(const struct hipb_ctx *c, size_t needed, unsigned blocks
 
 /* ---- element types and staging -------------------------------------- */
 
-/* dtype parameter ("f32", "f16", "bf16") to enum bench_dtype. */
-enum bench_dtype hipb_dtype(const struct bench_host *h, const char *param);
-size_t hipb_dtype_size(enum bench_dtype t);
-const char *hipb_dtype_name(enum bench_dtype t);
+/* The dtype parameter: bench_param_dtype; names and sizes: bench_dtype_name
+ * and bench_dtype_size; a size parameter: bench_param_size
+ * (<bench/params.h>, <bench/dtype.h>: one grammar for every backend). */
 
-/* A size parameter in bytes: a number with an optional unit, B, KiB, MiB,
- * GiB (powers of 1024) or KB, MB, GB (powers of 1000): "1MiB", "4096".
- * A malformed value fails the case with a message. */
-int hipb_param_bytes(const struct bench_host *h, const char *param, size_t *bytes);
-
+/* The size of the copy, fill and vec_add plugins. */
 #define HIPB_PARAM_SIZE(what)                                                                \
-  {.name = "size", .type = BENCH_PARAM_STRING,                                               \
-   .description = "bytes per " what ", rounded up to whole fp32 elements: 4096, 1000KiB, 1GiB", \
-   .choices = NULL, .min = 0, .max = 0, .zip = 0,                                            \
-   .defaults = {"1MiB", "1GiB", "2GiB", "1000KiB,4096,16,4,12,1000004"}}
+  BENCH_PARAM_SIZE("bytes per " what ", rounded up to whole fp32 elements: " BENCH_SIZE_EXAMPLES, \
+                   "1MiB", "1GiB", "2GiB", "1000KiB,4096,16,4,12,1000004")
 
 struct hipb_buf {
   void *host, *dev;

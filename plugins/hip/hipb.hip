@@ -219,44 +219,11 @@ int hipb_end(const struct bench_host *h, struct hipb_ctx *c) {
 
 /* ---- element types and staging ---------------------------------------- */
 
-enum bench_dtype hipb_dtype(const struct bench_host *h, const char *param) {
-  const char *s = h->param_str(h, param);
-  if (strcmp(s, "f16") == 0) return BENCH_F16;
-  if (strcmp(s, "bf16") == 0) return BENCH_BF16;
-  return BENCH_F32; /* the parameter's choices allow nothing else */
-}
-
-int hipb_param_bytes(const struct bench_host *h, const char *param, size_t *bytes) {
-  static const struct {
-    const char *unit;
-    double scale;
-  } units[] = {{"", 1},          {"B", 1},          {"KiB", 1024.0}, {"MiB", 1048576.0},
-               {"GiB", 1073741824.0}, {"KB", 1e3}, {"MB", 1e6},     {"GB", 1e9}};
-  const char *s = h->param_str(h, param);
-  char *end;
-  const double v = strtod(s, &end);
-  for (size_t i = 0; end != s && i < sizeof units / sizeof units[0]; i++) {
-    if (strcmp(end, units[i].unit) != 0) continue;
-    const double b = v * units[i].scale;
-    if (!(b >= 1) || b > 1e15) break;
-    *bytes = (size_t)b;
-    return BENCH_OK;
-  }
-  return h->fail(h, "%s: '%s' is not a size (a number of bytes >= 1, with an optional unit B, "
-                 "KiB, MiB, GiB, KB, MB, GB)", param, s);
-}
-
-size_t hipb_dtype_size(enum bench_dtype t) { return t == BENCH_F32 ? 4 : 2; }
-
-const char *hipb_dtype_name(enum bench_dtype t) {
-  return t == BENCH_F16 ? "f16" : t == BENCH_BF16 ? "bf16" : "f32";
-}
-
 static int buf_alloc(const struct bench_host *h, struct hipb_buf *b, size_t count,
                      enum bench_dtype t) {
   b->count = count;
   b->dtype = t;
-  b->bytes = count * hipb_dtype_size(t);
+  b->bytes = count * bench_dtype_size(t);
   b->host = malloc(b->bytes ? b->bytes : 1);
   if (!b->host) return h->fail(h, "out of memory for %zu MiB of host memory", b->bytes >> 20);
   HIPB_CHECK(h, hipMalloc(&b->dev, b->bytes ? b->bytes : 1));

@@ -44,25 +44,21 @@ __device__ inline int64_t rows_wave_row(void) {
    : (dtype) == BENCH_BF16 ? fn<hipb_bf16>(__VA_ARGS__)                        \
                            : fn<float>(__VA_ARGS__))
 
-/* rows and cols advance together; the shapes of the cpu and vulkan
- * plugins first (results line up), then one for each kernel shape. */
-#define ROWS_PARAM_ROWS                                                                      \
-  {.name = "rows", .type = BENCH_PARAM_INT, .description = "rows (tokens)", .choices = NULL, \
-   .min = 1, .max = 16777216, .zip = 1,                                                      \
-   .defaults = {"7,64,64", "4096", "1024,16384", "1,3,17,5,33,2,9"}}
-#define ROWS_PARAM_COLS                                                                      \
-  {.name = "cols", .type = BENCH_PARAM_INT,                                                  \
-   .description = "row length (hidden size); <= 256 and <= 1024 use a wave per row",         \
-   .choices = NULL, .min = 1, .max = 16777216, .zip = 1,                                     \
-   .defaults = {"1000,4096,128", "4096", "4096,4096", "1,7,1000,4099,65,257,1025"}}
-#define ROWS_PARAM_DTYPE                                                                     \
-  {.name = "dtype", .type = BENCH_PARAM_STRING,                                              \
-   .description = "element type of input, weights and output (fp32 arithmetic)",            \
-   .choices = "f32,f16,bf16", .min = 0, .max = 0, .zip = 0,                                  \
-   .defaults = {"f32,f16,bf16", "f32,bf16", "f32,bf16", "f32,f16,bf16"}}
-#define ROWS_PARAM_EPS                                                                       \
-  {.name = "eps", .type = BENCH_PARAM_FLOAT, .description = "added to the variance",         \
-   .choices = NULL, .min = 1e-12, .max = 1, .zip = 0,                                        \
-   .defaults = {"1e-5", "1e-5", "1e-5", "1e-5"}}
+/* The parameters of the row-wise plugins: <bench/params.h>'s declarations
+ * (BENCH_PARAM_ROWS, _COLS, _RMSNORM_EPS, ...) with these defaults: the
+ * shapes of the cpu and vulkan plugins first (results line up), then one
+ * for each kernel shape (cols <= 256 and <= 1024: a wave per row). Each is
+ * the four tiers' defaults, for BENCH_PARAM_*(ROWS_DEFAULTS_*) through
+ * ROWS_PARAM. */
+#define ROWS_DEFAULTS_ROWS "7,64,64", "4096", "1024,16384", "1,3,17,5,33,2,9"
+#define ROWS_DEFAULTS_COLS "1000,4096,128", "4096", "4096,4096", "1,7,1000,4099,65,257,1025"
+#define ROWS_DEFAULTS_DTYPE "f32,f16,bf16", "f32,bf16", "f32,bf16", "f32,f16,bf16"
+#define ROWS_DEFAULTS_EPS "1e-5", "1e-5", "1e-5", "1e-5"
+/* ROWS_PARAM(BENCH_PARAM_ROWS, ROWS_DEFAULTS_ROWS): the declaration with
+ * the defaults expanded into its four arguments. */
+#define ROWS_PARAM(decl, ...) decl(__VA_ARGS__)
+#define ROWS_PARAM_DTYPE                                                                   \
+  ROWS_PARAM(BENCH_PARAM_DTYPE, "element type of input, weights and output (fp32 arithmetic)", \
+             "f32,f16,bf16", ROWS_DEFAULTS_DTYPE)
 
 #endif

@@ -34,9 +34,8 @@ struct membw {
 };
 
 static const struct bench_param params[] = {
-    {.name = "size", .type = BENCH_PARAM_STRING,
-     .description = "bytes of the buffer (rounded up to 16): 4096, 1000KiB, 64MiB",
-     .defaults = {"1MiB", "64MiB", "120MiB", "1000KiB,4096,16"}},
+    BENCH_PARAM_SIZE("bytes of the buffer (rounded up to 16): " BENCH_SIZE_EXAMPLES, "1MiB",
+                     "64MiB", "120MiB", "1000KiB,4096,16"),
     {.name = NULL},
 };
 
@@ -45,8 +44,8 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if (rc) return rc;
   struct membw *s = *state;
   struct vkh *vk = s->vc.vk;
-  uint64_t bytes;
-  if ((rc = vkh_param_bytes(host, "size", &bytes))) return rc;
+  int64_t bytes;
+  if ((rc = bench_param_size(host, "size", NULL, &bytes))) return rc;
   s->n4 = (bytes + 15) / 16;
   const size_t words = (size_t)(s->n4 * 4);
 #ifdef COPY

@@ -36,14 +36,11 @@ static const char *const variants[] = {
 #define LONG_RUN_S 2.0 /* s: a run this long is measured by its warm-up alone */
 
 static const struct bench_param params[] = {
-    {.name = "m", .type = BENCH_PARAM_INT, .description = "rows of A and C", .min = 1,
-     .max = 65536, .zip = 1, .defaults = {"64,33", "512", "1024", "1,7,127,33,64"}},
-    {.name = "n", .type = BENCH_PARAM_INT, .description = "columns of B and C", .min = 1,
-     .max = 65536, .zip = 1, .defaults = {"64,17", "512", "1024", "1,13,61,257,65"}},
-    {.name = "k", .type = BENCH_PARAM_INT, .description = "columns of A, rows of B (reduction)",
-     .min = 1, .max = 65536, .zip = 1, .defaults = {"64,47", "512", "1024", "1,5,257,1,63"}},
-    {.name = "dtype", .type = BENCH_PARAM_STRING, .description = "element type of A, B and C",
-     .choices = "f32,f16", .defaults = {"f32,f16", "f32,f16", "f32,f16", "f32,f16"}},
+    BENCH_PARAM_GEMM_M("64,33", "512", "1024", "1,7,127,33,64"),
+    BENCH_PARAM_GEMM_N("64,17", "512", "1024", "1,13,61,257,65"),
+    BENCH_PARAM_GEMM_K("64,47", "512", "1024", "1,5,257,1,63"),
+    BENCH_PARAM_DTYPE("element type of A, B and C", "f32,f16", "f32,f16", "f32,f16", "f32,f16",
+                      "f32,f16"),
     {.name = NULL},
 };
 
@@ -145,7 +142,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   snprintf(key, sizeof key, "vk_gemm_auto/%s device=%s id=%04x:%04x driver=0x%08x m=%lld n=%lld "
            "k=%lld dtype=%s", VARIANT_SET, vk->props.deviceName, vk->props.vendorID,
            vk->props.deviceID, vk->props.driverVersion, (long long)s->m, (long long)s->n,
-           (long long)s->k, vkh_dtype_name(s->dtype));
+           (long long)s->k, bench_dtype_name(s->dtype));
   for (char *p = key; *p; p++)
     if (*p == '\t' || *p == '\n') *p = ' ';
   const int have_path = tune_cache_path("vk_gemm_auto.tsv", path, sizeof path) == 0;

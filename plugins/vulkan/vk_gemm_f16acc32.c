@@ -26,14 +26,10 @@ struct gemm {
 };
 
 static const struct bench_param params[] = {
-    {.name = "m", .type = BENCH_PARAM_INT, .description = "rows of A and C", .min = 1,
-     .max = 65536, .zip = 1, .defaults = {"64,33", "512", "1024", "1,7,127,33,64"}},
-    {.name = "n", .type = BENCH_PARAM_INT, .description = "columns of B and C", .min = 1,
-     .max = 65536, .zip = 1, .defaults = {"64,17", "512", "1024", "1,13,61,257,65"}},
-    {.name = "k", .type = BENCH_PARAM_INT, .description = "columns of A, rows of B (reduction)",
-     .min = 1, .max = 65536, .zip = 1, .defaults = {"64,47", "512", "1024", "1,5,257,1,63"}},
-    {.name = "dtype", .type = BENCH_PARAM_STRING, .description = "element type of A and B (C is f32)",
-     .choices = "f16", .defaults = {"f16", "f16", "f16", "f16"}},
+    BENCH_PARAM_GEMM_M("64,33", "512", "1024", "1,7,127,33,64"),
+    BENCH_PARAM_GEMM_N("64,17", "512", "1024", "1,13,61,257,65"),
+    BENCH_PARAM_GEMM_K("64,47", "512", "1024", "1,5,257,1,63"),
+    BENCH_PARAM_DTYPE("element type of A and B (C is f32)", "f16", "f16", "f16", "f16", "f16"),
     {.name = NULL},
 };
 

@@ -9,7 +9,7 @@ int vk_gemm_setup(const struct bench_host *host, void *ctx, void **state, struct
   s->m = host->param_int(host, "m");
   s->n = host->param_int(host, "n");
   s->k = host->param_int(host, "k");
-  s->dtype = vkh_param_dtype(host);
+  if ((rc = bench_param_dtype(host, "dtype", &s->dtype))) return rc;
   if (s->dtype == BENCH_F16 && (rc = vkh_require_fp16(vk))) return rc;
   if ((rc = vkh_case_input(&s->vc, &s->a, (size_t)(s->m * s->k), s->dtype, 1, "A")) ||
       (rc = vkh_case_input(&s->vc, &s->b, (size_t)(s->k * s->n), s->dtype, 2, "B")) ||

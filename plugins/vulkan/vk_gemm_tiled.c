@@ -19,14 +19,11 @@ static const uint32_t spv_f16[] =
     ;
 
 static const struct bench_param params[] = {
-    {.name = "m", .type = BENCH_PARAM_INT, .description = "rows of A and C", .min = 1,
-     .max = 65536, .zip = 1, .defaults = {"64,33", "512", "1024", "1,7,127,33,64"}},
-    {.name = "n", .type = BENCH_PARAM_INT, .description = "columns of B and C", .min = 1,
-     .max = 65536, .zip = 1, .defaults = {"64,17", "512", "1024", "1,13,61,257,65"}},
-    {.name = "k", .type = BENCH_PARAM_INT, .description = "columns of A, rows of B (reduction)",
-     .min = 1, .max = 65536, .zip = 1, .defaults = {"64,47", "512", "1024", "1,5,257,1,63"}},
-    {.name = "dtype", .type = BENCH_PARAM_STRING, .description = "element type of A, B and C",
-     .choices = "f32,f16", .defaults = {"f32,f16", "f32,f16", "f32,f16", "f32,f16"}},
+    BENCH_PARAM_GEMM_M("64,33", "512", "1024", "1,7,127,33,64"),
+    BENCH_PARAM_GEMM_N("64,17", "512", "1024", "1,13,61,257,65"),
+    BENCH_PARAM_GEMM_K("64,47", "512", "1024", "1,5,257,1,63"),
+    BENCH_PARAM_DTYPE("element type of A, B and C", "f32,f16", "f32,f16", "f32,f16", "f32,f16",
+                      "f32,f16"),
     {.name = "tile", .type = BENCH_PARAM_STRING,
      .description = "BMxBNxBK_TMxTN: workgroup tile of C, k step, per-invocation block",
      .defaults = {"64x64x8_4x4", "64x64x8_4x4", "64x64x8_4x4", "64x64x8_4x4,32x32x8_2x2"}},

@@ -35,14 +35,11 @@ struct rmsnorm {
 };
 
 static const struct bench_param params[] = {
-    {.name = "rows", .type = BENCH_PARAM_INT, .description = "rows (tokens)", .min = 1,
-     .max = 1 << 24, .zip = 1, .defaults = {"7,64", "4096", "1024,16384", "1,3,17,5"}},
-    {.name = "cols", .type = BENCH_PARAM_INT, .description = "row length (hidden size)", .min = 1,
-     .max = 1 << 24, .zip = 1, .defaults = {"1000,4096", "4096", "4096,4096", "1,7,1000,4099"}},
-    {.name = "eps", .type = BENCH_PARAM_FLOAT, .description = "added to the mean square",
-     .min = 1e-12, .max = 1, .defaults = {"1e-5", "1e-5", "1e-5", "1e-5"}},
-    {.name = "dtype", .type = BENCH_PARAM_STRING, .description = "element type of x, w and y",
-     .choices = "f32,f16", .defaults = {"f32,f16", "f32,f16", "f32,f16", "f32,f16"}},
+    BENCH_PARAM_ROWS("7,64", "4096", "1024,16384", "1,3,17,5"),
+    BENCH_PARAM_COLS("1000,4096", "4096", "4096,4096", "1,7,1000,4099"),
+    BENCH_PARAM_RMSNORM_EPS("1e-5", "1e-5", "1e-5", "1e-5"),
+    BENCH_PARAM_DTYPE("element type of x, w and y", "f32,f16", "f32,f16", "f32,f16", "f32,f16",
+                      "f32,f16"),
     {.name = NULL},
 };
 
@@ -54,7 +51,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   s->eps = (float)host->param_float(host, "eps");
-  s->dtype = vkh_param_dtype(host);
+  if (bench_param_dtype(host, "dtype", &s->dtype)) return BENCH_ERROR;
   const size_t n = (size_t)(s->rows * s->cols);
   if ((rc = vk_rows_require(vk, s->dtype))) return rc;
 

@@ -10,7 +10,7 @@
  *   vkh_array.c     a host array and its device buffer (inputs, outputs)
  *   vkh_case.c      a case: its arrays and kernel, and the plugin's run,
  *                   run_batch and teardown over them
- *   vkh_util.c      VkResult names, limits, dtype helpers
+ *   vkh_util.c      VkResult names, limits, random host arrays
  *
  * Every function that can fail returns BENCH_OK, or BENCH_SKIP / BENCH_ERROR
  * after host->skip() / host->fail() recorded a one-line reason naming the
@@ -41,6 +41,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bench/dtype.h"
+#include "bench/params.h"
 #include "bench/plugin.h"
 
 /* One per process: made by vkh_init (a plugin's init), freed by vkh_deinit. */
@@ -126,12 +128,9 @@ int vkh_groups_1d(struct vkh *vk, uint64_t count, uint32_t groups[3]);
 /* groups[] for an (x, y) grid of workgroups; BENCH_SKIP past the limits. */
 int vkh_groups_2d(struct vkh *vk, uint64_t x, uint64_t y, uint32_t groups[3]);
 
-/* A STRING parameter holding a size: 4096, 1000KiB, 64MiB, 1GiB. */
-int vkh_param_bytes(const struct bench_host *host, const char *name, uint64_t *bytes);
-/* The "dtype" parameter ("f32" or "f16") and its element size. */
-enum bench_dtype vkh_param_dtype(const struct bench_host *host);
-size_t vkh_dtype_size(enum bench_dtype t);
-const char *vkh_dtype_name(enum bench_dtype t);
+/* Parameters (sizes: bench_param_size; the dtype: bench_param_dtype), dtype
+ * names and sizes are in <bench/params.h> and <bench/dtype.h>, the same for
+ * every backend. */
 /* malloc(count * size of dtype) filled by host->fill_random; NULL when out
  * of memory (the caller fails). */
 void *vkh_random(const struct bench_host *host, size_t count, enum bench_dtype t, uint64_t seed);

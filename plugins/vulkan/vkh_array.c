@@ -5,7 +5,7 @@
 
 #include "vkh.h"
 
-size_t vkh_array_bytes(const struct vkh_array *a) { return a->count * vkh_dtype_size(a->dtype); }
+size_t vkh_array_bytes(const struct vkh_array *a) { return a->count * bench_dtype_size(a->dtype); }
 
 int vkh_array_output(struct vkh *vk, struct vkh_array *a, size_t count, enum bench_dtype dtype,
                      const char *what) {
@@ -14,7 +14,7 @@ int vkh_array_output(struct vkh *vk, struct vkh_array *a, size_t count, enum ben
   a->dtype = dtype;
   int rc = vkh_buffer_create(vk, &a->dev, vkh_array_bytes(a), what);
   if (rc != BENCH_OK) return rc;
-  a->host = calloc(count ? count : 1, vkh_dtype_size(dtype));
+  a->host = calloc(count ? count : 1, bench_dtype_size(dtype));
   if (!a->host)
     return vk->host->fail(vk->host, "%s: out of host memory for %zu bytes", what, vkh_array_bytes(a));
   return BENCH_OK;

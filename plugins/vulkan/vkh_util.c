@@ -1,4 +1,4 @@
-/* VkResult names, limit checks and dtype helpers of the vk plugins. */
+/* VkResult names, limit checks and random host arrays of the vk plugins. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,34 +81,8 @@ int vkh_groups_1d(struct vkh *vk, uint64_t count, uint32_t groups[3]) {
   return vkh_groups_2d(vk, maxx, (count + maxx - 1) / maxx, groups);
 }
 
-enum bench_dtype vkh_param_dtype(const struct bench_host *host) {
-  return strcmp(host->param_str(host, "dtype"), "f16") == 0 ? BENCH_F16 : BENCH_F32;
-}
-
-size_t vkh_dtype_size(enum bench_dtype t) { return t == BENCH_F32 ? 4 : 2; }
-
-const char *vkh_dtype_name(enum bench_dtype t) {
-  return t == BENCH_F32 ? "f32" : t == BENCH_F16 ? "f16" : "bf16";
-}
-
 void *vkh_random(const struct bench_host *host, size_t count, enum bench_dtype t, uint64_t seed) {
-  void *p = malloc(count * vkh_dtype_size(t));
+  void *p = malloc(count * bench_dtype_size(t));
   if (p) host->fill_random(host, p, count, t, seed);
   return p;
-}
-
-int vkh_param_bytes(const struct bench_host *host, const char *name, uint64_t *bytes) {
-  const char *text = host->param_str(host, name);
-  char *end;
-  double v = strtod(text, &end);
-  double unit = 1;
-  if (strcmp(end, "KiB") == 0) unit = 1024.0;
-  else if (strcmp(end, "MiB") == 0) unit = 1024.0 * 1024.0;
-  else if (strcmp(end, "GiB") == 0) unit = 1024.0 * 1024.0 * 1024.0;
-  else if (*end && strcmp(end, "B") != 0) unit = 0;
-  if (end == text || unit == 0 || !(v * unit >= 1) || v * unit > 1e15)
-    return host->fail(host, "%s = '%s': expected a size such as 4096, 1000KiB, 64MiB or 1GiB",
-                      name, text);
-  *bytes = (uint64_t)(v * unit);
-  return BENCH_OK;
 }

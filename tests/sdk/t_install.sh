@@ -14,6 +14,36 @@ for b in cpu vulkan hip; do
 done
 pkg-config --exists bench-plugin && ok || fail "pkg-config bench-plugin"
 
+# <bench/params.h>, the one parameter grammar: installed, C11 and C++ clean
+# on its own, and it parses as documented.
+[ -f "$PREFIX/include/bench/params.h" ] && ok || fail "no include/bench/params.h"
+cat >"$T/params.c" <<'C'
+#include <bench/params.h>
+#include <stdio.h>
+static const struct bench_param params[] = {
+    BENCH_PARAM_ROWS("7", "4096", "4096", "1"), BENCH_PARAM_SIZE("bytes", "1K", "1KB", "1G", "1GB"),
+    {NULL, BENCH_PARAM_INT, NULL, NULL, 0, 0, 0, {NULL, NULL, NULL, NULL}}};
+int main(void) {
+  int64_t k = 0, kb = 0, m = 0;
+  enum bench_dtype t = BENCH_F32;
+  int bad = bench_size_parse("1K", NULL, &k) != BENCH_SIZE_OK || k != 1024 ||
+            bench_size_parse("1KB", NULL, &kb) != BENCH_SIZE_OK || kb != 1000 ||
+            bench_size_parse("1.5MiB", NULL, &m) != BENCH_SIZE_OK || m != 1572864 ||
+            bench_size_parse("L2/2", NULL, &m) != BENCH_SIZE_NO_RESOLVER ||
+            bench_dtype_parse("bf16", &t) != 0 || t != BENCH_BF16 || params[0].max != BENCH_ROWS_MAX;
+  printf("%s\n", bad ? "bad" : "good");
+  return bad;
+}
+C
+cp "$T/params.c" "$T/params.cpp"
+cflags=$(pkg-config --cflags bench-plugin)
+cc -std=c11 -Wall -Wextra -pedantic -Werror $cflags "$T/params.c" -o "$T/params_c" 2>"$T/cc.err" \
+  && "$T/params_c" >/dev/null && ok || { fail "<bench/params.h> in C11"; cat "$T/cc.err"; }
+if command -v c++ >/dev/null; then
+  c++ -std=c++11 -Wall -Wextra -pedantic -Werror $cflags "$T/params.cpp" -o "$T/params_cpp" 2>"$T/cc.err" \
+    && "$T/params_cpp" >/dev/null && ok || { fail "<bench/params.h> in C++11"; cat "$T/cc.err"; }
+fi
+
 # The .pc files name the prefix relative to themselves: a moved tree works.
 mv "$PREFIX" "$T/moved"
 inc=$(PKG_CONFIG_PATH="$T/moved/lib/pkgconfig" pkg-config --variable=includedir bench-plugin)

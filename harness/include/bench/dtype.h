@@ -1,6 +1,7 @@
 /*
  * bench element types for plugins: f16 and bf16 <-> f32 conversions (round
- * to nearest even; inf, NaN and subnormals handled) and element sizes.
+ * to nearest even; inf, NaN and subnormals handled), element sizes, names
+ * and the one parser of dtype names every backend and the harness use.
  * Header only (static inline), C11 and C++; the harness uses the same
  * functions, so a plugin's host-side conversions match the reference's.
  *
@@ -32,6 +33,46 @@ static inline size_t bench_dtype_size(enum bench_dtype t) {
   case BENCH_F64: return 8;
   }
   return 0;
+}
+
+/* The name of t ("f32", "f16", "bf16", "i8", "u8", "i32", "f64"); "?" for
+ * an unknown type. */
+static inline const char *bench_dtype_name(enum bench_dtype t) {
+  switch (t) {
+  case BENCH_F32: return "f32";
+  case BENCH_F16: return "f16";
+  case BENCH_BF16: return "bf16";
+  case BENCH_I8: return "i8";
+  case BENCH_U8: return "u8";
+  case BENCH_I32: return "i32";
+  case BENCH_F64: return "f64";
+  }
+  return "?";
+}
+
+/* name -> *out: the names above and their aliases (fp32, float, fp16, half,
+ * bfloat16, int8, uint8, int32, fp64, double), case-insensitive. 0, or -1
+ * for NULL or an unknown name (*out untouched). out may be NULL. */
+static inline int bench_dtype_parse(const char *name, enum bench_dtype *out) {
+  static const struct {
+    const char *name;
+    enum bench_dtype t;
+  } names[] = {
+      {"f32", BENCH_F32},   {"fp32", BENCH_F32},      {"float", BENCH_F32}, {"f16", BENCH_F16},
+      {"fp16", BENCH_F16},  {"half", BENCH_F16},      {"bf16", BENCH_BF16}, {"bfloat16", BENCH_BF16},
+      {"i8", BENCH_I8},     {"int8", BENCH_I8},       {"u8", BENCH_U8},     {"uint8", BENCH_U8},
+      {"i32", BENCH_I32},   {"int32", BENCH_I32},     {"f64", BENCH_F64},   {"fp64", BENCH_F64},
+      {"double", BENCH_F64},
+  };
+  if (!name) return -1;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const char *a = name, *b = names[i].name;
+    while (*a && (*a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a) == *b) a++, b++;
+    if (*a || *b) continue;
+    if (out) *out = names[i].t;
+    return 0;
+  }
+  return -1;
 }
 
 static inline uint32_t bench_float_bits_(float f) {

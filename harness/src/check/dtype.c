@@ -8,52 +8,13 @@
 
 size_t dtype_size(enum bench_dtype t) { return bench_dtype_size(t); }
 
-const char *dtype_name(enum bench_dtype t) {
-  switch (t) {
-  case BENCH_F32: return "f32";
-  case BENCH_F16: return "f16";
-  case BENCH_BF16: return "bf16";
-  case BENCH_I8: return "i8";
-  case BENCH_U8: return "u8";
-  case BENCH_I32: return "i32";
-  case BENCH_F64: return "f64";
-  }
-  return "?";
-}
+const char *dtype_name(enum bench_dtype t) { return bench_dtype_name(t); }
 
 int dtype_valid(enum bench_dtype t) { return bench_dtype_size(t) != 0; }
 
 int dtype_is_int(enum bench_dtype t) { return t == BENCH_I8 || t == BENCH_U8 || t == BENCH_I32; }
 
-static int same_lower(const char *s, const char *lower) {
-  for (; *s && *lower; s++, lower++) {
-    char ch = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s;
-    if (ch != *lower) return 0;
-  }
-  return *s == '\0' && *lower == '\0';
-}
-
-int dtype_parse(const char *s, enum bench_dtype *out) {
-  static const struct {
-    const char *name;
-    enum bench_dtype t;
-  } names[] = {
-      {"f32", BENCH_F32},  {"fp32", BENCH_F32}, {"float", BENCH_F32},
-      {"f16", BENCH_F16},  {"fp16", BENCH_F16}, {"half", BENCH_F16},
-      {"bf16", BENCH_BF16}, {"bfloat16", BENCH_BF16},
-      {"i8", BENCH_I8},    {"int8", BENCH_I8},  {"u8", BENCH_U8},
-      {"uint8", BENCH_U8}, {"i32", BENCH_I32},  {"int32", BENCH_I32},
-      {"f64", BENCH_F64},  {"fp64", BENCH_F64}, {"double", BENCH_F64},
-  };
-  if (!s) return -1;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    if (same_lower(s, names[i].name)) {
-      if (out) *out = names[i].t;
-      return 0;
-    }
-  }
-  return -1;
-}
+int dtype_parse(const char *s, enum bench_dtype *out) { return bench_dtype_parse(s, out); }
 
 double dtype_eps(enum bench_dtype t) {
   switch (t) {

@@ -117,12 +117,12 @@ int main(int argc, char **argv) {
         rng_state = seed * 1000003u + (uint64_t)lineno;
         r->nsamples = n;
         r->batch = batch;
-        r->host_ns = xcalloc(n ? n : 1, sizeof *r->host_ns);
-        for (size_t i = 0; i < n; i++) r->host_ns[i] = median * (1.0 + spread * (uniform() + uniform() - 1.0));
-        stats_compute(r->host_ns, n, &r->host);
+        r->host_clock_ns = xcalloc(n ? n : 1, sizeof *r->host_clock_ns);
+        for (size_t i = 0; i < n; i++) r->host_clock_ns[i] = median * (1.0 + spread * (uniform() + uniform() - 1.0));
+        stats_compute(r->host_clock_ns, n, &r->host_clock);
         if (device) {
           r->device_ns = xcalloc(n ? n : 1, sizeof *r->device_ns);
-          for (size_t i = 0; i < n; i++) r->device_ns[i] = 0.9 * r->host_ns[i];
+          for (size_t i = 0; i < n; i++) r->device_ns[i] = 0.9 * r->host_clock_ns[i];
           stats_compute(r->device_ns, n, &r->device);
         }
         r->settled = 1;

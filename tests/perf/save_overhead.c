@@ -26,9 +26,9 @@ static void fill_case(struct case_result *r, int index) {
   r->wall_s = 0.05;
   r->batch = 1;
   r->nsamples = 100;
-  r->host_ns = xmalloc(r->nsamples * sizeof *r->host_ns);
-  for (size_t i = 0; i < r->nsamples; i++) r->host_ns[i] = 1000.0 + (double)((i * 7919) % 113) / 7.0;
-  stats_compute(r->host_ns, r->nsamples, &r->host);
+  r->host_clock_ns = xmalloc(r->nsamples * sizeof *r->host_clock_ns);
+  for (size_t i = 0; i < r->nsamples; i++) r->host_clock_ns[i] = 1000.0 + (double)((i * 7919) % 113) / 7.0;
+  stats_compute(r->host_clock_ns, r->nsamples, &r->host_clock);
   r->settled = 1;
   r->target_noise = 0.01;
 }

@@ -145,8 +145,8 @@ static struct case_result *new_case(struct run_file *f, int index, const char *v
 static void set_samples(struct case_result *r, const double *host, const double *device,
                         size_t n) {
   r->nsamples = n;
-  r->host_ns = copy_samples(host, n);
-  stats_compute(r->host_ns, n, &r->host);
+  r->host_clock_ns = copy_samples(host, n);
+  stats_compute(r->host_clock_ns, n, &r->host_clock);
   if (device) {
     r->device_ns = copy_samples(device, n);
     stats_compute(r->device_ns, n, &r->device);
@@ -340,9 +340,9 @@ static void check_same_case(const struct case_result *a, const struct case_resul
   CHECK(a->batch == b->batch);
   CHECK(a->warmup_iters == b->warmup_iters);
   CHECK(a->nsamples == b->nsamples);
-  CHECK(same_samples(a->host_ns, b->host_ns, a->nsamples));
+  CHECK(same_samples(a->host_clock_ns, b->host_clock_ns, a->nsamples));
   CHECK(same_samples(a->device_ns, b->device_ns, a->nsamples));
-  CHECK(same_stats(&a->host, &b->host));
+  CHECK(same_stats(&a->host_clock, &b->host_clock));
   CHECK(same_stats(&a->device, &b->device));
   CHECK(a->settled == b->settled);
   CHECK(same_double(a->target_noise, b->target_noise));
@@ -425,8 +425,8 @@ static void test_round_trip_odd_values(void) {
   r->check.bad_out = -INFINITY;
   r->check.bad_ref = -0.0;
   r->check.compared = (UINT64_C(1) << 63) + 4096; /* beyond JSON integers: a real */
-  r->host_ns[1] = 0.1 + 0.2;      /* needs 17 digits */
-  r->host_ns[2] = 5e-324;
+  r->host_clock_ns[1] = 0.1 + 0.2;      /* needs 17 digits */
+  r->host_clock_ns[2] = 5e-324;
   r->wall_s = 1.0 / 3.0;
   r->exit_code = -2147483647 - 1;
   kv_list_add(&r->ninfo, &r->info, "note", "tab\there, \"quotes\", \\ backslash, µ, \x01");
@@ -555,7 +555,7 @@ static void test_reject(void) {
   char err[256] = "";
   CHECK(case_result_from_json_line("not json", &r, err, sizeof err) == -1);
   CHECK(strstr(err, "invalid json") != NULL);
-  CHECK(r.plugin == NULL && r.host_ns == NULL);
+  CHECK(r.plugin == NULL && r.host_clock_ns == NULL);
   CHECK(case_result_from_json_line("{\"index\": 0}", &r, err, sizeof err) == -1);
   CHECK_STR(err, "plugin: missing");
   CHECK(case_result_from_json_line("[17]", &r, err, sizeof err) == -1);
@@ -675,11 +675,11 @@ static void test_throughput(void) {
   CHECK_NEAR(case_gflops(r), 524288.0 / 11000.0, 1e-12);
   CHECK_NEAR(case_gbps(r), 49152.0 / 11000.0, 1e-12);
   r = &f.cases[1];
-  CHECK(case_time(r) == &r->host);
+  CHECK(case_time(r) == &r->host_clock);
   CHECK_STR(case_timer_name(r), "host");
   CHECK_NEAR(case_gflops(r), 1048576.0 / 2.5e6, 1e-15);
   r = &f.cases[3]; /* WRONG_ANSWER: measured, but no throughput */
-  CHECK(r->host.median > 0);
+  CHECK(r->host_clock.median > 0);
   CHECK(case_gflops(r) == 0.0 && case_gbps(r) == 0.0);
   CHECK(case_gflops(&f.cases[2]) == 0.0);
   f.cases[0].flops = 0;

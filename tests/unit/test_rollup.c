@@ -64,11 +64,11 @@ static char *run_json(const char *plugin, const char *host, const char *tag, con
     snprintf(v, sizeof v, "%d", 16 << index[i]);
     kv_list_add(&r->nparams, &r->params, "m", v);
     kv_list_add(&r->nparams, &r->params, "variant", "a \"b\", c");
-    static const double host_ns[] = {2e6, 1e6, 3e6};
+    static const double host_clock_ns[] = {2e6, 1e6, 3e6};
     r->nsamples = 3;
-    r->host_ns = xmalloc(sizeof host_ns);
-    memcpy(r->host_ns, host_ns, sizeof host_ns);
-    stats_compute(r->host_ns, 3, &r->host);
+    r->host_clock_ns = xmalloc(sizeof host_clock_ns);
+    memcpy(r->host_clock_ns, host_clock_ns, sizeof host_clock_ns);
+    stats_compute(r->host_clock_ns, 3, &r->host_clock);
     r->flops = 4e9;
     r->settled = 1;
     if (index[i] == 1) r->status = CASE_TIMEOUT;

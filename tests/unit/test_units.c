@@ -47,11 +47,11 @@ static void test_case_line(void) {
   r.nsamples = 6;
   r.batch = 1;
   r.flops = 524288;
-  r.host.n = 6;
-  r.host.median = 11000;
-  r.host.ci_lo = 10950;
-  r.host.ci_hi = 11050;
-  r.host.cv = 0.0064;
+  r.host_clock.n = 6;
+  r.host_clock.median = 11000;
+  r.host_clock.ci_lo = 10950;
+  r.host_clock.ci_hi = 11050;
+  r.host_clock.cv = 0.0064;
   r.settled = 0;
   r.settle_note = strdup("did not settle: noise \x1b[31m");
   kv_list_add(&r.ninfo, &r.info, "note", "from the plugin");

@@ -205,8 +205,8 @@ const double *rs_samples(const struct case_result *r, int use_device, size_t *n)
   *n = r->nsamples;
   if (!r->nsamples) return NULL;
   if (use_device && rs_has_device(r)) return r->device_ns;
-  if (!r->host_ns) *n = 0;
-  return r->host_ns;
+  if (!r->host_clock_ns) *n = 0;
+  return r->host_clock_ns;
 }
 
 int rs_tags_overlap(const struct result_set *a, const struct result_set *b) {

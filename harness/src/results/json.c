@@ -169,7 +169,7 @@ static json_t *case_to_json(const struct case_result *r) {
   put(o, "warmup_iters", json_integer(r->warmup_iters));
   put(o, "nsamples", ju64(r->nsamples));
   /* Derived, for tools; ignored when read back. */
-  put(o, "timer", r->host.n || r->device.n ? json_string(case_timer_name(r)) : json_null());
+  put(o, "timer", r->host_clock.n || r->device.n ? json_string(case_timer_name(r)) : json_null());
   double gf = case_gflops(r), gb = case_gbps(r);
   put(o, "gflops", gf > 0 ? jnum(gf) : json_null());
   put(o, "gbps", gb > 0 ? jnum(gb) : json_null());
@@ -180,7 +180,7 @@ static json_t *case_to_json(const struct case_result *r) {
     put(o, "ns_per_item", ipers > 0 ? jnum(case_ns_per_item(r)) : json_null());
     put(o, "items_per_s", ipers > 0 ? jnum(ipers) : json_null());
   }
-  put(o, "host", stats_to_json(&r->host));
+  put(o, "host", stats_to_json(&r->host_clock));
   put(o, "device", stats_to_json(&r->device));
   put(o, "settled", json_boolean(r->settled));
   put(o, "target_noise", jnum(r->target_noise));
@@ -191,7 +191,7 @@ static json_t *case_to_json(const struct case_result *r) {
   put(o, "output_hash", r->output_hash[0] ? jstr(r->output_hash) : json_null());
   put(o, "info", kv_to_json(r->ninfo, r->info));
   json_t *s = json_object();
-  put(s, "host_ns", samples_to_json(r->host_ns, r->nsamples));
+  put(s, "host_clock_ns", samples_to_json(r->host_clock_ns, r->nsamples));
   put(s, "device_ns", r->device_ns ? samples_to_json(r->device_ns, r->nsamples) : json_null());
   put(o, "samples", s);
   return o;
@@ -503,7 +503,7 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, struc
       read_double(rd, o, "wall_s", &r->wall_s) || read_double(rd, o, "flops", &r->flops) ||
       read_double(rd, o, "bytes", &r->bytes) || read_int(rd, o, "batch", &r->batch) ||
       read_int(rd, o, "warmup_iters", &r->warmup_iters) ||
-      read_size(rd, o, "nsamples", &r->nsamples) || read_stats(rd, o, "host", &r->host) ||
+      read_size(rd, o, "nsamples", &r->nsamples) || read_stats(rd, o, "host", &r->host_clock) ||
       read_stats(rd, o, "device", &r->device) || read_bool(rd, o, "settled", &r->settled) ||
       /* "target_cv" in files written before it was named for what it is */
       read_double(rd, o, json_object_get(o, "target_noise") ? "target_noise" : "target_cv",
@@ -542,7 +542,7 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, struc
   char ctx[128];
   snprintf(ctx, sizeof ctx, "%s%ssamples", rd->ctx, *rd->ctx ? "." : "");
   struct reader sub = {rd->err, rd->errlen, ctx};
-  if (read_samples(&sub, samples, "host_ns", r->nsamples, 0, &r->host_ns) ||
+  if (read_samples(&sub, samples, "host_clock_ns", r->nsamples, 0, &r->host_clock_ns) ||
       read_samples(&sub, samples, "device_ns", r->nsamples, 1, &r->device_ns))
     return -1;
   return 0;

@@ -79,7 +79,7 @@ int work_source_parse(const char *s, enum work_source *out) {
 }
 
 const struct stats *case_time(const struct case_result *r) {
-  return r->device.n > 0 ? &r->device : &r->host;
+  return r->device.n > 0 ? &r->device : &r->host_clock;
 }
 
 const char *case_timer_name(const struct case_result *r) {
@@ -117,7 +117,7 @@ void case_result_release(struct case_result *r) {
   kv_list_release(&r->nparams, &r->params);
   free(r->message);
   free(r->stderr_tail);
-  free(r->host_ns);
+  free(r->host_clock_ns);
   free(r->device_ns);
   free(r->settle_note);
   kv_list_release(&r->ninfo, &r->info);

@@ -63,9 +63,9 @@ struct case_result {
   int batch;            /* iterations per sample */
   int warmup_iters;
   size_t nsamples;
-  double *host_ns;      /* per-iteration host time of each sample (nsamples) */
+  double *host_clock_ns; /* per-iteration host-clock time of each sample (nsamples) */
   double *device_ns;    /* per-iteration device time of each sample, or NULL */
-  struct stats host;    /* over host_ns */
+  struct stats host_clock; /* over host_clock_ns (JSON "host") */
   struct stats device;  /* over device_ns (n == 0 when not reported) */
   int settled;          /* 1 if the noise target was met */
   double target_noise;  /* the noise target the stopping rule had (0.02 = 2%) */

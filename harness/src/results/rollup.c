@@ -280,9 +280,9 @@ static void build_csv(const char *dir, char **names, size_t n, struct strbuf *sb
     } else {
       for (size_t k = 0; k < files[i].ncases; k++) { /* not needed: keep memory low */
         struct case_result *r = &files[i].cases[k];
-        free(r->host_ns);
+        free(r->host_clock_ns);
         free(r->device_ns);
-        r->host_ns = r->device_ns = NULL;
+        r->host_clock_ns = r->device_ns = NULL;
       }
       add_file_rows(&rows, &nrows, &files[i], i, names[i]);
     }

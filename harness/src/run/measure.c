@@ -308,9 +308,9 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
     goto teardown;
   }
   r->nsamples = s.n;
-  r->host_ns = s.host;
+  r->host_clock_ns = s.host;
   s.host = NULL;
-  stats_compute(r->host_ns, r->nsamples, &r->host);
+  stats_compute(r->host_clock_ns, r->nsamples, &r->host_clock);
   if (s.dev_ok && s.n) {
     r->device_ns = s.dev;
     s.dev = NULL;

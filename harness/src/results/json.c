@@ -191,7 +191,7 @@ static json_t *case_to_json(const struct case_result *r) {
   put(o, "output_hash", r->output_hash[0] ? jstr(r->output_hash) : json_null());
   put(o, "info", kv_to_json(r->ninfo, r->info));
   json_t *s = json_object();
-  put(s, "host_clock_ns", samples_to_json(r->host_clock_ns, r->nsamples));
+  put(s, "host_ns", samples_to_json(r->host_clock_ns, r->nsamples));
   put(s, "device_ns", r->device_ns ? samples_to_json(r->device_ns, r->nsamples) : json_null());
   put(o, "samples", s);
   return o;
@@ -542,7 +542,7 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, struc
   char ctx[128];
   snprintf(ctx, sizeof ctx, "%s%ssamples", rd->ctx, *rd->ctx ? "." : "");
   struct reader sub = {rd->err, rd->errlen, ctx};
-  if (read_samples(&sub, samples, "host_clock_ns", r->nsamples, 0, &r->host_clock_ns) ||
+  if (read_samples(&sub, samples, "host_ns", r->nsamples, 0, &r->host_clock_ns) ||
       read_samples(&sub, samples, "device_ns", r->nsamples, 1, &r->device_ns))
     return -1;
   return 0;

@@ -63,7 +63,7 @@ struct case_result {
   int batch;            /* iterations per sample */
   int warmup_iters;
   size_t nsamples;
-  double *host_clock_ns; /* per-iteration host-clock time of each sample (nsamples) */
+  double *host_clock_ns; /* per-iteration host-clock time of each sample (JSON samples.host_ns) */
   double *device_ns;    /* per-iteration device time of each sample, or NULL */
   struct stats host_clock; /* over host_clock_ns (JSON "host") */
   struct stats device;  /* over device_ns (n == 0 when not reported) */

@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # The build step of the run_presets scripts (sourced, never run): one
 # definition used by run_presets_local.sh and run_presets_slurm.sh (through
-# scripts/lib/presets.sh) and by scripts/lib/slurm-task.sh (--build-per-node).
-# (run_presets_remote.sh builds with the remote agent's `build` verb, which
-# travels as text and cannot source this file.)
+# scripts/lib/presets.sh), by scripts/lib/slurm-task.sh (--build-per-node)
+# and by the remote agent's `build` verb (scripts/lib/remote-agent.sh, which
+# sources it from the synced tree on the remote).
 
 # build_bench SRC BUILD_DIR JOBS [CMAKE_OPTION...] [-- TARGET...]: configure
 # SRC into BUILD_DIR (cmake -S SRC -B BUILD_DIR CMAKE_OPTION...) and build it

@@ -155,13 +155,13 @@ build)
   read -r -a targets <<<"${2?targets}" || true
   shift 2
   [[ $jobs =~ ^[0-9]+$ ]] || refuse "bad job count '$jobs'"
-  [ "$jobs" -gt 0 ] || jobs=$(nproc 2>/dev/null || echo 1)
-  cmake -S . -B build "$@" </dev/null
-  if [ ${#targets[@]} -gt 0 ]; then
-    cmake --build build -j "$jobs" --target "${targets[@]}" </dev/null
-  else
-    cmake --build build -j "$jobs" </dev/null
-  fi
+  # The build step is the one the local and Slurm scripts use, from the
+  # synced tree itself (this agent travels as text; the tree is there).
+  [ -f scripts/lib/build.sh ] ||
+    refuse "no scripts/lib/build.sh in the remote tree '$root' (sync it: run without --no-sync)"
+  # shellcheck source=scripts/lib/build.sh
+  . scripts/lib/build.sh
+  build_bench . build "$jobs" "$@" -- "${targets[@]}"
   ;;
 
 list)

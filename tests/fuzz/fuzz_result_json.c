@@ -1,5 +1,5 @@
 /* libFuzzer target: the result JSON reader used by rollup, through its
- * public API (results_io.h). A document it accepts must survive writing and
+ * public API (results/io.h). A document it accepts must survive writing and
  * reading back; a child's one-line result is read too. */
 #include <stdint.h>
 #include <stdlib.h>

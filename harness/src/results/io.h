@@ -10,7 +10,7 @@
 #include "core/csv.h"
 #include "core/util.h"
 
-/* JSON (result_json.c). The run file's JSON holds everything, raw samples
+/* JSON (json.c). The run file's JSON holds everything, raw samples
  * included; from_json accepts what to_json writes and reads it back exactly
  * (doubles are written with 17 significant digits; NaN and infinities as
  * the strings "NaN", "Infinity", "-Infinity"; a string that is not valid
@@ -29,7 +29,7 @@ int run_file_from_json_buf(const char *text, size_t len, struct run_file *f, cha
 char *case_result_to_json_line(const struct case_result *r);        /* one line, no \n */
 int case_result_from_json_line(const char *text, struct case_result *r, char *err, size_t errlen);
 
-/* Reading a result file from disk (results_read.c): a regular file of at
+/* Reading a result file from disk (read.c): a regular file of at
  * most RESULT_FILE_CAP bytes (a FIFO or a link to a device is refused, never
  * read), one whole JSON document (run_file_from_json_buf), the cases of
  * <base>.journal beside it that the .json lacks added (a journal's last line
@@ -38,11 +38,11 @@ int case_result_from_json_line(const char *text, struct case_result *r, char *er
 #define RESULT_FILE_CAP ((size_t)256 << 20)
 int results_read_file(const char *path, struct run_file *f, char *err, size_t errlen);
 
-/* Human-readable form (result_txt.c): environment header, one row per case,
+/* Human-readable form (txt.c): environment header, one row per case,
  * then notes (skip reasons, errors, unsettled cases, stderr tails). */
 char *run_file_to_text(const struct run_file *f);
 
-/* Saving (results_store.c). The first call for a run file claims
+/* Saving (store.c). The first call for a run file claims
  * <dir>/<date>_<plugin>_<preset>[_<tag>].json (then .2, .3 ... before the
  * extension when taken: its .json, .txt or .journal exists; so a second run
  * the same day never replaces the first), and stores the base path (without extension) in *base; later calls
@@ -52,7 +52,7 @@ char *run_file_to_text(const struct run_file *f);
  * file name of f->env.preset without ".ini", f->env.tag when set.
  * Returns 0, or -1 after error() naming the file. */
 int results_save(const char *dir, const struct run_file *f, char **base);
-/* Saving a run as it goes (results_store.c), at a cost per case that does
+/* Saving a run as it goes (store.c), at a cost per case that does
  * not grow with the run. The first case claims the name as results_save
  * does and writes <base>.json and <base>.txt whole. Each later case is
  * appended as one JSON line (case_result_to_json_line) to <base>.journal

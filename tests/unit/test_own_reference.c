@@ -1,4 +1,4 @@
-/* compare.c (bench.compare/1): a plugin's output against its own reference
+/* check/own_reference.c (bench.compare/1): a plugin's output against its own reference
  * in each tolerance class, the reference callback, and malformed
  * comparisons named by field. Also abi.c's growth rule. */
 #include <math.h>

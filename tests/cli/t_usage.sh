@@ -49,7 +49,7 @@ expect_in "$T/out" '^       bench events FILE \[--follow \| --summary\]' "--help
 run_bench results --help
 expect_rc 0 "results --help"; expect_in "$T/out" '^usage: bench results --name'
 run_bench --version
-expect_rc 0 "--version"; expect_in "$T/out" '^bench [0-9]+\.[0-9]+\.[0-9]+ .*plugin ABI 1\.2'
+expect_rc 0 "--version"; expect_in "$T/out" '^bench [0-9]+\.[0-9]+\.[0-9]+ .*plugin ABI 1\.3'
 run_bench rollup --results-dir "$T/nowhere"
 expect_rc 2 "rollup of a missing folder"
 finish

@@ -63,7 +63,25 @@ static void test_layouts(void) {
 
   /* no plugin (no case runs): 1.0's, the least any plugin has */
   REQUIRE(abi_layout_of(NULL, &l, msg, sizeof msg) == 0);
-  CHECK(l.entry == offsetof(struct bench_plugin, abi_needed) && l.compare == sizeof(struct bench_compare));
+  CHECK(l.entry == offsetof(struct bench_plugin, abi_needed) &&
+        l.compare == offsetof(struct bench_compare, scale));
+
+  /* bench_compare grew in 1.3 (scale, scale_fn): a 1.2 plugin's ends before
+   * them, and a copy of it reads them as NULL */
+  struct bench_plugin p12 = {.abi_version = BENCH_ABI_1_2, .name = "p12"};
+  REQUIRE(abi_layout_of(&p12, &l, msg, sizeof msg) == 0);
+  CHECK(l.compare == offsetof(struct bench_compare, scale));
+  const double sc[1] = {1};
+  struct bench_compare want = {.name = "sum", .count = 1, .tol = BENCH_TOL_SCALED, .scale = sc};
+  void *blk = plugin_block(&want, sizeof want, l.compare);
+  struct bench_compare got;
+  memset(&got, 0x5A, sizeof got);
+  CHECK(abi_copy_compare(&l, blk, &got, msg, sizeof msg) == 0);
+  CHECK(got.count == 1 && got.tol == BENCH_TOL_SCALED && got.scale == NULL && got.scale_fn == NULL);
+  free(blk);
+  p12.abi_version = BENCH_ABI_1_3;
+  REQUIRE(abi_layout_of(&p12, &l, msg, sizeof msg) == 0);
+  CHECK(l.compare == sizeof(struct bench_compare));
 }
 
 /* Each copy function: a too-old, too-new or garbage size is refused with one

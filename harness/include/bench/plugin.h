@@ -68,11 +68,12 @@ extern "C" {
  * built with a newer minor: it predates abi_needed). */
 #define BENCH_ABI(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | (uint32_t)(minor)))
 #define BENCH_ABI_MAJOR 1
-#define BENCH_ABI_MINOR 2
+#define BENCH_ABI_MINOR 3
 #define BENCH_ABI_VERSION BENCH_ABI(BENCH_ABI_MAJOR, BENCH_ABI_MINOR)
 #define BENCH_ABI_1_0 BENCH_ABI(1, 0)
 #define BENCH_ABI_1_1 BENCH_ABI(1, 1)
 #define BENCH_ABI_1_2 BENCH_ABI(1, 2)
+#define BENCH_ABI_1_3 BENCH_ABI(1, 3)
 
 /* The name of the one exported symbol, for dlsym. */
 #define BENCH_PLUGIN_SYMBOL "bench_plugin_entry"
@@ -285,14 +286,38 @@ struct bench_ext_items {
  * ...): from verify(), hand the output and your own CPU reference (an array
  * or a callback); the harness compares, records max_abs_err/max_rel_err
  * and the tolerance, and a mismatch makes the case WRONG_ANSWER (no
- * throughput). Counts as a check: verify() need not call host->check(). */
+ * throughput). Counts as a check: verify() need not call host->check().
+ * Integer kernels: hand the integer output as it is (dtype BENCH_I32 for an
+ * int8 dot accumulated in int32, ref_dtype BENCH_I32 or BENCH_F64) so it is
+ * compared exactly; an integer output compared with a tolerance, or an
+ * integer reference compared with a float output under a tolerance, gets a
+ * note on the case (an off-by-one in an int kernel would pass unseen). */
 enum bench_tolerance {
-  /* Dtype-aware: |out - ref| <= atol + rtol * |ref| with PyTorch's base
-   * rtol of `dtype` (f32 1.3e-6, f16 1e-3, bf16 1.6e-2; f64 1e-12)
-   * + 2 sqrt(reduction) 2^-24, atol 1e-5. Exact for integer dtypes. */
+  /* Dtype-aware: an element passes when
+   *   |out - ref| <= atol + rtol * |ref|,
+   *   rtol = base(dtype) + 2 sqrt(reduction) 2^-24,  atol = 1e-5,
+   * base from PyTorch's assert_close: f32 1.3e-6, f16 1e-3, bf16 1.6e-2,
+   * f64 1e-12. Exact for integer dtypes (int8/uint8/int32 out: out == ref).
+   * Example: an f32 dot product of 4096 terms (reduction = 4096) whose
+   * reference is 12.5 allows 1e-5 + (1.3e-6 + 2 * 64 * 5.96e-8) * 12.5
+   * = 1e-5 + 8.93e-6 * 12.5 = 1.2e-4. The tolerance follows |ref| of each
+   * element: a result that cancels (a running sum near 0 of terms of size
+   * 1) has a tiny |ref| but an error of the size of its terms: use
+   * BENCH_TOL_SCALED with the sum of |terms|. */
   BENCH_TOL_DEFAULT = 0,
-  BENCH_TOL_EXACT = 1,   /* every element equal (NaN matches NaN) */
-  BENCH_TOL_EXPLICIT = 2 /* |out - ref| <= atol + rtol * |ref| with the given rtol/atol */
+  BENCH_TOL_EXACT = 1,    /* every element equal (NaN matches NaN) */
+  BENCH_TOL_EXPLICIT = 2, /* |out - ref| <= atol + rtol * |ref| with the given rtol/atol */
+  /* 1.3 (needs a 1.3 harness: set abi_needed = BENCH_ABI_1_3): norm-wise,
+   * scaled by a magnitude per element that the plugin supplies in field
+   * scale or scale_fn (e.g. the running sum of |x| of a prefix sum, or
+   * sum_k |a_ik b_kj| of a product):
+   *   |out - ref| <= atol + rtol * max(scale_i, |ref_i|)
+   * with DEFAULT's rtol and atol for dtype and reduction (or the given
+   * rtol/atol when either is > 0); never tighter than DEFAULT. Example: an
+   * f32 prefix sum whose element i is -12.158 with sum |x| = 25000 allows
+   * 1e-5 + 1.42e-6 * 25000 = 0.036 (DEFAULT would allow 2.7e-5). Exact for
+   * integer dtypes. */
+  BENCH_TOL_SCALED = 3
 };
 
 struct bench_compare {
@@ -307,10 +332,18 @@ struct bench_compare {
    * per call). Return BENCH_OK, or host->fail(...) to end the case as ERROR. */
   int (*ref_fn)(const struct bench_host *host, void *user, int64_t start, int64_t n,
                 double *dst);
-  void *user;                  /* handed to ref_fn */
+  void *user;                  /* handed to ref_fn (and scale_fn) */
   enum bench_tolerance tol;
-  double rtol, atol;           /* BENCH_TOL_EXPLICIT: both finite, >= 0 */
-  int64_t reduction;           /* BENCH_TOL_DEFAULT: terms summed into each element; 0 = 1 */
+  double rtol, atol;           /* BENCH_TOL_EXPLICIT: both finite, >= 0; SCALED: optional */
+  int64_t reduction;           /* DEFAULT, SCALED: terms summed into each element; 0 = 1 */
+
+  /* ---- 1.3: read by the harness only when abi_version >= BENCH_ABI_1_3 ---- */
+  /* BENCH_TOL_SCALED: the magnitude of each element, count doubles, each
+   * finite and >= 0; or NULL and scale_fn gives elements [start, start + n)
+   * into dst (n <= 2^20 per call; return BENCH_OK or host->fail(...)). */
+  const double *scale;
+  int (*scale_fn)(const struct bench_host *host, void *user, int64_t start, int64_t n,
+                  double *dst);
 };
 
 #define BENCH_EXT_COMPARE "bench.compare/1"

@@ -1,9 +1,10 @@
 /* compare_output: a plugin's output against its own reference, in chunks
  * (the reference comes from an array or from the plugin's callback),
  * through the comparison core (comparison.c) that the harness's reference
- * check uses too: an element passes when |out - ref| <= atol + rtol * |ref|;
- * under BENCH_TOL_EXACT (and for integer outputs under the default) when
- * out == ref, NaN matching NaN. */
+ * check uses too: an element passes when |out - ref| <= atol + rtol * |ref|
+ * (BENCH_TOL_SCALED: atol + rtol * max(scale_i, |ref_i|), scale from the
+ * plugin); under BENCH_TOL_EXACT (and for integer outputs under DEFAULT
+ * and SCALED) when out == ref, NaN matching NaN. */
 #include "check/own_reference.h"
 
 #include <inttypes.h>
@@ -49,6 +50,20 @@ int compare_validate(const struct bench_compare *c, char *msg, size_t len) {
                     c->reduction);
     break;
   case BENCH_TOL_EXACT: break;
+  case BENCH_TOL_SCALED:
+    if (c->reduction < 0)
+      return check_reason(msg, len, "%.64s: field reduction must be >= 0 (got %" PRId64 ")", nm,
+                    c->reduction);
+    if (!c->scale && !c->scale_fn)
+      return check_reason(msg, len, "%.64s: BENCH_TOL_SCALED: give the magnitudes in field scale or "
+                    "field scale_fn (both NULL; they need ABI 1.3)", nm);
+    if (c->scale && c->scale_fn)
+      return check_reason(msg, len, "%.64s: fields scale and scale_fn are both set; give one", nm);
+    if (!(c->rtol >= 0) || !isfinite(c->rtol))
+      return check_reason(msg, len, "%.64s: field rtol must be finite and >= 0 (got %g)", nm, c->rtol);
+    if (!(c->atol >= 0) || !isfinite(c->atol))
+      return check_reason(msg, len, "%.64s: field atol must be finite and >= 0 (got %g)", nm, c->atol);
+    break;
   case BENCH_TOL_EXPLICIT:
     if (!(c->rtol >= 0) || !isfinite(c->rtol))
       return check_reason(msg, len, "%.64s: field rtol must be finite and >= 0 (got %g)", nm, c->rtol);
@@ -57,7 +72,7 @@ int compare_validate(const struct bench_compare *c, char *msg, size_t len) {
     break;
   default:
     return check_reason(msg, len, "%.64s: field tol: unknown tolerance class %d (BENCH_TOL_DEFAULT, "
-                  "BENCH_TOL_EXACT, BENCH_TOL_EXPLICIT)", nm, (int)c->tol);
+                  "BENCH_TOL_EXACT, BENCH_TOL_EXPLICIT, BENCH_TOL_SCALED)", nm, (int)c->tol);
   }
   return 0;
 }
@@ -73,7 +88,36 @@ void compare_tolerance(const struct bench_compare *c, double *rtol, double *atol
     *atol = c->atol;
   } else if (c->tol == BENCH_TOL_DEFAULT) {
     tolerance_default(c->dtype, (double)c->reduction, rtol, atol);
+  } else if (c->tol == BENCH_TOL_SCALED) {
+    tolerance_default(c->dtype, (double)c->reduction, rtol, atol);
+    if ((c->rtol > 0 || c->atol > 0) && *rtol + *atol > 0) { /* integers stay exact */
+      *rtol = c->rtol;
+      *atol = c->atol;
+    }
   }
+}
+
+static int is_int(enum bench_dtype t) {
+  return t == BENCH_I8 || t == BENCH_U8 || t == BENCH_I32;
+}
+
+int compare_note(const struct bench_compare *c, char *msg, size_t len) {
+  double rtol, atol;
+  compare_tolerance(c, &rtol, &atol);
+  if (rtol == 0 && atol == 0) return 0;
+  const char *nm = name_of(c);
+  if (is_int(c->dtype)) {
+    snprintf(msg, len, "%.64s: an integer output compared with a tolerance (rtol %.2g, atol "
+             "%.2g): compare integers with BENCH_TOL_EXACT", nm, rtol, atol);
+    return 1;
+  }
+  if (c->ref && is_int(c->ref_dtype)) {
+    snprintf(msg, len, "%.64s: an integer reference compared with a %s output under a tolerance: "
+             "hand the integer output (e.g. dtype BENCH_I32) to be compared exactly", nm,
+             dtype_name(c->dtype));
+    return 1;
+  }
+  return 0;
 }
 
 static void format_index(const struct bench_compare *c, int64_t i, char *buf, size_t len) {
@@ -98,13 +142,15 @@ int compare_output(const struct bench_compare *c, const struct bench_host *host,
   struct comparison k;
   comparison_begin(&k, r, rtol, atol);
   const int exact = rtol == 0 && atol == 0;
-  snprintf(r->method, sizeof r->method, "plugin-%s", exact ? "exact" : "tolerance");
+  snprintf(r->method, sizeof r->method, "plugin-%s",
+           exact ? "exact" : c->tol == BENCH_TOL_SCALED ? "scaled" : "tolerance");
   r->checked = 1;
   const int64_t chunk = c->count < CHUNK ? c->count : CHUNK;
-  double *buf = xmalloc((size_t)(2 * chunk) * sizeof *buf);
-  double *ref = buf, *out = buf + chunk;
+  const int scaled = c->tol == BENCH_TOL_SCALED;
+  double *buf = xmalloc((size_t)((scaled ? 3 : 2) * chunk) * sizeof *buf);
+  double *ref = buf, *out = buf + chunk, *scale = scaled ? buf + 2 * chunk : NULL;
   int rc = 0;
-  for (int64_t s = 0; s < c->count; s += chunk) {
+  for (int64_t s = 0; s < c->count && !rc; s += chunk) {
     const int64_t n = c->count - s < chunk ? c->count - s : chunk;
     if (c->ref) {
       dtype_load_n(c->ref, (size_t)s, (size_t)n, c->ref_dtype, ref);
@@ -112,8 +158,25 @@ int compare_output(const struct bench_compare *c, const struct bench_host *host,
       rc = -2;
       break;
     }
+    if (scaled) {
+      if (c->scale)
+        memcpy(scale, c->scale + s, (size_t)n * sizeof *scale);
+      else if (c->scale_fn(host, c->user, s, n, scale) != BENCH_OK) {
+        rc = -2;
+        break;
+      }
+      for (int64_t e = 0; e < n && !rc; e++) {
+        if (!(scale[e] >= 0) || !isfinite(scale[e])) {
+          snprintf(r->message, sizeof r->message, "%.64s: BENCH_TOL_SCALED: scale[%" PRId64
+                   "] must be finite and >= 0 (got %g)", name_of(c), s + e, scale[e]);
+          rc = -1;
+        }
+        scale[e] = fmax(scale[e], fabs(ref[e])); /* never tighter than DEFAULT */
+      }
+      if (rc) break;
+    }
     dtype_load_n(c->out, (size_t)s, (size_t)n, c->dtype, out);
-    comparison_elements(&k, s, out, ref, NULL, n);
+    comparison_elements(&k, s, out, ref, scale, n);
   }
   free(buf);
   if (rc) return rc;

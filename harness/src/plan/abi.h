@@ -20,7 +20,7 @@ uint32_t abi_needed(const struct bench_plugin *p);
 
 /* 0 when this harness can run the plugin: same major, and the minor it
  * needs is one this harness has. Else -1 and one line in msg, e.g.
- * "needs plugin ABI 1.3, this bench speaks 1.2 (use a newer bench)". */
+ * "needs plugin ABI 1.4, this bench speaks 1.3 (use a newer bench)". */
 int abi_accept(const struct bench_plugin *p, char *msg, size_t len);
 
 /* The plugin's run_batch, NULL when absent or built before 1.1. */

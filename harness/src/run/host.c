@@ -99,6 +99,16 @@ static void host_set_info(const struct bench_host *api, const char *key, const c
   kv_list_add(&h->result->ninfo, &h->result->info, key, value);
 }
 
+/* A note of the harness's on the case (kept with the plugin's "note"). */
+static void add_note(struct host_state *h, const char *text) {
+  if (!h->result) return;
+  const char *had = kv_list_get(h->result->ninfo, h->result->info, "note");
+  if (had && strstr(had, text)) return;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s%s%s", had ? had : "", had ? "; " : "", text);
+  host_set_info(&h->api, "note", buf);
+}
+
 /* A figure a plugin reported that cannot be true: a plugin bug (the first
  * one is kept). */
 static void bad_figure(struct host_state *h, const char *call, double v, const char *rule) {
@@ -260,6 +270,7 @@ static int host_compare(const struct bench_host *api, const struct bench_compare
     return BENCH_ERROR;
   }
   accumulate(h, &r);
+  if (compare_note(c, why, sizeof why)) add_note(h, why);
   return BENCH_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "run/measure.h"
+#include "run/vk_validation.h"
 #include "results/io.h"
 #include "core/util.h"
 
@@ -98,8 +99,10 @@ struct case_job {
 static void case_in_child(void *arg, int fd) {
   struct case_job *job = arg;
   struct case_result r;
+  vk_validation_child_begin();
   case_identity(&r, job->pl, job->c, job->index);
   measure_case(job->pl, job->c, job->pol, &r);
+  vk_validation_take(&r);
   send_result(fd, &r);
   case_result_release(&r);
 }
@@ -139,6 +142,7 @@ struct probe_job {
 static void probe_child(void *arg, int fd) {
   struct probe_job *job = arg;
   struct plugin_run pr;
+  vk_validation_child_begin();
   measure_init(&pr, job->pl);
   send_result(fd, &pr.init);
   measure_deinit(&pr);
@@ -190,6 +194,7 @@ static void worker_child(void *arg, int fd) {
   struct worker_job *wj = arg;
   const struct plugin_job *job = wj->job;
   child_become_subreaper(); /* what a case leaves behind comes back here */
+  vk_validation_child_begin();
   struct plugin_run pr;
   int rc = measure_init(&pr, job->pl);
   stream_result(fd, &pr.init); /* first line: init's answer */
@@ -205,6 +210,7 @@ static void worker_child(void *arg, int fd) {
     struct case_result r;
     case_identity(&r, job->pl, &job->cases[k], job->first_index + (int)k);
     measure_one(&pr, &job->cases[k], job->pol, &r);
+    vk_validation_take(&r);
     child_kill_descendants(keep, nkeep);
     stream_result(fd, &r);
     case_result_release(&r);
@@ -354,5 +360,8 @@ static size_t run_isolated(const struct plugin_job *job) {
 }
 
 size_t run_plugin_cases(const struct plugin_job *job) {
-  return job->isolation_case ? run_isolated(job) : run_workers(job);
+  const int validation = job->debug && vk_validation_open() == 0;
+  size_t n = job->isolation_case ? run_isolated(job) : run_workers(job);
+  if (validation) vk_validation_close();
+  return n;
 }

@@ -344,6 +344,13 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
   }
   r->status = CASE_OK;
   verify_output(pl, h, state, pol, r);
+  if (pol->require_check && case_unchecked(r)) {
+    r->status = CASE_ERROR;
+    free(r->message);
+    r->message = xstrdup(pol->verify == VERIFY_NONE
+                             ? "unchecked: verify = none checked nothing (--require-check)"
+                             : "unchecked: the plugin checked nothing (--require-check)");
+  }
 teardown:
   if (state && pl->desc->teardown) pl->desc->teardown(&h->api, state);
   free(s.host);

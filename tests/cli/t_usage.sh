@@ -46,6 +46,7 @@ expect_in "$T/out" '^       bench --list \[--verbose \| --format tsv\]' "--help 
 expect_in "$T/out" '^       bench results --name --plugin P --preset PRESET' "--help names results --name"
 expect_in "$T/out" '^       bench results --summary ' "--help names results --summary"
 expect_in "$T/out" '^       bench events FILE \[--follow \| --summary\]' "--help names events --summary"
+expect_in "$T/out" '^  --require-check  +a case that nothing checked' "--help names --require-check"
 run_bench results --help
 expect_rc 0 "results --help"; expect_in "$T/out" '^usage: bench results --name'
 run_bench --version

@@ -665,6 +665,19 @@ static void test_status(void) {
   CHECK(determinism_parse("same", &d) == -1);
 }
 
+/* case_unchecked: OK without a check, and nothing else. */
+static void test_unchecked(void) {
+  struct run_file f;
+  build_run(&f);
+  CHECK(f.cases[0].check.checked && !case_unchecked(&f.cases[0]));
+  CHECK(f.cases[2].status != CASE_OK && !case_unchecked(&f.cases[2]));
+  f.cases[0].check.checked = 0;
+  CHECK(case_unchecked(&f.cases[0]));
+  f.cases[0].status = CASE_ERROR;
+  CHECK(!case_unchecked(&f.cases[0]));
+  run_file_release(&f);
+}
+
 static void test_throughput(void) {
   struct run_file f;
   build_run(&f);
@@ -1096,4 +1109,4 @@ TEST_MAIN(TEST_ENTRY(test_golden_txt), TEST_ENTRY(test_golden_json),
           TEST_ENTRY(test_save_claims), TEST_ENTRY(test_save_concurrent),
           TEST_ENTRY(test_save_errors), TEST_ENTRY(test_atomic_write),
           TEST_ENTRY(test_save_journal), TEST_ENTRY(test_validate),
-          TEST_ENTRY(test_work_source))
+          TEST_ENTRY(test_work_source), TEST_ENTRY(test_unchecked))

@@ -57,7 +57,7 @@ static void test_case_line(void) {
   kv_list_add(&r.ninfo, &r.info, "note", "from the plugin");
   char *line = case_line(&r, "m=64 n=64", 12);
   CHECK_STR(line, "[ 3/12] cpu_gemm m=64 n=64: OK  median 11.00 us +-0.45% (host)  cv 0.64%  n=6"
-                  "  47.66 GFLOP/s\n      did not settle: noise \\x1b[31m\n      note: from the plugin\n");
+                  "  47.66 GFLOP/s  unchecked\n      did not settle: noise \\x1b[31m\n      note: from the plugin\n");
   free(line);
 
   r.status = CASE_CRASH;

@@ -377,7 +377,14 @@ struct bench_plugin {
 
   /* Per case. setup and run are required; verify is required unless
    * operation is "none" (no harness reference: such a verify may check its
-   * output itself and host->fail() on a mismatch, without host->check());
+   * output itself, without host->check()). The rule for host->fail() from
+   * verify(): for an operation "none" plugin it means "my own check found
+   * the output wrong": the case is WRONG_ANSWER (check.pass false, the
+   * plugin's reason as its message); for any other operation it is an
+   * error (a read-back failed, ...): ERROR. A plugin of operation "none"
+   * whose verify hands nothing to a check (no host->check, compare,
+   * mismatch or matched) and returns BENCH_OK is OK but "unchecked", and
+   * fails under --require-check;
    * teardown is called whenever setup left a non-NULL *state, whatever
    * setup returned. */
   int (*setup)(const struct bench_host *host, void *ctx, void **state);

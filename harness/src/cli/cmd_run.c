@@ -211,6 +211,7 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
     if (baseline_load(s->baseline, o->baseline) != 0) return -1;
   }
   s->isolation_case = o->isolation ? o->isolation == 2 : s->preset.policy.isolation_case;
+  if (o->require_check) s->preset.policy.require_check = 1;
   /* Make the folder and see that it can take this run's files: found now,
    * not after the whole suite. */
   const char **names = xcalloc(s->nplugins, sizeof *names);

@@ -21,6 +21,7 @@ struct options {
   const char *tag;           /* --tag */
   int debug;                 /* --mode debug */
   int isolation;             /* --isolation: 0 the preset's, 1 plugin, 2 case */
+  int require_check;         /* --require-check: unchecked cases fail (or the preset's key) */
   int list;                  /* --list */
   int verbose;               /* --verbose: --list shows parameters */
   const char *format;        /* --format text|tsv (--list); NULL: text */

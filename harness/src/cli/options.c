@@ -46,6 +46,8 @@ void usage(FILE *f) {
           "  --baseline PATH      compare each case with the same case in a result file or folder\n"
           "                       (ratio, 95%% interval and verdict on its line and in the .txt)\n"
           "  --isolation plugin|case  one worker process per plugin (default) or one per case\n"
+          "  --require-check      a case that nothing checked (\"unchecked\": operation none\n"
+          "                       without a self-check, or verify = none) fails as ERROR\n"
           "  --help, --version\n"
           "\n"
           "Exit status: 0 every case OK or SKIPPED; 1 a case failed; 2 usage or configuration error.\n");
@@ -59,7 +61,7 @@ static void push(const char ***list, size_t *n, const char *v) {
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
          OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER, OPT_BASELINE, OPT_ISOLATION,
-         OPT_FORMAT };
+         OPT_FORMAT, OPT_REQUIRE_CHECK };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -77,6 +79,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"param", required_argument, NULL, OPT_PARAM},
       {"filter", required_argument, NULL, OPT_FILTER},
       {"format", required_argument, NULL, OPT_FORMAT},
+      {"require-check", no_argument, NULL, OPT_REQUIRE_CHECK},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->preset = "standard";
@@ -108,6 +111,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       else return error("--isolation must be plugin or case, not '%s'", optarg);
       break;
     case OPT_LIST: o->list = 1; break;
+    case OPT_REQUIRE_CHECK: o->require_check = 1; break;
     case OPT_FORMAT:
       if (strcmp(optarg, "text") != 0 && strcmp(optarg, "tsv") != 0)
         return error("--format must be text or tsv, not '%s'", optarg);

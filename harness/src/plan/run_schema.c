@@ -62,6 +62,7 @@ static const struct run_key run_keys[RUN_NKEYS] = {
   [RUN_BATCH] = {"batch", RK_BATCH, 0, 0, 0},
   [RUN_STOP] = {"stop", RK_CHOICE, 0, 0, 0},
   [RUN_ISOLATION] = {"isolation", RK_CHOICE, 0, 0, 0},
+  [RUN_REQUIRE_CHECK] = {"require_check", RK_BOOL, 0, 0, 0},
 };
 
 int run_key_find(const char *name) {
@@ -132,7 +133,8 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
                value, name);
       return -1;
     }
-    pol->determinism = b;
+    if (id == RUN_REQUIRE_CHECK) pol->require_check = b;
+    else pol->determinism = b;
     return 0;
   }
   case RK_COUNT: {

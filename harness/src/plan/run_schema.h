@@ -30,6 +30,8 @@ struct run_policy {
                                interval; stop = cv, the CV (the old rule) */
   int isolation_case;       /* isolation = case: one process per case (default
                                plugin: one worker process per plugin) */
+  int require_check;        /* a case that nothing checked (unchecked) is ERROR,
+                               for CI (require_check = true, --require-check) */
 };
 /* The defaults used where a preset says nothing (those of "standard"). */
 void run_policy_defaults(struct run_policy *p);
@@ -39,7 +41,8 @@ void run_policy_defaults(struct run_policy *p);
 enum run_key_id {
   RUN_TIER, RUN_WARMUP_ITERS, RUN_WARMUP_TIME, RUN_MIN_SAMPLES, RUN_MAX_SAMPLES,
   RUN_MIN_TIME, RUN_MAX_TIME, RUN_TARGET_NOISE, RUN_BATCH_MIN_TIME, RUN_VERIFY,
-  RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_BATCH, RUN_STOP, RUN_ISOLATION, RUN_NKEYS
+  RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_BATCH, RUN_STOP, RUN_ISOLATION,
+  RUN_REQUIRE_CHECK, RUN_NKEYS
 };
 
 /* The id of [run] key `name`, or -1. */

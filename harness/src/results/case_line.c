@@ -37,6 +37,8 @@ static void add_measured(struct strbuf *sb, const struct case_result *r) {
     strbuf_addf(sb, "  max_abs_err %.2g (", r->check.max_abs_err);
     term_escape_add(sb, r->check.method);
     strbuf_adds(sb, ")");
+  } else if (case_unchecked(r)) {
+    strbuf_adds(sb, "  unchecked");
   }
   if (r->determinism != DET_NOT_CHECKED) strbuf_addf(sb, "  %s", determinism_name(r->determinism));
   const char *bl = kv_list_get(r->ninfo, r->info, "baseline");

@@ -94,6 +94,10 @@ static double throughput(const struct case_result *r, double work) {
   return work / ns;
 }
 
+int case_unchecked(const struct case_result *r) {
+  return r->status == CASE_OK && !r->check.checked;
+}
+
 double case_gflops(const struct case_result *r) { return throughput(r, r->flops); }
 double case_gbps(const struct case_result *r) { return throughput(r, r->bytes); }
 double case_items_per_s(const struct case_result *r) { return 1e9 * throughput(r, r->items); }

@@ -88,6 +88,12 @@ struct case_result {
   char item_unit[32];   /* "elements", "loads", ...; "" when items == 0 */
 };
 
+/* 1 when the case ran to the end (OK) but nothing checked its output: an
+ * operation "none" plugin without a self-check, or verify = none. Shown as
+ * "unchecked" on its line, in the .txt and the rollup; --require-check
+ * (require_check = true) makes such a case ERROR. */
+int case_unchecked(const struct case_result *r);
+
 /* Primary timing: device when reported, else host. */
 const struct stats *case_time(const struct case_result *r);
 const char *case_timer_name(const struct case_result *r); /* "device" or "host" */

@@ -18,7 +18,7 @@ const char *const rollup_columns[] = {
     "mean_ms",   "min_ms",    "stddev_ms", "cv",          "gflops",      "gbps",
     "max_abs_err", "max_rel_err", "rtol",  "atol",        "settled",     "source",
     "items_per_s", "ns_per_item", "item_unit",
-    "ci_lo_ms",  "ci_hi_ms",  "outliers",  "batch",
+    "ci_lo_ms",  "ci_hi_ms",  "outliers",  "batch",     "check",
     NULL,
 };
 
@@ -239,6 +239,9 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   add_sep_number(sb, timed, t->ci_hi / 1e6);
   if (timed) strbuf_addf(sb, ",%zu,%d", t->outliers, r->batch);
   else strbuf_adds(sb, ",,");
+  /* check: how the output was checked; "unchecked" when the case was timed
+   * and nothing checked it; empty when it never got that far. */
+  add_sep_field(sb, c->checked ? c->method : timed ? "unchecked" : NULL);
   strbuf_adds(sb, "\n");
 }
 

@@ -226,7 +226,7 @@ static void row_cells(const struct case_result *r, char **cell) {
     cell[COL_ERR] = xasprintf("%.3g", r->check.max_abs_err);
     cell[COL_TOL] = xasprintf("%g/%g", r->check.rtol, r->check.atol);
   } else {
-    cell[COL_ERR] = xstrdup("-");
+    cell[COL_ERR] = xstrdup(case_unchecked(r) ? "unchecked" : "-");
     cell[COL_TOL] = xstrdup("-");
   }
   cell[COL_SETTLED] = xstrdup(!timed ? "-" : r->settled ? "yes" : "no");
@@ -358,6 +358,12 @@ static void how_it_ended(struct strbuf *sb, const struct case_result *r) {
 
 static void check_note(struct strbuf *sb, const struct check_result *c) {
   struct strbuf t = STRBUF_INIT;
+  if (c->compared == 0 && c->first_bad < 0) { /* a self-check: no elements the harness compared */
+    strbuf_addf(&t, "%s: the plugin's own check failed", c->method[0] ? c->method : "-");
+    note(sb, "check", t.buf);
+    strbuf_release(&t);
+    return;
+  }
   strbuf_addf(&t, "%s, %llu of %llu elements out of tolerance (rtol %g, atol %g), "
                   "max_abs_err %.3g, max_rel_err %.3g",
               c->method[0] ? c->method : "-", (unsigned long long)c->mismatches,

@@ -261,6 +261,7 @@ static int host_compare(const struct bench_host *api, const struct bench_compare
   struct check_result r;
   int rc = compare_output(c, api, h->verify, &r);
   if (rc == -2) { /* ref_fn failed: its host->fail() reason stands */
+    h->ref_failed = 1;
     if (!h->message[0]) snprintf(h->message, sizeof h->message, "ref_fn failed without a reason");
     return BENCH_ERROR;
   }
@@ -349,4 +350,5 @@ void host_reset_check(struct host_state *h, int hash_only) {
   h->hash = FNV1A64_INIT;
   h->checks = 0;
   h->op_checks = 0;
+  h->ref_failed = 0;
 }

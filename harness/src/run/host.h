@@ -30,6 +30,7 @@ struct host_state {
   int checks;                     /* check() calls since reset */
   int plugin_work;                /* the plugin called set_work: its figure stands */
   int op_checks;                  /* checks of the plugin's operation since reset */
+  int ref_failed;                 /* a compare's ref_fn failed: an error, not a self-check */
 };
 
 void host_init(struct host_state *h, const struct case_def *c, struct case_result *r,

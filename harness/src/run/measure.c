@@ -197,11 +197,37 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
   return BENCH_OK;
 }
 
+/* verify() of an operation "none" plugin returned host->fail(): there is
+ * no harness reference, so the plugin checked its output itself and found
+ * it wrong (plugin.h states the rule). WRONG_ANSWER with the plugin's
+ * reason, recorded as a failed check. */
+static void record_self_check_failure(struct case_result *r, const struct host_state *h) {
+  struct check_result *c = &r->check;
+  memset(c, 0, sizeof *c);
+  c->checked = 1;
+  c->pass = 0;
+  c->first_bad = -1;
+  c->mismatches = 1;
+  snprintf(c->method, sizeof c->method, "plugin-self");
+  const char *why = h->message[0] ? h->message : "verify() failed its self-check without a reason";
+  size_t len = strlen(why);
+  if (len >= sizeof c->message) len = sizeof c->message - 1;
+  memcpy(c->message, why, len);
+  c->message[len] = '\0';
+  r->status = CASE_WRONG_ANSWER;
+  free(r->message);
+  r->message = xstrdup(why);
+}
+
 static void verify_output(const struct plugin *pl, struct host_state *h, void *state,
                           const struct run_policy *pol, struct case_result *r) {
   if (!pl->desc->verify) return;
   host_reset_check(h, 0);
   int rc = pl->desc->verify(&h->api, state);
+  if (rc == BENCH_ERROR && !h->bug && !h->ref_failed && strcmp(pl->desc->operation, "none") == 0) {
+    record_self_check_failure(r, h);
+    return;
+  }
   if (rc != BENCH_OK || h->bug) {
     record_failure(r, h, rc, "verify");
     return;
@@ -318,6 +344,13 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
   }
   r->status = CASE_OK;
   verify_output(pl, h, state, pol, r);
+  if (pol->require_check && case_unchecked(r)) {
+    r->status = CASE_ERROR;
+    free(r->message);
+    r->message = xstrdup(pol->verify == VERIFY_NONE
+                             ? "unchecked: verify = none checked nothing (--require-check)"
+                             : "unchecked: the plugin checked nothing (--require-check)");
+  }
 teardown:
   if (state && pl->desc->teardown) pl->desc->teardown(&h->api, state);
   free(s.host);

@@ -194,7 +194,9 @@ static void compare_full(struct cmp *k) {
  * A flagged row is recomputed in full and compared element by element (the
  * first FREIVALDS_RESCAN of them): the full check has the last word, so a
  * correct GEMM that the model misjudges is still never failed. */
+#ifndef FREIVALDS_BLOCKS
 #define FREIVALDS_BLOCKS 64
+#endif
 #define FREIVALDS_MIN_W 8
 #define FREIVALDS_Z 8.0
 

@@ -34,21 +34,27 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* C = A B in f32, k in blocks of 64 whose partial sums are added. */
+/* C = A B in f32, k in blocks of 64 whose partial sums are added; columns
+ * in panels of 256 so that a panel of B stays in cache. */
 static void gemm_blocked(const float *a, const float *b, float *c, int n) {
-  float *part = malloc((size_t)n * sizeof *part);
-  memset(c, 0, (size_t)n * n * sizeof *c);
-  for (int i = 0; i < n; i++)
-    for (int k0 = 0; k0 < n; k0 += 64) {
-      memset(part, 0, (size_t)n * sizeof *part);
-      for (int kk = k0; kk < k0 + 64 && kk < n; kk++) {
-        const float av = a[(size_t)i * n + kk];
-        const float *br = b + (size_t)kk * n;
-        for (int j = 0; j < n; j++) part[j] += av * br[j];
+  enum { PANEL = 256 };
+  float part[PANEL];
+  for (int j0 = 0; j0 < n; j0 += PANEL) {
+    const int w = n - j0 < PANEL ? n - j0 : PANEL;
+    for (int i = 0; i < n; i++) {
+      float *cr = c + (size_t)i * n + j0;
+      for (int j = 0; j < w; j++) cr[j] = 0;
+      for (int k0 = 0; k0 < n; k0 += 64) {
+        for (int j = 0; j < w; j++) part[j] = 0;
+        for (int kk = k0; kk < k0 + 64 && kk < n; kk++) {
+          const float av = a[(size_t)i * n + kk];
+          const float *br = b + (size_t)kk * n + j0;
+          for (int j = 0; j < w; j++) part[j] += av * br[j];
+        }
+        for (int j = 0; j < w; j++) cr[j] += part[j];
       }
-      for (int j = 0; j < n; j++) c[(size_t)i * n + j] += part[j];
     }
-  free(part);
+  }
 }
 
 static int64_t tile_edge(uint64_t r, int n) {

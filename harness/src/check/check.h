@@ -11,7 +11,7 @@
 
 enum verify_level {
   VERIFY_NONE = 0, /* no reference check (the output is still hashed) */
-  VERIFY_FAST = 1, /* O(n^2) for GEMM: sampled elements + Freivalds; sampled rows for attention */
+  VERIFY_FAST = 1, /* O(n^2) for GEMM: Freivalds per column block + samples; sampled rows for attention */
   VERIFY_FULL = 2  /* every element against the full reference */
 };
 
@@ -66,11 +66,15 @@ struct op_work check_problem_work(const struct check_problem *p);
  *   every other operation, it compares every element and says "full".
  * - A non-finite output where the reference is finite is a mismatch, with
  *   max_abs_err = max_rel_err = inf.
- * - Under "sampled+freivalds", a row that fails Freivalds' test is
- *   recomputed in full (up to 4 such rows) so the message names the
- *   element; a flagged row that was not recomputed counts as one mismatch
- *   (mismatches is then a lower bound, and can exceed compared, which
- *   counts the elements compared one by one; the message gives both).
+ * - Under "sampled+freivalds" (check.c: Freivalds' test per row and block
+ *   of columns against a rounding-error model, plus the corners, the last
+ *   row and column and 512 random elements), a row that fails Freivalds'
+ *   test is recomputed in full (up to 4 such rows) so the message names the
+ *   element. When a recomputed row holds an element out of tolerance, each
+ *   flagged row that was not recomputed counts as one mismatch (mismatches
+ *   is then a lower bound, and can exceed compared, which counts the
+ *   elements compared one by one; the message gives both); when none does,
+ *   the flags are dropped: the full comparison has the last word.
  * - first_bad is the smallest flat index found out of tolerance; it is -1
  *   when only Freivalds' test failed (the message names the row). */
 int check_output(const struct bench_check *c, enum verify_level level,

@@ -335,11 +335,17 @@ show_stream() {
   return 0
 }
 
-# write_atomic PATH: stdin to PATH through a temporary name beside it.
+# write_atomic PATH: stdin to PATH through a new temporary file beside it
+# (mktemp: created O_EXCL under a random name, so nothing planted there is
+# opened), given the umask's mode as a plain new file would have.
 write_atomic() {
   local tmp
-  tmp="$(dirname -- "$1")/.$(basename -- "$1").tmp.$$"
-  cat >"$tmp" && mv -f -- "$tmp" "$1"
+  tmp=$(mktemp -- "$(dirname -- "$1")/.$(basename -- "$1").tmp.$$.XXXXXXXX") || return 1
+  if cat >"$tmp" && chmod -- "$(printf '%o' $((0666 & ~0$(umask))))" "$tmp" && mv -f -- "$tmp" "$1"; then
+    return 0
+  fi
+  rm -f -- "$tmp"
+  return 1
 }
 
 # diag_path PRESET: a new diag file's path beside the results.

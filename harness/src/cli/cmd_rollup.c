@@ -37,7 +37,8 @@ int cmd_rollup(int argc, char **argv) {
     error("results folder '%s' does not exist", dir);
     return EXIT_USAGE;
   }
-  if (rollup_write(dir) != 0) return EXIT_FAILED;
-  printf("wrote %s/rollup.csv\n", dir);
+  int rc = rollup_write(dir);
+  if (rc < 0 || rc == ROLLUP_LEFT) return EXIT_FAILED;
+  if (rc == 0) printf("wrote %s/rollup.csv\n", dir); /* else the warning named the file */
   return EXIT_OK;
 }

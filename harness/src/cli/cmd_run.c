@@ -252,8 +252,9 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   child_kill_descendants(NULL, 0); /* the last worker, and anything it kept */
 
   progress_clear(&s.progress);
+  int rollup = rollup_write(o->results_dir); /* a signal during its lock wait counts too */
+  if (rollup < 0) save_failed = 1;
   int interrupted = child_interrupted() != 0;
-  if (rollup_write(o->results_dir) != 0) save_failed = 1;
   double wall = now_s() - s.t0;
   events_suite_end(&s.events, s.done, s.failed, s.skipped, s.total, wall, interrupted);
   fprintf(s.out, "bench: %d of %d cases run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
@@ -262,7 +263,7 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   if (save_failed) error("some results could not be written to '%s' (see above); the run counts as failed", o->results_dir);
   if (interrupted)
     exit_code = EXIT_INTERRUPTED;
-  else if (s.failed || save_failed)
+  else if (s.failed || save_failed || rollup == ROLLUP_LEFT)
     exit_code = EXIT_FAILED;
 out:
   events_close(&s.events);

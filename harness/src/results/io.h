@@ -68,7 +68,7 @@ int results_save(const char *dir, const struct run_file *f, char **base);
 struct results_run {
   char *dir;
   char *base;           /* "<dir>/<name>[.N]" once claimed, else NULL */
-  int journal_fd;       /* -1 until the first append */
+  int journal_fd;       /* -1 until the first append; -2: a journal not ours was in the way */
   size_t saved;         /* f->cases[0 .. saved) are on disk */
   size_t in_json;       /* of which in the .json */
   double last_rewrite_s, last_cost_s;
@@ -82,7 +82,7 @@ int results_run_add(struct results_run *w, const struct run_file *f);
 int results_run_finish(struct results_run *w, const struct run_file *f);
 void results_run_release(struct results_run *w); /* closes the journal, keeps the files */
 
-/* Remove temporary files ".<name>.tmp.<pid>" a killed bench left in dir:
+/* Remove temporary files ".<name>.tmp.<pid>[.<random>]" a killed bench left in dir:
  * those older than RESULTS_STALE_S, and those whose pid is not alive on
  * this host and older than RESULTS_STALE_DEAD_S (a folder shared with other
  * hosts may hold another host's live temporary file for a moment). Quiet
@@ -107,18 +107,33 @@ char *results_basename(const char *date, const char *plugin, const char *preset,
  * results_save and `bench results --name` both use it. Caller frees. */
 char *results_run_name(const char *date, const char *plugin, const char *preset, const char *tag);
 
-/* Write data to path through <dir>/.<name>.tmp.<pid> (written, fsynced,
- * closed, every step checked) + rename(); on any failure the temporary file
- * is removed and path is left as it was. 0, or -1 after error() naming path. */
+/* Write data to path through a new temporary file beside it
+ * (temp_file_beside: <dir>/.<name>.tmp.<pid>.<random>, created O_EXCL |
+ * O_NOFOLLOW; written, fsynced, closed, every step checked) + rename(); on
+ * any failure the temporary file is removed and path is left as it was.
+ * 0, or -1 after error() naming path. The _quiet form prints nothing and
+ * leaves the errno in *err. */
 int write_file_atomic(const char *path, const char *data, size_t len);
+int write_file_atomic_quiet(const char *path, const char *data, size_t len, int *err);
 
 /* Rollup (rollup.c): read every result .json in dir (results_read_file:
  * journals merged, contradictory files refused) and write <dir>/rollup.csv
  * atomically, one row per case. The rebuild holds an flock on the folder
  * itself, so concurrent runs rebuild one after the other from what is on
  * disk, and first removes stale temporary files
- * (results_clean_stale). Unreadable or refused files are reported with one
- * warning() naming them and skipped. Returns 0, or -1 after error().
+ * (results_clean_stale). While another process holds the lock (another
+ * bench's rollup, a reader's `flock -s`), it waits at most
+ * BENCH_LOCK_WAIT_S seconds (ROLLUP_LOCK_WAIT_S when unset), printing every
+ * ROLLUP_LOCK_NOTE_S what it waits for (the folder, the holder's pid from
+ * /proc/locks); SIGINT, SIGTERM or SIGHUP end the wait (the signal is
+ * raised again after it, for the caller's handler or the default action).
+ * Either way it returns ROLLUP_LEFT after one message saying the result
+ * files are kept and `bench rollup` rebuilds the rollup. When rollup.csv
+ * belongs to another user in a sticky folder (it cannot be replaced), the
+ * rollup goes to rollup.<user>.csv after one warning naming the file and
+ * its owner: ROLLUP_PER_USER. Unreadable or refused files are reported
+ * with one warning() naming them and skipped. Returns 0, ROLLUP_LEFT,
+ * ROLLUP_PER_USER, or -1 after error().
  * Result files: *.json not starting with '.', in file name order; the cases
  * of a file by index. Each case counts once: rows with the same host, date,
  * tag, preset, mode, plugin, backend, operation and parameters in several
@@ -134,6 +149,9 @@ int write_file_atomic(const char *path, const char *data, size_t len);
  * case has no such parameter; "params" keeps the joined "k=v k=v" form as a
  * label only. */
 #define ROLLUP_PARAM_PREFIX "param."
+#define ROLLUP_LOCK_WAIT_S 60.0
+#define ROLLUP_LOCK_NOTE_S 5.0
+enum { ROLLUP_LEFT = 1, ROLLUP_PER_USER = 2 };
 int rollup_write(const char *dir);
 /* The rollup's fixed header columns, for documentation and tests; ends with
  * NULL. */

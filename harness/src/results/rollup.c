@@ -4,13 +4,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "results/io.h"
+
+#include "core/term.h"
 
 const char *const rollup_columns[] = {
     "date",      "host",      "tag",       "plugin",      "backend",     "operation",
@@ -257,17 +263,112 @@ static void add_row_with_params(struct strbuf *sb, const struct row *w, const st
 
 /* ---- the whole rollup ------------------------------------------------------ */
 
+/* ---- the lock: a bounded wait that says what it waits for ---------------- */
+
+static volatile sig_atomic_t wait_stop;
+static void on_wait_signal(int sig) { wait_stop = sig; }
+
+static const int wait_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NWAIT_SIGNALS (sizeof wait_signals / sizeof wait_signals[0])
+
+/* The longest wait for the lock: BENCH_LOCK_WAIT_S when it is a number of
+ * seconds >= 0, else ROLLUP_LOCK_WAIT_S. */
+static double lock_wait_max(void) {
+  const char *v = getenv("BENCH_LOCK_WAIT_S");
+  double d;
+  if (v && *v) {
+    if (parse_double(v, &d) == 0 && d >= 0) return d;
+    warning("BENCH_LOCK_WAIT_S='%s' is not a number of seconds >= 0; waiting at most %g s", v,
+            ROLLUP_LOCK_WAIT_S);
+  }
+  return ROLLUP_LOCK_WAIT_S;
+}
+
+static void describe_holder(int fd, char *out, size_t len) {
+  long pid = lock_holder_pid(fd);
+  if (pid <= 0) {
+    snprintf(out, len, "held by another process");
+    return;
+  }
+  char comm[64] = "";
+  char *path = xasprintf("/proc/%ld/comm", pid);
+  FILE *f = fopen(path, "re");
+  if (f) {
+    if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = '\0';
+    fclose(f);
+  }
+  free(path);
+  if (comm[0])
+    snprintf(out, len, "held by pid %ld (%s)", pid, comm);
+  else
+    snprintf(out, len, "held by pid %ld", pid);
+}
+
 /* Hold an exclusive flock on the folder itself (no lock file to leave
  * behind): concurrent runs rebuild one after the other, each from what is
- * on disk then, so an older snapshot never replaces a newer one. The fd to
- * close, or -1 after error(). Where the file system cannot lock a folder
- * (some network file systems), the rebuild goes on unlocked. */
-static int lock_folder(const char *dir) {
+ * on disk then, so an older snapshot never replaces a newer one. While
+ * another process holds it, wait at most lock_wait_max() seconds, saying
+ * every ROLLUP_LOCK_NOTE_S what is waited for; SIGINT, SIGTERM or SIGHUP
+ * end the wait. 0 with the fd to close in *fdp; ROLLUP_LEFT after one
+ * message when the wait ended (by the bound: a warning; by a signal: the
+ * signal is raised again once the wait is over, so the caller's handler
+ * or the default action sees it); -1 after error(). Where the file system
+ * cannot lock a folder (some network file systems), the rebuild goes on
+ * unlocked. */
+static int lock_folder(const char *dir, int *fdp) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return error("cannot read results folder %s: %s", dir, strerror(errno));
-  while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+  *fdp = fd;
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0 || (errno != EWOULDBLOCK && errno != EINTR)) return 0;
+
+  struct sigaction sa, old[NWAIT_SIGNALS];
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_wait_signal;
+  sigemptyset(&sa.sa_mask);
+  wait_stop = 0;
+  for (size_t i = 0; i < NWAIT_SIGNALS; i++) sigaction(wait_signals[i], &sa, &old[i]);
+
+  double max = lock_wait_max(), t0 = now_s(), next_note = t0;
+  char holder[128];
+  int got = 0;
+  for (;;) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 || (errno != EWOULDBLOCK && errno != EINTR)) {
+      got = 1;
+      break;
+    }
+    double t = now_s();
+    if (wait_stop || t - t0 >= max) break;
+    if (t >= next_note) {
+      describe_holder(fd, holder, sizeof holder);
+      fprintf(stderr,
+              "bench: waiting for the lock on results folder %s (%s) to rebuild its rollup: %.0f s of at "
+              "most %g s (BENCH_LOCK_WAIT_S); Ctrl-C stops waiting, the results stay saved\n",
+              term_str(dir), holder, t - t0, max);
+      fflush(stderr);
+      next_note = t + ROLLUP_LOCK_NOTE_S;
+    }
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL); /* a signal cuts it short */
   }
-  return fd;
+  for (size_t i = 0; i < NWAIT_SIGNALS; i++) sigaction(wait_signals[i], &old[i], NULL);
+  if (got) return 0;
+  describe_holder(fd, holder, sizeof holder);
+  close(fd);
+  *fdp = -1;
+  int sig = wait_stop;
+  if (sig)
+    fprintf(stderr,
+            "bench: interrupted by %s while waiting for the lock on results folder %s (%s): the result files "
+            "are saved, the rollup is not rebuilt; run `bench rollup --results-dir %s` later\n",
+            strsignal(sig), term_str(dir), holder, term_str(dir));
+  else
+    warning("gave up waiting for the lock on results folder %s after %g s (%s; BENCH_LOCK_WAIT_S sets the "
+            "bound): the result files are saved, the rollup is not rebuilt; run `bench rollup --results-dir %s` "
+            "later",
+            dir, max, holder, dir);
+  fflush(stderr);
+  if (sig) raise(sig);
+  return ROLLUP_LEFT;
 }
 
 /* Build the CSV of the result files names[0 .. n) of dir. */
@@ -318,19 +419,64 @@ static void build_csv(const char *dir, char **names, size_t n, struct strbuf *sb
   free(files);
 }
 
+/* "<dir>/rollup.<user>.csv" for this process's user. */
+static char *per_user_path(const char *dir) {
+  struct passwd *pw = getpwuid(geteuid());
+  struct strbuf sb = STRBUF_INIT;
+  strbuf_addf(&sb, "%s/rollup.", dir);
+  if (pw && pw->pw_name && *pw->pw_name) {
+    for (const char *p = pw->pw_name; *p; p++) {
+      char c = *p;
+      int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+               c == '-' || (c == '.' && p != pw->pw_name);
+      strbuf_add(&sb, ok ? &c : "-", 1);
+    }
+  } else {
+    strbuf_addf(&sb, "uid%ld", (long)geteuid());
+  }
+  strbuf_adds(&sb, ".csv");
+  return strbuf_detach(&sb);
+}
+
+/* Write the CSV as <dir>/rollup.csv; where that belongs to another user
+ * in a sticky folder (so it cannot be replaced), as rollup.<user>.csv
+ * after one warning. 0 / ROLLUP_PER_USER, or -1 after error(). */
+static int write_csv(const char *dir, const struct strbuf *sb) {
+  char *out = xasprintf("%s/rollup.csv", dir);
+  int e, rc = 0;
+  if (write_file_atomic_quiet(out, sb->buf, sb->len, &e) != 0) {
+    struct stat st, dst;
+    if ((e == EPERM || e == EACCES) && lstat(out, &st) == 0 && st.st_uid != geteuid() && stat(dir, &dst) == 0 &&
+        (dst.st_mode & S_ISVTX)) {
+      struct passwd *pw = getpwuid(st.st_uid);
+      char *owner = xstrdup(pw && pw->pw_name ? pw->pw_name : "?"); /* before getpwuid again */
+      char *mine = per_user_path(dir);
+      warning("cannot replace %s: it belongs to user %s (uid %ld) and the folder is sticky, so only its "
+              "owner may replace it; this rollup is written to %s instead",
+              out, owner, (long)st.st_uid, mine);
+      free(owner);
+      rc = write_file_atomic(mine, sb->buf, sb->len) == 0 ? ROLLUP_PER_USER : -1;
+      free(mine);
+    } else {
+      rc = error("cannot write %s: %s", out, strerror(e));
+    }
+  }
+  free(out);
+  return rc;
+}
+
 int rollup_write(const char *dir) {
-  int lock = lock_folder(dir);
-  if (lock < 0) return -1;
+  int lock = -1;
+  int rc = lock_folder(dir, &lock);
+  if (rc != 0) return rc;
   results_clean_stale(dir);
   char **names = NULL;
   size_t n = 0;
-  int rc = list_results(dir, &names, &n);
+  rc = list_results(dir, &names, &n);
   if (!rc) {
     struct strbuf sb = STRBUF_INIT;
     build_csv(dir, names, n, &sb);
-    char *out = xasprintf("%s/rollup.csv", dir);
-    rc = write_file_atomic(out, sb.buf, sb.len);
-    free(out);
+    rc = write_csv(dir, &sb);
     strbuf_release(&sb);
   }
   for (size_t i = 0; i < n; i++) free(names[i]);

@@ -43,14 +43,6 @@ char *results_basename(const char *date, const char *plugin, const char *preset,
   return strbuf_detach(&sb);
 }
 
-/* "<dir>/.<name>.tmp.<pid>" for path "<dir>/<name>". */
-static char *temp_path(const char *path) {
-  const char *slash = strrchr(path, '/');
-  const char *name = slash ? slash + 1 : path;
-  int dirlen = slash ? (int)(slash - path + 1) : 0;
-  return xasprintf("%.*s.%s.tmp.%ld", dirlen, path, name, (long)getpid());
-}
-
 /* Make the data durable in the folder of path (best effort: some file
  * systems cannot fsync a directory). */
 static void sync_dir_of(const char *path) {
@@ -64,16 +56,14 @@ static void sync_dir_of(const char *path) {
   free(dir);
 }
 
-/* Write data to a new temporary file beside path, synced and closed; its
- * name in *tmp. On error the temporary file is removed: -1 after error(). */
-static int write_temp(const char *path, const char *data, size_t len, char **tmp) {
-  *tmp = temp_path(path);
-  int fd = open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+/* Write data to a new temporary file beside path (temp_file_beside: a
+ * name nobody can plant beforehand), synced and closed; its name in *tmp.
+ * On error the temporary file is removed: -1 with the errno in *err. */
+static int write_temp_quiet(const char *path, const char *data, size_t len, char **tmp, int *err) {
+  int fd = temp_file_beside(path, tmp);
   if (fd < 0) {
-    int e = errno;
-    free(*tmp);
-    *tmp = NULL;
-    return error("cannot write %s: %s", path, strerror(e));
+    *err = errno;
+    return -1;
   }
   int e = 0;
   size_t done = 0;
@@ -96,22 +86,35 @@ static int write_temp(const char *path, const char *data, size_t len, char **tmp
     unlink(*tmp);
     free(*tmp);
     *tmp = NULL;
-    return error("cannot write %s: %s", path, strerror(e));
+    *err = e;
+    return -1;
   }
   return 0;
 }
 
-int write_file_atomic(const char *path, const char *data, size_t len) {
+static int write_temp(const char *path, const char *data, size_t len, char **tmp) {
+  int e;
+  if (write_temp_quiet(path, data, len, tmp, &e)) return error("cannot write %s: %s", path, strerror(e));
+  return 0;
+}
+
+int write_file_atomic_quiet(const char *path, const char *data, size_t len, int *err) {
   char *tmp;
-  if (write_temp(path, data, len, &tmp)) return -1;
+  if (write_temp_quiet(path, data, len, &tmp, err)) return -1;
   if (rename(tmp, path) != 0) {
-    int e = errno;
+    *err = errno;
     unlink(tmp);
     free(tmp);
-    return error("cannot write %s: %s", path, strerror(e));
+    return -1;
   }
   free(tmp);
   sync_dir_of(path);
+  return 0;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len) {
+  int e;
+  if (write_file_atomic_quiet(path, data, len, &e)) return error("cannot write %s: %s", path, strerror(e));
   return 0;
 }
 
@@ -276,9 +279,22 @@ static int write_all(int fd, const char *data, size_t len) {
 static int journal_append(struct results_run *w, const struct run_file *f) {
   char *path = xasprintf("%s.journal", w->base);
   int e = 0;
+  if (w->journal_fd == -2) { /* a journal not ours is in the way */
+    free(path);
+    return rewrite_whole(w, f);
+  }
   if (w->journal_fd < 0) {
-    w->journal_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
+    /* O_EXCL: the claim saw no journal under this name, so one there now
+     * is not ours (a link planted to a file elsewhere): never append to it. */
+    w->journal_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (w->journal_fd < 0) e = errno;
+    if (e == EEXIST) {
+      warning("%s exists and is not this run's: it is left alone, and the .json is rewritten after "
+              "every case instead", path);
+      w->journal_fd = -2;
+      free(path);
+      return rewrite_whole(w, f);
+    }
   }
   if (!e) {
     struct strbuf sb = STRBUF_INIT;
@@ -323,29 +339,13 @@ int results_run_finish(struct results_run *w, const struct run_file *f) {
 
 /* ---- stale temporary files -------------------------------------------- */
 
-/* The pid of a temporary name ".<name>.tmp.<pid>", or 0 when it is none. */
-static long temp_pid(const char *name) {
-  if (name[0] != '.') return 0;
-  const char *t = strstr(name, ".tmp.");
-  if (!t) return 0;
-  for (const char *next; (next = strstr(t + 1, ".tmp.")); t = next) {}
-  const char *d = t + 5;
-  if (!*d || strlen(d) > 9) return 0;
-  long pid = 0;
-  for (; *d; d++) {
-    if (*d < '0' || *d > '9') return 0;
-    pid = pid * 10 + (*d - '0');
-  }
-  return pid;
-}
-
 void results_clean_stale(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) return;
   time_t now = time(NULL);
   struct dirent *de;
   while ((de = readdir(d))) {
-    long pid = temp_pid(de->d_name);
+    long pid = temp_file_pid(de->d_name);
     if (pid <= 0) continue;
     char *path = xasprintf("%s/%s", dir, de->d_name);
     struct stat st;
@@ -372,12 +372,15 @@ int results_check_dir(const char *dir, const char *const *plugins, size_t nplugi
   int rc = 0;
   for (size_t i = 0; i < nplugins && !rc; i++) {
     char *name = results_run_name(date, plugins[i], preset, tag);
-    /* Longer than every name a run writes: .<name>.N.json.tmp.<pid>,
+    /* Longer than every name a run writes: .<name>.N.json.tmp.<pid>.<random>,
      * <name>.N.txt, <name>.N.journal; and a temporary name, so a probe a
      * kill leaves is cleaned like one. */
-    char *probe = xasprintf("%s/.%s.%d.journal.tmp.%ld", dir, name, MAX_CLAIM - 1, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    char *longest = xasprintf("%s/%s.%d.journal", dir, name, MAX_CLAIM - 1);
+    char *probe = NULL;
+    int fd = temp_file_beside(longest, &probe);
     int e = fd < 0 ? errno : 0;
+    if (!probe) probe = xasprintf("%s/.%s.%d.journal.tmp.%ld.XXXXXXXX", dir, name, MAX_CLAIM - 1, (long)getpid());
+    free(longest);
     if (fd >= 0) {
       if (write_all(fd, "probe\n", 6) != 0) e = errno ? errno : EIO;
       if (close(fd) != 0 && !e) e = errno;

@@ -18,14 +18,14 @@ run_planted() {
   local dir=$1 kind=$2
   mkdir -p "$dir"
   # shellcheck disable=SC2016
-  bash -c '
+  timeout 60 bash -c '
     dir=$1 kind=$2 name=$3 victim=$4; shift 4
     for t in "$name.json" "$name.txt" "$name.journal" "$name.2.json" rollup.csv "$name.9999.journal"; do
       if [ "$kind" = hard ]; then ln -- "$victim" "$dir/.$t.tmp.$$"; else ln -s -- "$victim" "$dir/.$t.tmp.$$"; fi
     done
     echo $$ >"$dir/../planted_pid"
     exec "$@"' planter "$dir" "$kind" "$NAME" "$T/victim" \
-    timeout 60 "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok --results-dir "$dir" \
+    "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok --results-dir "$dir" \
     >"$T/out" 2>"$T/err"
   RC=$?
 }

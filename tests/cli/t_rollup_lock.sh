@@ -25,7 +25,7 @@ valid_json() { python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$1"; 
 waiting() { grep -q 'waiting for the lock on results folder' "$T/err"; }
 gone() { ! kill -0 "$1" 2>/dev/null; }
 start_bench() { # start_bench DIR WAIT_S: bench in the background
-  BENCH_LOCK_WAIT_S=$2 timeout 120 "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok \
+  BENCH_LOCK_WAIT_S=$2 "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok \
     --results-dir "$1" >"$T/out" 2>"$T/err" &
   BPID=$!
 }
@@ -33,7 +33,7 @@ start_bench() { # start_bench DIR WAIT_S: bench in the background
 # 1. A short bound: the run ends with one clear line, its results kept.
 mkdir -p "$T/a"
 hold "$T/a"
-BENCH_LOCK_WAIT_S=1 timeout 60 "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok \
+BENCH_LOCK_WAIT_S=1 timeout 30 "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok \
   --results-dir "$T/a" >"$T/out" 2>"$T/err"
 RC=$?
 expect_rc 1 "run whose rollup lock wait times out"
@@ -47,7 +47,7 @@ release
 mkdir -p "$T/b"
 hold "$T/b"
 start_bench "$T/b" 300
-wait_for 60 waiting && ok || fail "no line saying what the run waits for"
+wait_for 30 waiting && ok || fail "no line saying what the run waits for"
 expect_in "$T/err" "waiting for the lock on results folder $T/b \\(held by pid $HOLDER \\(flock\\)\\)"
 kill -INT "$BPID" 2>/dev/null
 wait_for 10 gone "$BPID" && ok || { fail "SIGINT did not end the wait"; kill -KILL "$BPID"; }
@@ -58,9 +58,9 @@ expect_in "$T/err" "interrupted by .* while waiting for the lock on results fold
 valid_json "$T/b/$NAME.json" && ok || fail "SIGINT: no valid result file"
 
 # SIGTERM to `bench rollup` waiting for the lock: it ends at once.
-BENCH_LOCK_WAIT_S=300 timeout 120 "$BENCH" rollup --results-dir "$T/b" >"$T/out" 2>"$T/err" &
+BENCH_LOCK_WAIT_S=300 "$BENCH" rollup --results-dir "$T/b" >"$T/out" 2>"$T/err" &
 BPID=$!
-wait_for 60 waiting && ok || fail "bench rollup: no line saying what it waits for"
+wait_for 30 waiting && ok || fail "bench rollup: no line saying what it waits for"
 kill -TERM "$BPID" 2>/dev/null
 wait_for 10 gone "$BPID" && ok || { fail "SIGTERM did not end bench rollup's wait"; kill -KILL "$BPID"; }
 wait "$BPID"
@@ -73,7 +73,7 @@ release
 mkdir -p "$T/c"
 hold "$T/c"
 start_bench "$T/c" 300
-wait_for 60 waiting && ok || fail "no line saying what the run waits for"
+wait_for 30 waiting && ok || fail "no line saying what the run waits for"
 release
 wait_for 60 gone "$BPID" && ok || { fail "the run did not end after the lock was released"; kill -KILL "$BPID"; }
 wait "$BPID"

@@ -518,20 +518,12 @@ static void test_stale_temp_files(void) {
   rm_tree(dir);
 }
 
-/* 1 when process pid waits for a lock (a "->" line of /proc/locks), 0 when
- * it does not, -1 when /proc/locks cannot be read. */
-static int waits_for_lock(pid_t pid) {
-  FILE *f = fopen("/proc/locks", "r");
-  if (!f) return -1;
-  char line[512];
-  int found = 0;
-  while (!found && fgets(line, sizeof line, f)) {
-    const char *w = strstr(line, "-> ");
-    long p = 0;
-    if (w && sscanf(w, "-> %*s %*s %*s %ld", &p) == 1 && p == (long)pid) found = 1;
-  }
-  fclose(f);
-  return found;
+/* 1 when the file at path holds text. */
+static int file_has(const char *path, const char *text) {
+  struct strbuf sb = STRBUF_INIT;
+  int has = read_file(path, &sb) == 0 && strstr(sb.buf, text) != NULL;
+  strbuf_release(&sb);
+  return has;
 }
 
 /* Rebuilds wait for each other: while another holds the lock on the
@@ -546,18 +538,20 @@ static void test_lock(void) {
   fflush(NULL);
   pid_t pid = fork();
   REQUIRE(pid >= 0);
+  char *log = xasprintf("%s/wait.log", dir);
   if (pid == 0) {
     alarm(20);
+    if (!freopen(log, "w", stderr)) _exit(2);
     _exit(rollup_write(dir) == 0 ? 0 : 1);
   }
-  /* until the child waits for the lock (20 s at most); without /proc/locks,
-   * a guess of 300 ms */
+  /* until the child says it waits for the lock, naming the holder (us) */
+  char *holder = xasprintf("(held by pid %ld (", (long)getpid());
   int waiting = 0;
-  for (int i = 0; i < 2000 && (waiting = waits_for_lock(pid)) == 0; i++) usleep(10 * 1000);
-  if (waiting < 0)
-    usleep(300 * 1000);
-  else
-    CHECK(waiting == 1);
+  for (int i = 0; i < 2000 && !(waiting = file_has(log, "waiting for the lock on results folder")); i++)
+    usleep(10 * 1000);
+  CHECK(waiting);
+  CHECK(file_has(log, holder));
+  free(holder);
   CHECK(!present(dir, "rollup.csv"));
   int status = 0;
   CHECK(waitpid(pid, &status, WNOHANG) == 0); /* still waiting */
@@ -567,6 +561,7 @@ static void test_lock(void) {
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   CHECK(present(dir, "rollup.csv"));
   CHECK(!present(dir, ".rollup.lock")); /* no lock file left behind */
+  free(log);
   free(csv);
   rm_tree(dir);
 }

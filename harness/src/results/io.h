@@ -123,8 +123,8 @@ int write_file_atomic_quiet(const char *path, const char *data, size_t len, int 
  * disk, and first removes stale temporary files
  * (results_clean_stale). While another process holds the lock (another
  * bench's rollup, a reader's `flock -s`), it waits at most
- * BENCH_LOCK_WAIT_S seconds (ROLLUP_LOCK_WAIT_S when unset), printing every
- * ROLLUP_LOCK_NOTE_S what it waits for (the folder, the holder's pid from
+ * BENCH_LOCK_WAIT_S seconds (ROLLUP_LOCK_WAIT_S when unset), printing after
+ * a second and then every ROLLUP_LOCK_NOTE_S what it waits for (the folder, the holder's pid from
  * /proc/locks); SIGINT, SIGTERM or SIGHUP end the wait (the signal is
  * raised again after it, for the caller's handler or the default action).
  * Either way it returns ROLLUP_LEFT after one message saying the result

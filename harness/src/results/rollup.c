@@ -328,7 +328,8 @@ static int lock_folder(const char *dir, int *fdp) {
   wait_stop = 0;
   for (size_t i = 0; i < NWAIT_SIGNALS; i++) sigaction(wait_signals[i], &sa, &old[i]);
 
-  double max = lock_wait_max(), t0 = now_s(), next_note = t0;
+  /* the first line after a second: a concurrent run's rebuild is usually over by then */
+  double max = lock_wait_max(), t0 = now_s(), next_note = t0 + 1.0;
   char holder[128];
   int got = 0;
   for (;;) {

@@ -10,17 +10,18 @@
 FAST="$SRC/tests/cli/presets/fast.ini"
 NAME="${TODAY}_fx_ok_fast"
 
-# plant DIR KIND: in a shell whose pid bench will have (exec), plant KIND
-# (hard|sym) links to $T/victim under every temporary name a run of fx_ok
-# with fast.ini wrote in DIR before: the .json, .txt, rollup.csv and the
-# folder probe; then exec bench.
+# run_planted DIR KIND: in a shell whose pid bench will have (exec), plant
+# KIND (hard|sym) links to $T/victim in DIR under the temporary names, for
+# that pid, of the files listed in $PLANT (@: the run's name), which bench
+# wrote before through ".<file>.tmp.<pid>"; then exec bench.
 run_planted() {
   local dir=$1 kind=$2
   mkdir -p "$dir"
   # shellcheck disable=SC2016
   timeout 60 bash -c '
     dir=$1 kind=$2 name=$3 victim=$4; shift 4
-    for t in "$name.json" "$name.txt" "$name.journal" "$name.2.json" rollup.csv "$name.9999.journal"; do
+    # shellcheck disable=SC2086
+    for t in $PLANT; do t=${t//@/$name}
       if [ "$kind" = hard ]; then ln -- "$victim" "$dir/.$t.tmp.$$"; else ln -s -- "$victim" "$dir/.$t.tmp.$$"; fi
     done
     echo $$ >"$dir/../planted_pid"
@@ -32,30 +33,32 @@ run_planted() {
 
 valid_json() { python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$1"; }
 
+# the names written (@: the run's name), then also the folder probe's
+for set in files probe; do
 for kind in hard sym; do
+  export PLANT="@.json @.txt @.journal @.2.json rollup.csv"
+  [ "$set" = files ] || PLANT="$PLANT @.9999.journal"
   printf 'precious data\n' >"$T/victim"
   before=$(sha256sum <"$T/victim")
-  d="$T/$kind/r"
+  d="$T/$set-$kind/r"
   run_planted "$d" "$kind"
-  expect_rc 0 "run beside planted $kind links"
+  expect_rc 0 "run beside planted $kind links ($set)"
   expect_eq "$(sha256sum <"$T/victim")" "$before" "the file the planted $kind links point to"
   # they are still there, as planted, under the pid bench had
-  pid=$(cat "$T/$kind/planted_pid")
+  pid=$(cat "$T/$set-$kind/planted_pid")
   [ -e "$d/.$NAME.json.tmp.$pid" ] || [ -L "$d/.$NAME.json.tmp.$pid" ] && ok || fail "the planted $kind link was removed"
-  valid_json "$d/$NAME.json" && ok || fail "$kind: no valid $NAME.json"
-  [ -s "$d/$NAME.txt" ] && ok || fail "$kind: no $NAME.txt"
-  expect_eq "$(grep -c ',fx_ok,' "$d/rollup.csv" 2>/dev/null)" 1 "$kind: rollup rows"
-  expect_not_in "$T/err" "error|cannot" "$kind: stderr"
+  valid_json "$d/$NAME.json" && ok || fail "$set, $kind: no valid $NAME.json"
+  [ -s "$d/$NAME.txt" ] && ok || fail "$set, $kind: no $NAME.txt"
+  expect_eq "$(grep -c ',fx_ok,' "$d/rollup.csv" 2>/dev/null)" 1 "$set, $kind: rollup rows"
+  expect_not_in "$T/err" "error|cannot" "$set, $kind: stderr"
   # no temporary file of bench's own is left (only the planted ones)
   left=$(find "$d" -name '.*.tmp.*' ! -name "*.tmp.$pid" | wc -l)
-  expect_eq "$left" 0 "$kind: temporary files left"
+  expect_eq "$left" 0 "$set, $kind: temporary files left"
+done
 done
 
-# A planted hard link to another file under the journal's name of the
-# claimed run is never appended to: a SIGKILLed run's .journal makes the
-# next run take .2; a link planted as that .2's journal while it runs is
-# left alone. (Covered by O_EXCL: checked here through the claim, which
-# skips a name whose journal exists, so the link's file stays as it was.)
+# A hard link planted under a run's journal name: the claim takes the next
+# free name (.2), and the linked file is never appended to.
 printf 'precious data\n' >"$T/victim"
 before=$(sha256sum <"$T/victim")
 mkdir -p "$T/j"

@@ -33,7 +33,7 @@ start_bench() { # start_bench DIR WAIT_S: bench in the background
 # 1. A short bound: the run ends with one clear line, its results kept.
 mkdir -p "$T/a"
 hold "$T/a"
-BENCH_LOCK_WAIT_S=1 timeout 30 "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok \
+BENCH_LOCK_WAIT_S=1 timeout -k 5 30 "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok \
   --results-dir "$T/a" >"$T/out" 2>"$T/err"
 RC=$?
 expect_rc 1 "run whose rollup lock wait times out"
@@ -81,8 +81,12 @@ RC=$?
 expect_rc 0 "run whose lock holder let go"
 expect_eq "$(grep -c ',fx_ok,' "$T/c/rollup.csv" 2>/dev/null)" 1 "rollup rows after the wait"
 
-# A bad bound is named, and the default used.
-BENCH_LOCK_WAIT_S=soon timeout 60 "$BENCH" rollup --results-dir "$T/c" >"$T/out" 2>"$T/err"
+# BENCH_LOCK_WAIT_S=0: `bench rollup` gives up at once, exit 1.
+hold "$T/c"
+BENCH_LOCK_WAIT_S=0 timeout -k 5 30 "$BENCH" rollup --results-dir "$T/c" >"$T/out" 2>"$T/err"
 RC=$?
-expect_rc 0 "rollup with a bad BENCH_LOCK_WAIT_S and no holder"
+release
+expect_rc 1 "bench rollup with BENCH_LOCK_WAIT_S=0 and the lock held"
+expect_in "$T/err" "gave up waiting for the lock on results folder $T/c after 0 s"
+expect_not_in "$T/out" "wrote" "bench rollup that gave up: stdout"
 finish

@@ -87,6 +87,33 @@ for fmt in table md csv; do
   clean "history --format $fmt"
   has_data "history --format $fmt"
 done
+# the other commands that print result or events data (escaped before this
+# issue: kept in the sweep so that a new output path is checked too)
+run_bench results --summary "$T/r/2026-11-20_px_smoke.json"
+expect_rc 0 "results --summary"
+clean "results --summary"
+has_data "results --summary"
+cp -r "$T/r" "$T/r2"
+run_bench rollup --results-dir "$T/r2"
+clean "rollup"
+python3 - "$T/ev_bad.jsonl" <<'PY' || fail "plant events"
+import json, os, sys
+bad = os.environ["BAD"]
+with open(sys.argv[1], "w") as f:
+    for e in ({"event": "SUITE_START", "ts": 1, "preset": "p" + bad, "tag": "t" + bad, "total_cases": 2},
+              {"event": "TEST_START", "ts": 2, "index": 0, "plugin": "px" + bad, "case": "c" + bad, "total": 2},
+              {"event": "TEST_END", "ts": 3, "index": 0, "plugin": "px" + bad, "case": "c" + bad,
+               "status": "OK" + bad, "wall_s": 1, "median_ms": 1}):
+        f.write(json.dumps(e) + "\n")
+PY
+run_bench events "$T/ev_bad.jsonl"
+expect_rc 0 "events"
+clean "events"
+has_data "events"
+run_bench events "$T/ev_bad.jsonl" --summary
+expect_rc 0 "events --summary"
+clean "events --summary"
+
 # the command line: a bad option value, a report written to a poisoned name
 # (raw C1 bytes, not UTF-8, and an OSC)
 run_bench compare "$T/r" "$T/r" --format "$BAD"

@@ -4,6 +4,8 @@
 
 #include "cli/progress.h"
 #include "core/term.h"
+#include "core/text_table.h"
+#include "core/util.h"
 #include "test.h"
 
 static void expect_escape(const char *in, const char *want) {
@@ -62,4 +64,23 @@ static void test_format_eta(void) {
   CHECK_STR(out, "-");
 }
 
-TEST_MAIN(TEST_ENTRY(test_escape), TEST_ENTRY(test_ring), TEST_ENTRY(test_format_eta))
+static void expect_md(const char *in, const char *want) {
+  struct strbuf sb = STRBUF_INIT;
+  table_md_escape_add(&sb, in);
+  if (strcmp(sb.buf ? sb.buf : "", want) != 0) fprintf(stderr, "md: expected \"%s\", got \"%s\"\n", want, sb.buf);
+  CHECK_STR(sb.buf ? sb.buf : "", want);
+  strbuf_release(&sb);
+}
+
+/* Markdown cells: shown literally, on one line, with no link, emphasis,
+ * HTML or control byte left. */
+static void test_markdown(void) {
+  expect_md("m=64", "m=64");
+  expect_md("a|b", "a\\|b");
+  expect_md("[x](javascript:alert(1))", "\\[x\\]\\(javascript:alert\\(1\\)\\)");
+  expect_md("<!--*b*_i_`c`", "\\<\\!--\\*b\\*\\_i\\_\\`c\\`");
+  expect_md("a\rb\nc", "a\\\\rb\\\\nc"); /* CR, LF as the text \r, \n, the backslash escaped */
+  expect_md("\033]0;t\a\xc2\x9b", "\\\\x1b\\]0;t\\\\x07\\\\u009b");
+}
+
+TEST_MAIN(TEST_ENTRY(test_escape), TEST_ENTRY(test_ring), TEST_ENTRY(test_format_eta), TEST_ENTRY(test_markdown))

@@ -34,6 +34,16 @@ static void test_numbers(void) {
   CHECK_FMT(fmt_sig4(0.000123), "0.000123");
   CHECK_FMT(fmt_sig4(-2.5), "-2.500");
   CHECK_FMT(fmt_sig4(NAN), "-");
+  /* absurd values (from a hostile file) take an exponent, never 300 digits */
+  CHECK_FMT(fmt_sig4(1e308), "1.000e+308");
+  CHECK_FMT(fmt_sig4(-1.5e15), "-1.500e+15");
+  CHECK_FMT(fmt_sig4(999999999999.0), "999999999999");
+  CHECK_FMT(fmt_time_ns(1e308), "1.000e+299 s");
+  CHECK_FMT(fmt_fixed(12.5, 2), "12.50");
+  CHECK_FMT(fmt_fixed(1e308, 1), "1.000e+308");
+  CHECK_FMT(fmt_fixed(-1e300, 0), "-1.000e+300");
+  CHECK_FMT(fmt_fixed(NAN, 1), "?");
+  CHECK_FMT(fmt_fixed(-INFINITY, 1), "?");
   CHECK_FMT(fmt_rate(47.66, "GFLOP/s"), "47.66 GFLOP/s");
   CHECK_FMT(fmt_rate(0.0393, "GB/s"), "0.0393 GB/s");
 }

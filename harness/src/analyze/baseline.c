@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/compare_case.h"
+#include "core/units.h"
 #include "core/util.h"
 
 int baseline_load(struct baseline *b, const char *path) {
@@ -58,9 +59,13 @@ void baseline_annotate(const struct baseline *b, struct case_result *r) {
     struct case_compare cc;
     compare_case(e->r, r, COMPARE_DEFAULT_THRESHOLD, &cc);
     const char *date = *e->date ? e->date : e->path;
-    if (cc.timed)
-      text = xasprintf("ratio %.3f [%.3f, %.3f] %s vs %s", cc.c.ratio, cc.c.lo, cc.c.hi, verdict_name(cc.verdict), date);
-    else
+    if (cc.timed) {
+      char *ra = fmt_fixed(cc.c.ratio, 3), *lo = fmt_fixed(cc.c.lo, 3), *hi = fmt_fixed(cc.c.hi, 3);
+      text = xasprintf("ratio %s [%s, %s] %s vs %s", ra, lo, hi, verdict_name(cc.verdict), date);
+      free(ra);
+      free(lo);
+      free(hi);
+    } else
       text = xasprintf("%s vs %s", verdict_name(cc.verdict), date);
   }
   kv_list_add(&r->ninfo, &r->info, "baseline", text);

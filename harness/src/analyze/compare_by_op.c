@@ -137,8 +137,15 @@ int compare_by_operation(const char *const *paths, size_t npaths, const char **p
         double gb = r->bytes > 0 && isfinite(it->median) ? r->bytes / it->median : 0;
         cells[6] = gf > 0 ? fmt_sig4(gf) : xstrdup("-");
         cells[7] = gb > 0 ? fmt_sig4(gb) : xstrdup("-");
-        cells[8] = cc.timed ? xasprintf("%.3f", cc.c.ratio) : xstrdup("-");
-        cells[9] = cc.timed ? xasprintf("[%.3f, %.3f]", cc.c.lo, cc.c.hi) : xstrdup("-");
+        cells[8] = cc.timed ? fmt_fixed(cc.c.ratio, 3) : xstrdup("-");
+        if (cc.timed) {
+          char *lo = fmt_fixed(cc.c.lo, 3), *hi = fmt_fixed(cc.c.hi, 3);
+          cells[9] = xasprintf("[%s, %s]", lo, hi);
+          free(lo);
+          free(hi);
+        } else {
+          cells[9] = xstrdup("-");
+        }
         size_t row = table_add_row(&t, cells);
         if (k == i && best) table_set_colour(&t, row, 1, "1;32");
         json_t *jr = json_object();
@@ -168,7 +175,7 @@ int compare_by_operation(const char *const *paths, size_t npaths, const char **p
       json_object_set_new(root, "schema", json_string("bench-compare-by-operation/1"));
       json_object_set_new(root, "problems", jproblems);
       jproblems = NULL;
-      char *text = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+      char *text = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
       json_decref(root);
       if (text) printf("%s\n", text);
       free(text);

@@ -14,6 +14,7 @@
 #include "analyze/compare_by_op.h"
 #include "analyze/compare_case.h"
 #include "analyze/result_set.h"
+#include "core/term.h"
 #include "core/text_table.h"
 #include "core/units.h"
 #include "core/util.h"
@@ -64,7 +65,7 @@ struct row {
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "bench: error: ");
-  fprintf(stderr, fmt, arg);
+  fprintf(stderr, fmt, term_str(arg));
   fprintf(stderr, " (see bench compare --help)\n");
   return -1;
 }
@@ -301,8 +302,17 @@ static char *summary_text(const struct summary *s, size_t n, double threshold, i
   }
   strbuf_adds(&sb, "geometric mean of new/old (cases timed on both sides):\n");
   for (size_t i = 0; i < s->nplugins; i++)
-    if (s->ntimed[i]) strbuf_addf(&sb, "%s%s %.3f (%zu)\n", md ? "- " : "  ", s->plugins[i], s->geomean[i], s->ntimed[i]);
-  strbuf_addf(&sb, "%soverall %.3f (%zu)\n", md ? "- **" : "  ", s->overall, s->ntimed_all);
+    if (s->ntimed[i]) {
+      strbuf_adds(&sb, md ? "- " : "  ");
+      if (md) table_md_escape_add(&sb, s->plugins[i]);
+      else term_escape_add(&sb, s->plugins[i]);
+      char *g = fmt_fixed(s->geomean[i], 3);
+      strbuf_addf(&sb, " %s (%zu)\n", g, s->ntimed[i]);
+      free(g);
+    }
+  char *g = fmt_fixed(s->overall, 3);
+  strbuf_addf(&sb, "%soverall %s (%zu)\n", md ? "- **" : "  ", g, s->ntimed_all);
+  free(g);
   if (md) { /* close the bold */
     sb.len--;
     strbuf_adds(&sb, "**\n");
@@ -314,7 +324,11 @@ static char *summary_text(const struct summary *s, size_t n, double threshold, i
 
 static char *ci_text(const struct case_compare *cc) {
   if (!cc->timed) return xstrdup("-");
-  return xasprintf("[%.3f, %.3f]", cc->c.lo, cc->c.hi);
+  char *lo = fmt_fixed(cc->c.lo, 3), *hi = fmt_fixed(cc->c.hi, 3);
+  char *s = xasprintf("[%s, %s]", lo, hi);
+  free(lo);
+  free(hi);
+  return s;
 }
 
 static char *p_text(const struct case_compare *cc) {
@@ -368,7 +382,7 @@ static void output_table(const struct row *rows, size_t n, const struct compare_
     } else {
       cells[k++] = r->old ? (isfinite(mo) ? fmt_time_ns(mo) : xstrdup(case_status_name(r->old->r->status))) : xstrdup("-");
       cells[k++] = r->new_ ? (isfinite(mn) ? fmt_time_ns(mn) : xstrdup(case_status_name(r->new_->r->status))) : xstrdup("-");
-      cells[k++] = r->cc.timed ? xasprintf("%.3f", r->cc.c.ratio) : xstrdup("-");
+      cells[k++] = r->cc.timed ? fmt_fixed(r->cc.c.ratio, 3) : xstrdup("-");
       cells[k++] = ci_text(&r->cc);
       cells[k++] = p_text(&r->cc);
     }
@@ -414,8 +428,18 @@ static void batch_note(const struct row *rows, size_t n, int md) {
   for (size_t i = 0; i < n && shown < 10; i++)
     if (batch_differs(&rows[i])) {
       const struct rs_entry *e = rows[i].new_;
-      printf("%s %s%s%s (%d -> %d)", shown ? "," : "", e->plugin, *e->params ? " " : "", e->params,
-             rows[i].old->r->batch, e->r->batch);
+      struct strbuf name = STRBUF_INIT;
+      if (md) {
+        table_md_escape_add(&name, e->plugin);
+        if (*e->params) strbuf_adds(&name, " ");
+        table_md_escape_add(&name, e->params);
+      } else {
+        term_escape_add(&name, e->plugin);
+        if (*e->params) strbuf_adds(&name, " ");
+        term_escape_add(&name, e->params);
+      }
+      printf("%s %s (%d -> %d)", shown ? "," : "", name.buf ? name.buf : "", rows[i].old->r->batch, e->r->batch);
+      strbuf_release(&name);
       shown++;
     }
   printf("%s\n", count > shown ? ", ..." : "");
@@ -475,7 +499,7 @@ static void output_json(const struct row *rows, size_t n, const struct compare_o
   json_object_set_new(sum, "geomean_overall", jnum_or_null(s->ntimed_all > 0, s->overall));
   json_object_set_new(sum, "exit_status", json_integer(s->exit_status));
   json_object_set_new(root, "summary", sum);
-  char *text = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+  char *text = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
   json_decref(root);
   if (text) printf("%s\n", text);
   free(text);

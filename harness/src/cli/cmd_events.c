@@ -48,9 +48,10 @@ struct row {
 
 static void make_row(const struct ev_case *c, struct row *r) {
   snprintf(r->num, sizeof r->num, "%d", c->index + 1);
-  if (c->have & HAVE_WALL) snprintf(r->wall, sizeof r->wall, "%.2f", c->wall_s);
-  else snprintf(r->wall, sizeof r->wall, "-");
-  char *t = c->have & HAVE_MEDIAN ? fmt_time_ns(c->median_ms * 1e6) : xstrdup("-");
+  char *t = c->have & HAVE_WALL ? fmt_fixed(c->wall_s, 2) : xstrdup("-");
+  snprintf(r->wall, sizeof r->wall, "%s", t);
+  free(t);
+  t = c->have & HAVE_MEDIAN ? fmt_time_ns(c->median_ms * 1e6) : xstrdup("-");
   snprintf(r->median, sizeof r->median, "%s", t);
   free(t);
   t = c->have & HAVE_GFLOPS ? fmt_rate(c->gflops, "GFLOP/s")
@@ -141,9 +142,10 @@ static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
   free(rows);
 
   if (s->ended) {
-    fprintf(f, "done: %d of %d cases in %.1f s: %d ok, %d skipped, %d failed%s\n", done, total,
-            s->wall_s, done - failed - skipped, skipped, failed,
-            s->interrupted ? " (interrupted)" : "");
+    char *wall = fmt_fixed(s->wall_s, 1);
+    fprintf(f, "done: %d of %d cases in %s s: %d ok, %d skipped, %d failed%s\n", done, total, wall,
+            done - failed - skipped, skipped, failed, s->interrupted ? " (interrupted)" : "");
+    free(wall);
     return;
   }
   double percent = t.percent, eta = t.eta;
@@ -153,8 +155,10 @@ static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
   bar[20] = '\0';
   format_eta(eta, etas, sizeof etas);
   double elapsed = s->start_ts > 0 && s->last_ts > s->start_ts ? s->last_ts - s->start_ts : 0;
-  fprintf(f, "progress: [%s] %3.0f%% (%d/%d)  %d failed  elapsed %.0fs  ETA %s\n", bar, percent, done,
-          total, failed, elapsed, etas);
+  char *els = fmt_fixed(elapsed, 0);
+  fprintf(f, "progress: [%s] %3.0f%% (%d/%d)  %d failed  elapsed %ss  ETA %s\n", bar, percent, done,
+          total, failed, els, etas);
+  free(els);
 }
 
 void ev_log_print(FILE *f, struct ev_log *l, int max_rows) {

@@ -13,6 +13,7 @@
 #include "analyze/compare_case.h"
 #include "analyze/history.h"
 #include "analyze/result_set.h"
+#include "core/term.h"
 #include "core/text_table.h"
 #include "core/units.h"
 #include "core/util.h"
@@ -27,7 +28,7 @@
   "the 'shifts' column names them.\n"
 
 static int usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "bench: error: %s '%s' (see bench history --help)\n", what, arg);
+  fprintf(stderr, "bench: error: %s '%s' (see bench history --help)\n", what, term_str(arg));
   return EXIT_USAGE;
 }
 
@@ -144,7 +145,9 @@ int cmd_history(int argc, char **argv) {
       if (sh == V_FASTER || sh == V_SLOWER) {
         cells[k++] = xasprintf("%s *", v);
         free(v);
-        strbuf_addf(&shifts, "%s%s %s x%.3f", shifts.len ? "; " : "", h.dates[d], verdict_name(sh), row->ratio[d]);
+        char *x = fmt_fixed(row->ratio[d], 3);
+        strbuf_addf(&shifts, "%s%s %s x%s", shifts.len ? "; " : "", h.dates[d], verdict_name(sh), x);
+        free(x);
         nshifts++;
       } else {
         cells[k++] = v;

@@ -18,6 +18,7 @@
 #include "analyze/result_set.h"
 #include "results/io.h"
 #include "analyze/roofs.h"
+#include "core/term.h"
 #include "core/util.h"
 
 static const char report_template[] =
@@ -173,6 +174,31 @@ static json_t *roofs_json(const struct roof_set *rs) {
 
 /* The template with its two markers replaced; -1 after error() when the
  * template lacks one (a build problem). */
+/* The one encoder for data inlined into the page's <script>: root as JSON
+ * where '<', '>' and '&' (which only occur inside strings) are written
+ * \u003c, \u003e, \u0026 and U+2028/U+2029 as \u2028/\u2029. The data
+ * then holds no '<' at all, so no "<!--", "<script" or "</script" in a
+ * parameter or a device name can change how the HTML parser reads the
+ * page, and the text is both JSON and a JavaScript literal. NULL when
+ * root cannot be encoded. */
+static char *html_safe_json(json_t *root) {
+  char *json = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(10));
+  if (!json) return NULL;
+  struct strbuf sb = STRBUF_INIT;
+  for (const char *p = json; *p; p++) {
+    if (*p == '<') strbuf_adds(&sb, "\\u003c");
+    else if (*p == '>') strbuf_adds(&sb, "\\u003e");
+    else if (*p == '&') strbuf_adds(&sb, "\\u0026");
+    else if ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+             ((unsigned char)p[2] == 0xA8 || (unsigned char)p[2] == 0xA9)) {
+      strbuf_adds(&sb, (unsigned char)p[2] == 0xA8 ? "\\u2028" : "\\u2029");
+      p += 2;
+    } else strbuf_add(&sb, p, 1);
+  }
+  free(json);
+  return strbuf_detach(&sb);
+}
+
 static int fill_template(struct strbuf *out, const char *chartjs, const char *data) {
   static const char *const marks[2] = {"/*BENCH_CHARTJS*/", "/*BENCH_DATA*/"};
   const char *fills[2] = {chartjs, data};
@@ -278,8 +304,7 @@ int cmd_report(int argc, char **argv) {
   json_object_set_new(root, "history", history_json(&h));
   json_object_set_new(root, "compare", compare_json(&h, threshold));
   json_object_set_new(root, "roofs", roofs_json(&roofs));
-  /* JSON_ESCAPE_SLASH: no "</script>" can close the data's script element */
-  char *data = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(10));
+  char *data = html_safe_json(root);
   json_decref(root);
 
   struct strbuf page = STRBUF_INIT;
@@ -287,7 +312,8 @@ int cmd_report(int argc, char **argv) {
   if (!data || fill_template(&page, js.buf, data) != 0 || write_file_atomic(path, page.buf, page.len) != 0) {
     rc = EXIT_FAILED;
   } else {
-    printf("wrote %s (%zu cases, %zu dates, %zu devices; Chart.js from %s)\n", path, n, h.ndates, roofs.n, chartjs);
+    printf("wrote %s (%zu cases, %zu dates, %zu devices; Chart.js from %s)\n", term_str(path), n, h.ndates, roofs.n,
+           term_str(chartjs));
   }
   free(path);
   free(data);

@@ -1,10 +1,13 @@
-/* Rendering a table of text cells as aligned text, markdown or CSV. */
+/* Rendering a table of text cells as aligned text, markdown or CSV. Every
+ * cell and title goes through term_escape (core/term.h) whatever the format:
+ * cells come from result files, plugins and the command line. */
 #include "core/text_table.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/csv.h"
+#include "core/term.h"
 #include "core/util.h"
 
 void table_init(struct text_table *t, size_t ncols, const char *const *titles, const int *right) {
@@ -46,16 +49,18 @@ static void pad(struct strbuf *sb, size_t n) {
 
 static void render_text(const struct text_table *t, struct strbuf *sb, int colour) {
   size_t *w = xcalloc(t->ncols, sizeof *w);
-  for (size_t c = 0; c < t->ncols; c++) w[c] = width_of(t->titles[c]);
-  for (size_t r = 0; r < t->nrows; r++)
-    for (size_t c = 0; c < t->ncols; c++) {
-      size_t x = width_of(t->cells[r * t->ncols + c]);
-      if (x > w[c]) w[c] = x;
-    }
+  /* the escaped titles, then the escaped cells, row by row */
+  char **safe = xcalloc((t->nrows + 1) * t->ncols, sizeof *safe);
+  for (size_t i = 0; i < (t->nrows + 1) * t->ncols; i++)
+    safe[i] = term_escape(i < t->ncols ? t->titles[i] : t->cells[i - t->ncols]);
+  for (size_t i = 0; i < (t->nrows + 1) * t->ncols; i++) {
+    size_t x = width_of(safe[i]);
+    if (x > w[i % t->ncols]) w[i % t->ncols] = x;
+  }
   for (size_t r = 0; r <= t->nrows; r++) {
     size_t start = sb->len;
     for (size_t c = 0; c < t->ncols; c++) {
-      const char *cell = r ? t->cells[(r - 1) * t->ncols + c] : t->titles[c];
+      const char *cell = safe[r * t->ncols + c];
       const char *sgr = r && colour ? t->colour[(r - 1) * t->ncols + c] : NULL;
       size_t gap = w[c] - width_of(cell);
       if (c) strbuf_adds(sb, "  ");
@@ -68,16 +73,23 @@ static void render_text(const struct text_table *t, struct strbuf *sb, int colou
     sb->buf[sb->len] = '\0';
     strbuf_adds(sb, "\n");
   }
+  for (size_t i = 0; i < (t->nrows + 1) * t->ncols; i++) free(safe[i]);
+  free(safe);
   free(w);
+}
+
+void table_md_escape_add(struct strbuf *sb, const char *s) {
+  char *e = term_escape(s); /* no control byte is left: CR and LF are \r, \n */
+  for (const char *p = e; *p; p++) {
+    if (strchr("|\\`*_[]()<>!&~#", *p)) strbuf_adds(sb, "\\");
+    strbuf_add(sb, p, 1);
+  }
+  free(e);
 }
 
 static void md_cell(struct strbuf *sb, const char *s) {
   strbuf_adds(sb, " ");
-  for (; *s; s++) {
-    if (*s == '|') strbuf_adds(sb, "\\|");
-    else if (*s == '\n') strbuf_adds(sb, " ");
-    else strbuf_add(sb, s, 1);
-  }
+  table_md_escape_add(sb, s);
   strbuf_adds(sb, " |");
 }
 
@@ -98,7 +110,9 @@ static void render_csv(const struct text_table *t, struct strbuf *sb) {
   for (size_t r = 0; r <= t->nrows; r++) {
     for (size_t c = 0; c < t->ncols; c++) {
       if (c) strbuf_adds(sb, ",");
-      csv_add_field(sb, r ? t->cells[(r - 1) * t->ncols + c] : t->titles[c]);
+      char *e = term_escape(r ? t->cells[(r - 1) * t->ncols + c] : t->titles[c]);
+      csv_add_field(sb, e);
+      free(e);
     }
     strbuf_adds(sb, "\n");
   }

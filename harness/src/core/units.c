@@ -8,7 +8,8 @@
 
 char *fmt_sig4(double v) {
   double a = fabs(v);
-  if (!isfinite(v) || a > 1e300) return xstrdup("-");
+  if (!isfinite(v)) return xstrdup("-");
+  if (a >= FMT_EXP_FROM) return xasprintf("%.3e", v);
   if (a >= 999.95) return xasprintf("%.0f", v);
   if (a >= 99.995) return xasprintf("%.1f", v);
   if (a >= 9.9995) return xasprintf("%.2f", v);
@@ -29,6 +30,12 @@ char *fmt_time_ns(double ns) {
   char *s = xasprintf("%s %s", num, units[u]);
   free(num);
   return s;
+}
+
+char *fmt_fixed(double v, int decimals) {
+  if (!isfinite(v)) return xstrdup("?");
+  if (fabs(v) >= FMT_EXP_FROM) return xasprintf("%.3e", v);
+  return xasprintf("%.*f", decimals, v);
 }
 
 char *fmt_rate(double v, const char *unit) {

@@ -5,13 +5,22 @@
 #ifndef BENCH_UNITS_H
 #define BENCH_UNITS_H
 
+/* From this magnitude on numbers are printed with an exponent ("1.000e+308"),
+ * so that an absurd value read from a file is never hundreds of digits. */
+#define FMT_EXP_FROM 1e12
+
 /* A number with four significant digits and no exponent where it fits
- * ("1234", "47.66", "4.468", "0.000123" as "0.000123"); "-" when not finite. */
+ * ("1234", "47.66", "4.468", "0.000123" as "0.000123"), "1.235e+15" from
+ * FMT_EXP_FROM on; "-" when not finite. */
 char *fmt_sig4(double v);
 
 /* A time in nanoseconds in the unit that keeps 1..999.9 ("850.0 ns",
  * "12.35 us", "1.234 ms", "2.500 s"); "-" when not finite. */
 char *fmt_time_ns(double ns);
+
+/* v with that many decimals ("12.50"), "1.000e+308" from FMT_EXP_FROM on,
+ * "?" when not finite: seconds and counts read from events or results. */
+char *fmt_fixed(double v, int decimals);
 
 /* A rate with its unit ("47.66 GFLOP/s", "4.468 GB/s"). */
 char *fmt_rate(double v, const char *unit);

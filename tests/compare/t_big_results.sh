@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 {
   echo "run 2026-11-18 px"
-  for i in $(seq 1 1500); do echo "case m=$i,v=a OK 1000 0.02 40 device=1"; done
+  for i in $(seq 1 800); do echo "case m=$i,v=a OK 1000 0.02 40 device=1"; done
 } >"$T/spec"
 "$GEN" "$T/r" 1 <"$T/spec" || fail gen
 { sed 's/2026-11-18/2026-11-19/' "$T/spec"; } | "$GEN" "$T/r" 2 || fail gen
@@ -25,14 +25,14 @@ for p in glob.glob(sys.argv[1] + "/*.json"):
     json.dump(f, open(p, "w"), indent=1, ensure_ascii=False)
 PY
 SIZE=$(stat -c %s "$(ls "$T/r/"*.json | head -1)")
-[ "$SIZE" -gt 4000000 ] && ok || fail "test file is $SIZE bytes, expected > 4 MB"
-export BENCH_RESULT_LOAD_CAP=1000000
+[ "$SIZE" -gt 2000000 ] && ok || fail "test file is $SIZE bytes, expected > 2 MB"
+export BENCH_RESULT_LOAD_CAP=500000
 
 # rollup: every case of both files, the same CSV as a whole load
 run_bench rollup --results-dir "$T/r"
 expect_rc 0 "rollup of files above the limit"
 expect_not_in "$T/err" 'skipping|larger than' "no file skipped"
-expect_eq "$(($(wc -l <"$T/r/rollup.csv") - 1))" 3000 "rollup rows"
+expect_eq "$(($(wc -l <"$T/r/rollup.csv") - 1))" 1600 "rollup rows"
 cp "$T/r/rollup.csv" "$T/streamed.csv"
 BENCH_RESULT_LOAD_CAP= "$BENCH" rollup --results-dir "$T/r" 2>"$T/err" || fail "rollup, whole load"
 cmp -s "$T/streamed.csv" "$T/r/rollup.csv" && ok || fail "streamed rollup differs from the whole load"
@@ -55,36 +55,50 @@ for cmd in "compare $T/r/2026-11-18_px_smoke.json $T/r/2026-11-19_px_smoke.json 
   fi
 done
 run_bench compare "$T/r/2026-11-18_px_smoke.json" "$T/r/2026-11-19_px_smoke.json" --format csv
-expect_eq "$(($(wc -l <"$T/out") - 1))" 1500 "compare rows"
+expect_eq "$(($(wc -l <"$T/out") - 1))" 800 "compare rows"
 
 # broken large files: one line naming the file, the others still read
 B="$T/bad"
 mkdir -p "$B"
 cp "$T/r/2026-11-18_px_smoke.json" "$B/a_good.json"
-head -c 3000000 "$T/r/2026-11-18_px_smoke.json" >"$B/b_cut.json"
+head -c 1800000 "$T/r/2026-11-18_px_smoke.json" >"$B/b_cut.json"
 python3 - "$T/r/2026-11-18_px_smoke.json" "$B" <<'PY' || fail "plant broken files"
 import sys
 src, d = sys.argv[1:3]
 t = open(src, "rb").read()
-open(d + "/c_nul.json", "wb").write(t[:2500000] + b"\0" + t[2500001:])
+open(d + "/c_nul.json", "wb").write(t[:1500000] + b"\0" + t[1500001:])
 i = t.index(b'"cases"')
 open(d + "/d_schema.json", "wb").write(t.replace(b"bench-result/1", b"bench-result/9", 1))
-j = t.index(b"\n  },", i + 500000) + 4   # an element's end: an empty element after it
+j = t.index(b"\n  },", i + 300000) + 4   # an element's end: an empty element after it
 open(d + "/e_empty.json", "wb").write(t[:j] + b" ," + t[j:])
 k = t.rindex(b"]")               # a trailing comma before the array's end
 m = t.rindex(b"}", 0, k)
 open(d + "/f_trailing.json", "wb").write(t[:m + 1] + b"," + t[m + 1:])
-big = t[:i] + b'"cases": [{"x": "' + b"y" * 1200000 + b'"}]}\n'
+big = t[:i] + b'"cases": [{"x": "' + b"y" * 600000 + b'"}]}\n'
 open(d + "/g_element.json", "wb").write(big)
 PY
 run_bench rollup --results-dir "$B"
 expect_rc 0 "rollup of a folder with broken large files"
-expect_eq "$(($(wc -l <"$B/rollup.csv") - 1))" 1500 "the good file's rows"
+expect_eq "$(($(wc -l <"$B/rollup.csv") - 1))" 800 "the good file's rows"
 expect_in "$T/err" 'skipping .*b_cut.json: invalid json: the file ends inside its cases array' "cut file"
-expect_in "$T/err" 'skipping .*c_nul.json: holds a nul byte at offset 2500000' "nul byte"
+expect_in "$T/err" 'skipping .*c_nul.json: holds a nul byte at offset 1500000' "nul byte"
 expect_in "$T/err" 'skipping .*d_schema.json: unsupported schema' "schema checked first"
 expect_in "$T/err" 'skipping .*e_empty.json: invalid json: an empty element' "empty element"
 expect_in "$T/err" 'skipping .*f_trailing.json: invalid json: an empty element' "trailing comma"
-expect_in "$T/err" 'skipping .*g_element.json: cases\[0\]: larger than 1000000 bytes' "element above the limit"
+expect_in "$T/err" 'skipping .*g_element.json: cases\[0\]: larger than 500000 bytes' "element above the limit"
 expect_eq "$(grep -c skipping "$T/err")" 6 "one line per broken file"
+
+# and a file above the default limit (256 MiB), as a long sweep writes:
+# streamed, every case in the rollup (bench used to skip it: "larger than
+# 268435456 bytes", and left rollup.csv with its header only)
+unset BENCH_RESULT_LOAD_CAP
+printf 'run 2026-11-20 px\ncase m=0 OK 1000 0.02 40 device=1\n' | "$GEN" "$T/huge" 1 || fail gen
+N=$(python3 "$SRC/tests/compare/big_result.py" "$T/huge" 270000000) || fail "big file"
+SIZE=$(stat -c %s "$T/huge/2026-11-20_px_smoke.json")
+[ "$SIZE" -gt 268435456 ] && ok || fail "the big file is $SIZE bytes"
+run_bench rollup --results-dir "$T/huge"
+expect_rc 0 "rollup of a $SIZE-byte file"
+expect_not_in "$T/err" 'skipping|larger than' "the big file is not skipped"
+expect_eq "$(($(wc -l <"$T/huge/rollup.csv") - 1))" "$N" "every case of the big file in the rollup"
+rm -f "$T/huge/"*.json
 finish

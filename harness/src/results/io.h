@@ -56,6 +56,7 @@ int case_result_from_json_line(const char *text, struct case_result *r, char *er
 #define RESULT_FILE_CAP ((size_t)256 << 20)
 #define RESULT_SAMPLE_MAX_NS 1e15 /* 11.6 days per iteration: nothing real */
 #define RESULTS_READ_NO_SAMPLES 1u
+#define RESULTS_READ_STREAM 2u /* stream whatever the size (tests, fuzzing) */
 int results_read_file(const char *path, struct run_file *f, char *err, size_t errlen);
 int results_read_file_flags(const char *path, unsigned flags, struct run_file *f, char *err,
                             size_t errlen);

@@ -346,6 +346,10 @@ static int stream_file(int fd, size_t cap, unsigned flags, struct run_file *f,
       snprintf(err, errlen, "%s", s.case_err);
       run_file_release(f);
       rc = -1;
+    } else if (!s.seen_cases) {
+      /* no "cases" key the scanner knows (an escaped one, or none): the
+       * header, parsed whole, holds whatever cases there are */
+      for (size_t i = 0; i < f->ncases; i++) took_case(&f->cases[i], flags, rep);
     } else {
       free(f->cases);
       f->cases = s.cases.cases;
@@ -450,7 +454,7 @@ int results_read_file_flags(const char *path, unsigned flags, struct run_file *f
   if (fd < 0) return -1;
   struct timing_report rep = {0};
   int rc;
-  if ((uintmax_t)size > cap) {
+  if ((uintmax_t)size > cap || (flags & RESULTS_READ_STREAM)) {
     rc = stream_file(fd, cap, flags, f, &rep, err, errlen);
     close(fd);
   } else {

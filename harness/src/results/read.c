@@ -201,40 +201,54 @@ static int end_elem(struct scan *s, char *err, size_t errlen) {
   return 0;
 }
 
-/* One byte inside the cases array (depth >= 2 there). */
-static int scan_in_cases(struct scan *s, char c, char *err, size_t errlen) {
+/* One byte inside the cases array (depth >= 2 there): 1 when it is a
+ * separator of the array (',' or ']' outside strings and elements), else 0
+ * (a byte of the current element; the caller copies runs of them). */
+static int in_cases_step(struct scan *s, char c) {
   if (s->in_str) {
-    strbuf_add(&s->elem, &c, 1);
     if (s->esc) s->esc = 0;
     else if (c == '\\') s->esc = 1;
     else if (c == '"') s->in_str = 0;
     return 0;
   }
-  if (s->depth == 2 && (c == ',' || c == ']')) {
-    int empty = 1;
-    for (size_t i = 0; i < s->elem.len && empty; i++) empty = is_space((unsigned char)s->elem.buf[i]);
-    if (c == ']' && empty && !s->after_comma) { /* "[]" or the end after an element */
-      s->elem.len = 0;
-    } else if (end_elem(s, err, errlen) != 0) {
-      return -1;
-    }
-    s->after_comma = c == ',';
-    if (c == ']') {
-      s->depth--;
-      s->phase = AFTER;
-      strbuf_add(&s->header, "]", 1);
-    }
-    return 0;
-  }
-  strbuf_add(&s->elem, &c, 1);
-  if (s->elem.len > s->cap) {
-    snprintf(err, errlen, "cases[%zu]: larger than %zu bytes", s->nelems, s->cap);
-    return -1;
-  }
+  if (s->depth == 2 && (c == ',' || c == ']')) return 1;
   if (c == '"') s->in_str = 1;
   else if (c == '{' || c == '[') s->depth++;
   else if ((c == '}' || c == ']') && s->depth > 2) s->depth--;
   return 0;
+}
+
+/* A separator of the cases array: the element before it ends. */
+static int at_separator(struct scan *s, char c, char *err, size_t errlen) {
+  int empty = 1;
+  for (size_t i = 0; i < s->elem.len && empty; i++) empty = is_space((unsigned char)s->elem.buf[i]);
+  if (c == ']' && empty && !s->after_comma) { /* "[]" or the end after an element */
+    s->elem.len = 0;
+  } else if (end_elem(s, err, errlen) != 0) {
+    return -1;
+  }
+  s->after_comma = c == ',';
+  if (c == ']') {
+    s->depth--;
+    s->phase = AFTER;
+    strbuf_add(&s->header, "]", 1);
+  }
+  return 0;
+}
+
+/* Bytes buf[*i ..) inside the cases array, up to and including the next
+ * separator: the element's bytes copied in one run. */
+static int scan_in_cases(struct scan *s, const char *buf, size_t len, size_t *i, char *err,
+                         size_t errlen) {
+  size_t start = *i;
+  int sep = 0;
+  while (*i < len && !sep) sep = in_cases_step(s, buf[(*i)++]);
+  strbuf_add(&s->elem, buf + start, *i - start - (size_t)sep);
+  if (s->elem.len > s->cap) {
+    snprintf(err, errlen, "cases[%zu]: larger than %zu bytes", s->nelems, s->cap);
+    return -1;
+  }
+  return sep ? at_separator(s, buf[*i - 1], err, errlen) : 0;
 }
 
 /* One byte outside the cases array: into the header. */
@@ -325,9 +339,10 @@ static int stream_file(int fd, size_t cap, unsigned flags, struct run_file *f,
       rc = -1;
       break;
     }
-    for (ssize_t i = 0; i < got && !rc; i++)
-      rc = s.phase == IN_CASES ? scan_in_cases(&s, buf[i], err, errlen)
-                               : scan_header(&s, buf[i], err, errlen);
+    for (size_t i = 0; i < (size_t)got && !rc;) {
+      if (s.phase == IN_CASES) rc = scan_in_cases(&s, buf, (size_t)got, &i, err, errlen);
+      else rc = scan_header(&s, buf[i++], err, errlen);
+    }
     offset += (uint64_t)got;
   }
   if (!rc && s.phase == IN_CASES) {

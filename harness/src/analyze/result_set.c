@@ -42,9 +42,9 @@ static int run_selected(const struct rs_select *sel, const struct run_file *f) {
   return 1;
 }
 
-/* Read and parse one file the way the rollup does (a regular file under the
- * size cap, its journal merged in, contradictions refused); 0, or -1 with
- * the reason in err. */
+/* Read and parse one file the way the rollup does (a regular file, loaded
+ * whole under the load limit and streamed above it, its journal merged in,
+ * timings checked, contradictions refused); 0, or -1 with the reason in err. */
 static int read_run(const char *path, struct run_file *f, char *err, size_t errlen) {
   return results_read_file(path, f, err, errlen);
 }

@@ -26,17 +26,43 @@ int run_file_from_json(const char *text, struct run_file *f, char *err, size_t e
  * document, a NUL byte included, is an error ("holds a nul byte at offset N"). */
 int run_file_from_json_buf(const char *text, size_t len, struct run_file *f, char *err,
                            size_t errlen);
+/* One element of a run file's "cases" array, len bytes (what the streaming
+ * reader cut out of a file too large to load whole); errors name it
+ * "cases[i]". */
+int case_result_from_json_buf(const char *text, size_t len, size_t i, struct case_result *r,
+                              char *err, size_t errlen);
 char *case_result_to_json_line(const struct case_result *r);        /* one line, no \n */
 int case_result_from_json_line(const char *text, struct case_result *r, char *err, size_t errlen);
 
-/* Reading a result file from disk (read.c): a regular file of at
- * most RESULT_FILE_CAP bytes (a FIFO or a link to a device is refused, never
- * read), one whole JSON document (run_file_from_json_buf), the cases of
- * <base>.journal beside it that the .json lacks added (a journal's last line
- * without its newline, cut by a crash, is ignored), then run_file_validate.
- * 0, or -1 with a one-line reason in err (the caller names the file). */
+/* Reading a result file from disk (read.c): a regular file (a FIFO or a
+ * link to a device is refused, never read). One of at most the load limit
+ * (RESULT_FILE_CAP, or BENCH_RESULT_LOAD_CAP bytes from the environment) is
+ * loaded whole (run_file_from_json_buf); a larger one is streamed: a byte
+ * scanner cuts the top-level "cases" array into its elements and each is
+ * parsed on its own (case_result_from_json_buf), so memory holds one case's
+ * text at a time (an element, or the rest of the file, larger than the
+ * limit is refused). Then the cases of <base>.journal beside it that the
+ * .json lacks are added, read line by line (a last line without its
+ * newline, cut by a crash, is ignored), and run_file_validate checks the
+ * whole. 0, or -1 with a one-line reason in err (the caller names the
+ * file).
+ * Timings are checked on read (one place for every tool): a case whose
+ * samples or timing statistics hold a value that is negative, zero, not
+ * finite or above RESULT_SAMPLE_MAX_NS loses its timings (nsamples 0, no
+ * samples, empty stats: compare says NO_DATA, the rollup leaves its times
+ * empty) and the reader prints one warning per file naming the file, what
+ * was wrong and how many cases. With RESULTS_READ_NO_SAMPLES the raw samples
+ * are dropped as each case is read (the rollup needs only the stats). */
 #define RESULT_FILE_CAP ((size_t)256 << 20)
+#define RESULT_SAMPLE_MAX_NS 1e15 /* 11.6 days per iteration: nothing real */
+#define RESULTS_READ_NO_SAMPLES 1u
+#define RESULTS_READ_STREAM 2u /* stream whatever the size (tests, fuzzing) */
 int results_read_file(const char *path, struct run_file *f, char *err, size_t errlen);
+int results_read_file_flags(const char *path, unsigned flags, struct run_file *f, char *err,
+                            size_t errlen);
+/* The whole-load limit: BENCH_RESULT_LOAD_CAP (bytes, > 0) when set, else
+ * RESULT_FILE_CAP. */
+size_t results_load_cap(void);
 
 /* Human-readable form (txt.c): environment header, one row per case,
  * then notes (skip reasons, errors, unsettled cases, stderr tails). */

@@ -110,7 +110,10 @@ double case_items_per_s(const struct case_result *r);
 void case_result_init(struct case_result *r);
 void case_result_release(struct case_result *r);
 /* Append key = value (both copied); when key is already in the list its
- * value is replaced instead, so keys stay unique and keep their first place. */
+ * value is replaced instead, so keys stay unique and keep their first place.
+ * It searches the list: for the few keys a run sets one by one. The JSON
+ * reader appends its keys (unique already) without it, and the rollup
+ * looks parameters up in a hash (strmap), so 10^5 parameters stay linear. */
 void kv_list_add(size_t *n, struct kv **list, const char *key, const char *value);
 const char *kv_list_get(size_t n, const struct kv *list, const char *key); /* NULL if absent */
 void kv_list_release(size_t *n, struct kv **list);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/strmap.h"
 #include "results/io.h"
 
 #include "core/term.h"
@@ -172,21 +173,29 @@ static void add_file_rows(struct row **rows, size_t *n, const struct run_file *f
 
 /* ---- parameter columns ------------------------------------------------- */
 
+/* The parameter names in order of first appearance, and a hash of them to
+ * their column (so 10^5 parameters cost 10^5 lookups, not 10^10). */
 struct names {
-  size_t n;
+  size_t n, cap;
   char **name;
+  struct strmap column;
 };
 
 static void names_add(struct names *ns, const char *name) {
-  for (size_t i = 0; i < ns->n; i++)
-    if (strcmp(ns->name[i], name) == 0) return;
-  ns->name = xrealloc(ns->name, (ns->n + 1) * sizeof *ns->name);
+  size_t col;
+  if (strmap_get(&ns->column, name, &col)) return;
+  if (ns->n == ns->cap) {
+    ns->cap = ns->cap ? 2 * ns->cap : 16;
+    ns->name = xrealloc(ns->name, ns->cap * sizeof *ns->name);
+  }
+  strmap_put(&ns->column, name, ns->n);
   ns->name[ns->n++] = xstrdup(name);
 }
 
 static void names_release(struct names *ns) {
   for (size_t i = 0; i < ns->n; i++) free(ns->name[i]);
   free(ns->name);
+  strmap_release(&ns->column);
 }
 
 /* ---- CSV ------------------------------------------------------------------ */
@@ -253,11 +262,16 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
 
 /* A row: the fixed columns (add_row, which ends the line), then, before
  * that newline, one field per parameter column. */
-static void add_row_with_params(struct strbuf *sb, const struct row *w, const struct names *params) {
+static void add_row_with_params(struct strbuf *sb, const struct row *w, const struct names *params,
+                                const char **field) {
   add_row(sb, w->f, w->r, w->source);
   sb->buf[--sb->len] = '\0'; /* reopen the line */
-  for (size_t i = 0; i < params->n; i++)
-    add_sep_field(sb, kv_list_get(w->r->nparams, w->r->params, params->name[i]));
+  memset(field, 0, params->n * sizeof *field);
+  for (size_t k = 0; k < w->r->nparams; k++) {
+    size_t col;
+    if (strmap_get(&params->column, w->r->params[k].key, &col)) field[col] = w->r->params[k].value;
+  }
+  for (size_t i = 0; i < params->n; i++) add_sep_field(sb, field[i]);
   strbuf_adds(sb, "\n");
 }
 
@@ -380,22 +394,17 @@ static void build_csv(const char *dir, char **names, size_t n, struct strbuf *sb
   for (size_t i = 0; i < n; i++) {
     char *path = xasprintf("%s/%s", dir, names[i]);
     char err[512];
-    if (results_read_file(path, &files[i], err, sizeof err) != 0) {
+    /* no raw samples: the rollup needs the stats only, so memory stays low */
+    if (results_read_file_flags(path, RESULTS_READ_NO_SAMPLES, &files[i], err, sizeof err) != 0) {
       warning("skipping %s: %s", path, err);
     } else {
-      for (size_t k = 0; k < files[i].ncases; k++) { /* not needed: keep memory low */
-        struct case_result *r = &files[i].cases[k];
-        free(r->host_clock_ns);
-        free(r->device_ns);
-        r->host_clock_ns = r->device_ns = NULL;
-      }
       add_file_rows(&rows, &nrows, &files[i], i, names[i]);
     }
     free(path);
   }
   count_each_case_once(rows, nrows);
 
-  struct names params = {0};
+  struct names params = {0, 0, NULL, STRMAP_INIT};
   for (size_t i = 0; i < nrows; i++)
     for (size_t k = 0; rows[i].keep && k < rows[i].r->nparams; k++)
       names_add(&params, rows[i].r->params[k].key);
@@ -410,8 +419,10 @@ static void build_csv(const char *dir, char **names, size_t n, struct strbuf *sb
     free(col);
   }
   strbuf_adds(sb, "\n");
+  const char **field = xcalloc(params.n ? params.n : 1, sizeof *field);
   for (size_t i = 0; i < nrows; i++)
-    if (rows[i].keep) add_row_with_params(sb, &rows[i], &params);
+    if (rows[i].keep) add_row_with_params(sb, &rows[i], &params, field);
+  free(field);
 
   names_release(&params);
   for (size_t i = 0; i < nrows; i++) free(rows[i].key);

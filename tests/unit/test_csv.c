@@ -2,6 +2,7 @@
  * their shortest exact form. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "results/io.h"
 #include "test.h"
@@ -40,6 +41,16 @@ static void test_quoted(void) {
   CHECK_FIELD("cr\rhere", "\"cr\rhere\"");
   CHECK_FIELD("crlf\r\n", "\"crlf\r\n\"");
   CHECK_FIELD("all, \"of\"\nthem\r", "\"all, \"\"of\"\"\nthem\r\"");
+}
+
+/* A control byte a terminal would act on never reaches the file raw. */
+static void test_controls_escaped(void) {
+  char *got = field("a\x1b]0;pwned\x07" "b");
+  CHECK(strchr(got, 0x1b) == NULL && strchr(got, 0x07) == NULL);
+  free(got);
+  got = field("c1 \xc2\x9b" "2J raw \x9b");
+  CHECK(strstr(got, "\xc2\x9b") == NULL && strchr(got, (char)0x9b) == NULL);
+  free(got);
 }
 
 static void test_row(void) {
@@ -121,5 +132,5 @@ static void test_numbers(void) {
   }
 }
 
-TEST_MAIN(TEST_ENTRY(test_plain), TEST_ENTRY(test_quoted), TEST_ENTRY(test_row),
+TEST_MAIN(TEST_ENTRY(test_plain), TEST_ENTRY(test_quoted), TEST_ENTRY(test_controls_escaped), TEST_ENTRY(test_row),
           TEST_ENTRY(test_numbers), TEST_ENTRY(test_formula_neutralised))

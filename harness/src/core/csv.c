@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/csv.h"
+#include "core/term.h"
 
 /* A plain decimal number: optional sign, digits with at most one point,
  * an optional exponent; nothing else. A spreadsheet reads it as a number,
@@ -36,8 +37,26 @@ static int formula_like(const char *s) {
          !plain_number(s);
 }
 
+/* Does the field hold a control byte other than TAB, CR and LF (which RFC
+ * 4180 quoting carries), a C1 control or invalid UTF-8? */
+static int needs_escape(const char *field) {
+  if (!term_needs_escape(field)) return 0;
+  char *t = xstrdup(field);
+  for (char *p = t; *p; p++)
+    if (*p == '\t' || *p == '\r' || *p == '\n') *p = ' ';
+  int r = term_needs_escape(t);
+  free(t);
+  return r;
+}
+
 void csv_add_field(struct strbuf *sb, const char *field) {
   if (!field) return;
+  if (needs_escape(field)) { /* no escape sequence reaches a file someone cats */
+    char *e = term_escape(field);
+    csv_add_field(sb, e);
+    free(e);
+    return;
+  }
   int formula = formula_like(field);
   if (!formula && !strpbrk(field, ",\"\r\n")) {
     strbuf_adds(sb, field);

@@ -335,7 +335,11 @@ static void how_it_ended(struct strbuf *sb, const struct case_result *r) {
     break;
   case CASE_TIMEOUT:
     if (msg) note(sb, "timeout", msg);
-    else notef(sb, "timeout", "stopped by the watchdog after %.1f s", r->wall_s);
+    else {
+      char *w = fmt_fixed(r->wall_s, 1); /* a hand-made file may hold 1e308 */
+      notef(sb, "timeout", "stopped by the watchdog after %s s", w);
+      free(w);
+    }
     break;
   case CASE_INTERRUPTED:
     note(sb, "interrupted", msg ? msg : "stopped by a signal");

@@ -14,24 +14,9 @@
 #include "results/io.h"
 #include "core/util.h"
 
-static void write_all(int fd, const char *s, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, s, n);
-    if (w <= 0) return;
-    s += w;
-    n -= (size_t)w;
-  }
-}
-
+/* The line, after the mark that ends the case's output; returns once the
+ * parent has dealt with it (a worker's result is then on disk). */
 static void send_result(int fd, const struct case_result *r) {
-  char *line = case_result_to_json_line(r);
-  write_all(fd, line, strlen(line));
-  write_all(fd, "\n", 1);
-  free(line);
-}
-
-/* From a worker: the line, after the mark that ends the case's output. */
-static void stream_result(int fd, const struct case_result *r) {
   char *line = case_result_to_json_line(r);
   child_send_line(fd, line);
   free(line);
@@ -197,7 +182,7 @@ static void worker_child(void *arg, int fd) {
   vk_validation_child_begin();
   struct plugin_run pr;
   int rc = measure_init(&pr, job->pl);
-  stream_result(fd, &pr.init); /* first line: init's answer */
+  send_result(fd, &pr.init); /* first line: init's answer */
   if (rc != BENCH_OK) {
     measure_deinit(&pr);
     return;
@@ -212,7 +197,7 @@ static void worker_child(void *arg, int fd) {
     measure_one(&pr, &job->cases[k], job->pol, &r);
     vk_validation_take(&r);
     child_kill_descendants(keep, nkeep);
-    stream_result(fd, &r);
+    send_result(fd, &r);
     case_result_release(&r);
   }
   free(keep);

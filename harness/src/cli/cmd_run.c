@@ -125,11 +125,13 @@ static void case_begins(void *arg, size_t k) {
 static void case_ends(void *arg, size_t k, struct case_result *r) {
   struct plugin_pass *pp = arg;
   struct suite *s = pp->s;
-  (void)k;
+  /* The label of case k itself, whatever began last (a signal between two
+   * cases, a result still in the pipe). */
+  char *label_k = case_label(&s->cases.cases[pp->first + k]);
   pp->f->cases = xrealloc(pp->f->cases, (pp->f->ncases + 1) * sizeof *pp->f->cases);
   pp->f->cases[pp->f->ncases++] = *r; /* the file owns it now */
   r = &pp->f->cases[pp->f->ncases - 1];
-  const char *label = pp->label ? pp->label : "";
+  const char *label = label_k;
   baseline_annotate(s->baseline, r);
   s->done++;
   s->done_wall += r->wall_s;
@@ -142,6 +144,7 @@ static void case_ends(void *arg, size_t k, struct case_result *r) {
     pp->save_failed = 1; /* said once; the rest of the suite still runs */
     pp->rc = -1;
   }
+  free(label_k);
 }
 
 /* Run every case of one plugin; each case is saved as it ends (journal +

@@ -246,7 +246,9 @@ static int on_worker_line(void *arg, char *line, char *tail, double wall_s) {
   }
   size_t k = ws->next++;
   job->done(job->cb_arg, k, &r);
-  if (ws->next < job->ncases && !child_interrupted()) job->begin(job->cb_arg, ws->next);
+  /* The worker goes on with the next case once acknowledged, even when a
+   * signal came in the meantime (that case is then INTERRUPTED). */
+  if (ws->next < job->ncases) job->begin(job->cb_arg, ws->next);
   return 0;
 }
 

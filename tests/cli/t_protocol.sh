@@ -18,7 +18,7 @@ alive() {
   [ -n "$st" ] && [ "$st" != Z ]
 }
 dead() { ! alive "$1"; }
-MODES=${BENCH_TEST_ISOLATION:-plugin case}
+MODES="backend plugin case"
 
 for iso in $MODES; do
   # 1. The plugin SIGKILLs bench in its second case: the first case, done

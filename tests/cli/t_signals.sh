@@ -6,8 +6,8 @@
 # run is left behind.
 . "$(dirname "$0")/lib.sh"
 RANDOM=${BENCH_SIGNAL_SEED:-2811}
-RUNS=${BENCH_SIGNAL_RUNS:-12}
-MODES=${BENCH_TEST_ISOLATION:-plugin case}
+RUNS=${BENCH_SIGNAL_RUNS:-8}
+MODES="backend plugin case"
 sigs=(INT TERM HUP)
 started() { grep -q '"TEST_START"' "$1" 2>/dev/null; }
 # procs_of MARK: pids of live processes whose environment holds MARK.

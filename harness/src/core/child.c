@@ -184,16 +184,13 @@ static char *tail_lines(struct strbuf *t) {
   return xstrdup(start);
 }
 
-/* Read what is available on fd; returns 0 at EOF, 1 otherwise. */
-static int drain(int fd, struct strbuf *into, int is_tail) {
+/* Read what is available on fd into the tail; returns 0 at EOF, 1 otherwise. */
+static int drain(int fd, struct strbuf *tail) {
   char buf[65536];
   for (;;) {
     ssize_t n = read(fd, buf, sizeof buf);
     if (n > 0) {
-      if (is_tail)
-        tail_add(into, buf, (size_t)n);
-      else
-        strbuf_add(into, buf, (size_t)n);
+      tail_add(tail, buf, (size_t)n);
       continue;
     }
     if (n == 0) return 0;
@@ -481,7 +478,7 @@ static int deliver_lines(const struct child_opts *o, struct strbuf *buf, struct 
     buf->len -= len + 1;
     buf->buf[buf->len] = '\0';
     /* What the child printed before this line is already in its pipe. */
-    if (*err_open) *err_open = drain(err_fd, tail, 1);
+    if (*err_open) *err_open = drain(err_fd, tail);
     char *t = take_tail(tail);
     double now = now_s();
     int done = o->on_line(o->line_arg, line, t, now - *t_mark);
@@ -555,7 +552,7 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
       if (res_open) drain_channel(res[0], &line, &tail, &complete);
       if (o->on_line && !out->timed_out && !out->interrupted)
         deliver_lines(o, &line, &tail, err[0], &err_open, &t_mark, res[0]);
-      if (err_open) drain(err[0], &tail, 1);
+      if (err_open) drain(err[0], &tail);
       break;
     }
     double now = now_s();
@@ -581,7 +578,7 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
         if (!o->on_line)
           for (; before < complete; before++) send_ack(res[0]); /* kept: go on */
       }
-      if (err_open && (pf[1].revents & (POLLIN | POLLHUP))) err_open = drain(err[0], &tail, 1);
+      if (err_open && (pf[1].revents & (POLLIN | POLLHUP))) err_open = drain(err[0], &tail);
       if (o->on_line && !out->timed_out && !out->interrupted) {
         double before = t_mark;
         released = deliver_lines(o, &line, &tail, err[0], &err_open, &t_mark, res[0]);

@@ -8,6 +8,17 @@ trap 'rm -rf "$T"' EXIT
 . "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 TODAY=$(date +%F)
 
+# BENCH_TEST_ISOLATION=backend|plugin|case: every run of bench (a command
+# line starting with an option) gets that --isolation first, so the fault
+# tests run in each mode (tests/cli/CMakeLists.txt registers them so); an
+# --isolation of the test's own comes later and wins.
+if [ -n "${BENCH_TEST_ISOLATION:-}" ]; then
+  printf '#!/bin/sh\ncase "$1" in -*) exec "%s" --isolation "%s" "$@" ;; esac\nexec "%s" "$@"\n' \
+    "$BENCH" "$BENCH_TEST_ISOLATION" "$BENCH" >"$T/bench-iso"
+  chmod +x "$T/bench-iso"
+  BENCH=$T/bench-iso
+fi
+
 # run_bench ARGS...: runs bench, keeps stdout, stderr and the exit status.
 run_bench() {
   "$BENCH" "$@" >"$T/out" 2>"$T/err"

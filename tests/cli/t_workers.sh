@@ -10,7 +10,7 @@ statuses() { # PLUGIN: the four statuses in case order
   for n in 1 2 3 4; do printf '%s ' "$(csv_field "$T/$1/rollup.csv" "$2" "n=$n" status)"; done
 }
 
-for iso in plugin case; do
+for iso in backend plugin case; do
   run_bench --preset "$P" --plugin-dir "$FX_PROC" --plugin fx_midcrash,fx_midhang \
     --results-dir "$T/r_$iso" --isolation "$iso" --events "$T/ev_$iso.jsonl"
   expect_rc 1 "crash and hang mid-plugin ($iso)"
@@ -30,7 +30,7 @@ expect_eq "$(statuses r_key fx_midcrash)" "OK CRASH OK OK " "fx_midcrash statuse
 printf '[run]\nisolation = cases\n' >"$T/bad.ini"
 run_bench --preset "$T/bad.ini" --plugin-dir "$FX_PROC" --plugin fx_midcrash --results-dir "$T/r_bad"
 expect_rc 2 "bad isolation value"
-expect_in "$T/err" "bad.ini:2: bad value 'cases' for isolation: expected plugin or case"
+expect_in "$T/err" "bad.ini:2: bad value 'cases' for isolation: expected backend, plugin or case"
 
 alive() { # PID: running (not gone, not a zombie)
   local st
@@ -38,8 +38,8 @@ alive() { # PID: running (not gone, not a zombie)
   [ -n "$st" ] && [ "$st" != Z ]
 }
 
-# A grandchild in its own session dies with its case, in both modes.
-for iso in plugin case; do
+# A grandchild in its own session dies with its case, in every mode.
+for iso in backend plugin case; do
   rm -f "$T/gc.pid"
   FX_PIDFILE="$T/gc.pid" run_bench --preset "$SRC/tests/cli/presets/fast.ini" --plugin-dir "$FX_PROC" \
     --plugin fx_setsid --results-dir "$T/s_$iso" --isolation "$iso"

@@ -44,7 +44,7 @@ struct suite {
   const char *cur_label;
   int cur_index;
   struct baseline *baseline;     /* --baseline, or NULL */
-  int isolation_case;            /* one process per case (else one worker per plugin) */
+  enum isolation isolation;      /* which cases share a worker process */
 };
 
 static int plugin_name_in(const char *name, const struct bench_plugin **descs, size_t n) {
@@ -125,11 +125,13 @@ static void case_begins(void *arg, size_t k) {
 static void case_ends(void *arg, size_t k, struct case_result *r) {
   struct plugin_pass *pp = arg;
   struct suite *s = pp->s;
-  (void)k;
+  /* The label of case k itself, whatever began last (a signal between two
+   * cases, a result still in the pipe). */
+  char *label_k = case_label(&s->cases.cases[pp->first + k]);
   pp->f->cases = xrealloc(pp->f->cases, (pp->f->ncases + 1) * sizeof *pp->f->cases);
   pp->f->cases[pp->f->ncases++] = *r; /* the file owns it now */
   r = &pp->f->cases[pp->f->ncases - 1];
-  const char *label = pp->label ? pp->label : "";
+  const char *label = label_k;
   baseline_annotate(s->baseline, r);
   s->done++;
   s->done_wall += r->wall_s;
@@ -142,29 +144,64 @@ static void case_ends(void *arg, size_t k, struct case_result *r) {
     pp->save_failed = 1; /* said once; the rest of the suite still runs */
     pp->rc = -1;
   }
+  free(label_k);
 }
 
-/* Run every case of one plugin; each case is saved as it ends (journal +
- * periodic rewrite, see results_run_add), so an interrupted or killed run
- * keeps what was measured. Returns 0, or -1 when the result file could not
- * be written. */
-static int run_plugin(struct suite *s, int argc, char **argv, size_t pi, size_t *next_case) {
-  const struct plugin *pl = s->plugins[pi];
-  struct plugin_pass pp = {s, pl, *next_case, run_file_new(s, argc, argv, pl), {0}, 0, 0, NULL};
-  results_run_init(&pp.saver, s->opt->results_dir);
-  size_t n = 0;
-  while (*next_case + n < s->cases.n && s->cases.cases[*next_case + n].plugin_index == pi) n++;
-  struct plugin_job job = {pl, &s->cases.cases[*next_case], n, (int)*next_case,
-                           &s->preset.policy, s->isolation_case, s->opt->debug,
-                           heartbeat, s, case_begins, case_ends, &pp};
-  run_plugin_cases(&job);
-  *next_case += n;
-  if (!pp.save_failed && results_run_finish(&pp.saver, pp.f) != 0) pp.rc = -1;
-  results_run_release(&pp.saver);
-  run_file_release(pp.f);
-  free(pp.f);
-  free(pp.label);
-  return pp.rc;
+static void pass_open(struct plugin_pass *pp, struct suite *s, int argc, char **argv, size_t pi,
+                      size_t first) {
+  memset(pp, 0, sizeof *pp);
+  pp->s = s;
+  pp->pl = s->plugins[pi];
+  pp->first = first;
+  pp->f = run_file_new(s, argc, argv, pp->pl);
+  results_run_init(&pp->saver, s->opt->results_dir);
+}
+
+/* Write the plugin's result file whole. Returns 0, or -1 when it could not
+ * be written (now or for a case before). */
+static int pass_close(struct plugin_pass *pp) {
+  if (!pp->save_failed && results_run_finish(&pp->saver, pp->f) != 0) pp->rc = -1;
+  results_run_release(&pp->saver);
+  run_file_release(pp->f);
+  free(pp->f);
+  free(pp->label);
+  return pp->rc;
+}
+
+/* Run every case of the plugins from *pi on that share a worker (those of
+ * one backend, consecutive in run order, under isolation = backend; else
+ * one plugin); each case is saved as it ends (journal + periodic rewrite,
+ * see results_run_add), before the worker starts the next, so an
+ * interrupted or killed run keeps what was measured. Returns 0, or -1 when
+ * a result file could not be written. */
+static int run_group(struct suite *s, int argc, char **argv, size_t *pi, size_t *next_case) {
+  size_t n = 1;
+  if (s->isolation == ISOLATION_BACKEND)
+    while (*pi + n < s->nplugins &&
+           strcmp(s->plugins[*pi + n]->desc->backend, s->plugins[*pi]->desc->backend) == 0)
+      n++;
+  struct plugin_pass *pp = xcalloc(n, sizeof *pp);
+  struct plugin_job *jobs = xcalloc(n, sizeof *jobs);
+  size_t njobs = 0;
+  for (size_t g = 0; g < n; g++) {
+    size_t ncases = 0;
+    while (*next_case + ncases < s->cases.n && s->cases.cases[*next_case + ncases].plugin_index == *pi + g)
+      ncases++;
+    pass_open(&pp[g], s, argc, argv, *pi + g, *next_case);
+    if (ncases)
+      jobs[njobs++] = (struct plugin_job){pp[g].pl, &s->cases.cases[*next_case], ncases, (int)*next_case,
+                                          &s->preset.policy, s->opt->debug, heartbeat, s, case_begins,
+                                          case_ends, &pp[g]};
+    *next_case += ncases;
+  }
+  run_plugins_cases(jobs, njobs, s->isolation);
+  int rc = 0;
+  for (size_t g = 0; g < n; g++)
+    if (pass_close(&pp[g]) != 0) rc = -1;
+  free(jobs);
+  free(pp);
+  *pi += n;
+  return rc;
 }
 
 static char *preset_dir(void) {
@@ -210,7 +247,7 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
     s->baseline = xcalloc(1, sizeof *s->baseline);
     if (baseline_load(s->baseline, o->baseline) != 0) return -1;
   }
-  s->isolation_case = o->isolation ? o->isolation == 2 : s->preset.policy.isolation_case;
+  s->isolation = o->isolation >= 0 ? (enum isolation)o->isolation : s->preset.policy.isolation;
   if (o->require_check) s->preset.policy.require_check = 1;
   /* Make the folder and see that it can take this run's files: found now,
    * not after the whole suite. */
@@ -247,8 +284,8 @@ int cmd_run(int argc, char **argv, const struct options *o) {
 
   int save_failed = 0;
   size_t next = 0;
-  for (size_t pi = 0; pi < s.nplugins && !child_interrupted(); pi++)
-    if (run_plugin(&s, argc, argv, pi, &next) != 0) save_failed = 1;
+  for (size_t pi = 0; pi < s.nplugins && !child_interrupted();)
+    if (run_group(&s, argc, argv, &pi, &next) != 0) save_failed = 1;
   child_kill_descendants(NULL, 0); /* the last worker, and anything it kept */
 
   progress_clear(&s.progress);

@@ -20,7 +20,7 @@ struct options {
   const char *events;        /* --events FILE or "-" */
   const char *tag;           /* --tag */
   int debug;                 /* --mode debug */
-  int isolation;             /* --isolation: 0 the preset's, 1 plugin, 2 case */
+  int isolation;             /* --isolation: -1 the preset's, else an enum isolation */
   int require_check;         /* --require-check: unchecked cases fail (or the preset's key) */
   int list;                  /* --list */
   int verbose;               /* --verbose: --list shows parameters */

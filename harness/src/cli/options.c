@@ -6,6 +6,7 @@
 
 #include "bench/plugin.h"
 #include "cli/commands.h"
+#include "plan/run_schema.h"
 #include "run/env.h"
 #include "core/util.h"
 
@@ -45,7 +46,8 @@ void usage(FILE *f) {
           "                       --filter 'm>=512,dtype=f16|bf16'; repeatable\n"
           "  --baseline PATH      compare each case with the same case in a result file or folder\n"
           "                       (ratio, 95%% interval and verdict on its line and in the .txt)\n"
-          "  --isolation plugin|case  one worker process per plugin (default) or one per case\n"
+          "  --isolation backend|plugin|case  one worker process per backend (default),\n"
+          "                       one per plugin, or one process per case\n"
           "  --require-check      a case that nothing checked (\"unchecked\": operation none\n"
           "                       without a self-check, or verify = none) fails as ERROR\n"
           "  --help, --version\n"
@@ -82,6 +84,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"require-check", no_argument, NULL, OPT_REQUIRE_CHECK},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
+  o->isolation = -1; /* the preset's */
   o->preset = "standard";
   o->results_dir = "results";
   opterr = 0;
@@ -105,11 +108,13 @@ int options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_PARAM: push(&o->params, &o->nparams, optarg); break;
     case OPT_FILTER: push(&o->filters, &o->nfilters, optarg); break;
-    case OPT_ISOLATION:
-      if (strcmp(optarg, "case") == 0) o->isolation = 2;
-      else if (strcmp(optarg, "plugin") == 0) o->isolation = 1;
-      else return error("--isolation must be plugin or case, not '%s'", optarg);
+    case OPT_ISOLATION: {
+      enum isolation iso;
+      if (isolation_parse(optarg, &iso) != 0)
+        return error("--isolation must be backend, plugin or case, not '%s'", optarg);
+      o->isolation = (int)iso;
       break;
+    }
     case OPT_LIST: o->list = 1; break;
     case OPT_REQUIRE_CHECK: o->require_check = 1; break;
     case OPT_FORMAT:

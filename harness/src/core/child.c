@@ -6,11 +6,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,28 +55,107 @@ static void set_debug_env(void) {
   }
 }
 
+/* ---- the channel ---------------------------------------------------------
+ * Results travel on a SOCK_SEQPACKET socket pair, so a message can never
+ * merge with anything else written there. Each of ours starts with a random
+ * nonce chosen per child (a plugin that writes on the fds it finds cannot
+ * forge it), then '+' (more of the line follows) or '.' (the line ends), then
+ * a piece of the line. The parent answers every complete line with an
+ * acknowledgement, sent when it has dealt with the line (a worker's result
+ * is persisted by then); child_send_line waits for it. Anything else that
+ * arrives is foreign: it goes to the output tail. */
+#define NONCE_LEN 16
+#define CHUNK 16384
+#define MSG_MAX 65536
+
+static char nonce[NONCE_LEN + 1]; /* of the running child (in the child: its own) */
+
+static void new_nonce(void) {
+  unsigned char r[NONCE_LEN / 2];
+  if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+    unsigned long long x = (unsigned long long)(now_s() * 1e9) ^ ((unsigned long long)getpid() << 32);
+    for (size_t i = 0; i < sizeof r; i++, x = x * 6364136223846793005ULL + 1442695040888963407ULL)
+      r[i] = (unsigned char)(x >> 56);
+  }
+  for (size_t i = 0; i < sizeof r; i++) snprintf(nonce + 2 * i, 3, "%02x", r[i]);
+}
+
+/* The child's fds: 0 /dev/null, 1 and 2 the output pipe, CHAN_FD the
+ * channel, LIFE_FD the read end of a pipe whose write end only the parent
+ * holds. Nothing else the parent had open (its result files, events, other
+ * children's pipes) is left to the plugin. */
+#define CHAN_FD 3
+#define LIFE_FD 4
+
+static void close_from(int lowfd) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0) == 0) return;
+#endif
+  long max = sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 65536) max = 65536;
+  for (int fd = lowfd; fd < max; fd++) close(fd);
+}
+
+static void move_fd(int from, int to) {
+  if (from == to) return;
+  dup2(from, to);
+  close(from);
+}
+
+/* The child's watchdog: when the parent is gone (the pipe's write end
+ * closed: exit, crash or SIGKILL) kill every descendant, wherever it hid
+ * (this process is a subreaper, so orphans come back to it), then leave.
+ * A parent-death signal would kill this process alone. */
+static void *watch_parent(void *arg) {
+  (void)arg;
+  char c;
+  for (;;) {
+    ssize_t n = read(LIFE_FD, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EBADF) { /* the plugin closed it: fall back */
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      return NULL;
+    }
+    break;
+  }
+  child_kill_descendants(NULL, 0);
+  _exit(128 + SIGKILL);
+}
+
 static void in_child(child_fn fn, void *arg, const struct child_opts *o, int res_w, int err_w,
-                     pid_t parent) {
-  /* Die with the harness, even when it is SIGKILLed; if it is already gone,
-   * the signal will never come: stop now. */
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);
+                     int life_r, pid_t parent) {
   setpgid(0, 0);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   signal(SIGHUP, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
+  child_become_subreaper(); /* what it starts and leaves comes back here */
   int devnull = open("/dev/null", O_RDONLY);
-  if (devnull >= 0) {
-    dup2(devnull, 0);
-    close(devnull);
-  }
+  if (devnull >= 0) move_fd(devnull, 0);
   dup2(err_w, 1);
   dup2(err_w, 2);
   close(err_w);
+  /* res_w and life_r are above 2; put them in place without clobbering. */
+  int tmp_life = fcntl(life_r, F_DUPFD_CLOEXEC, LIFE_FD + 1);
+  close(life_r);
+  move_fd(res_w, CHAN_FD);
+  move_fd(tmp_life, LIFE_FD);
+  fcntl(CHAN_FD, F_SETFD, 0);
+  fcntl(LIFE_FD, F_SETFD, 0);
+  close_from(LIFE_FD + 1);
+  pthread_t t;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay with the main thread */
+  int watched = pthread_create(&t, NULL, watch_parent, NULL) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (watched)
+    pthread_detach(t);
+  else
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* the children of this one may outlive it */
+  if (getppid() != parent) _exit(127); /* gone before the watch began */
   if (o->debug_env) set_debug_env();
-  fn(arg, res_w);
-  close(res_w);
+  fn(arg, CHAN_FD);
   fflush(NULL);
   _exit(0);
 }
@@ -101,16 +184,13 @@ static char *tail_lines(struct strbuf *t) {
   return xstrdup(start);
 }
 
-/* Read what is available on fd; returns 0 at EOF, 1 otherwise. */
-static int drain(int fd, struct strbuf *into, int is_tail) {
+/* Read what is available on fd into the tail; returns 0 at EOF, 1 otherwise. */
+static int drain(int fd, struct strbuf *tail) {
   char buf[65536];
   for (;;) {
     ssize_t n = read(fd, buf, sizeof buf);
     if (n > 0) {
-      if (is_tail)
-        tail_add(into, buf, (size_t)n);
-      else
-        strbuf_add(into, buf, (size_t)n);
+      tail_add(tail, buf, (size_t)n);
       continue;
     }
     if (n == 0) return 0;
@@ -285,26 +365,84 @@ static void kill_child(pid_t pid) {
 
 #define LINE_MARK "\x1e" "bench: end of this case's output" "\x1e\n"
 
+static int send_all(int fd, const void *buf, size_t n, int flags) {
+  for (;;) {
+    ssize_t w = send(fd, buf, n, flags | MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    return w == (ssize_t)n ? 0 : -1;
+  }
+}
+
+static void write_fd_all(int fd, const char *s, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
 void child_send_line(int fd, const char *line) {
-  /* The mark goes down the output pipe before the line goes down the result
-   * pipe: when the parent has the line, the mark is in its pipe, and the
+  /* The mark goes down the output pipe before the line goes down the
+   * channel: when the parent has the line, the mark is in its pipe, and the
    * output before it belongs to this line. */
   fflush(stdout);
   fflush(stderr);
-  const char *parts[3] = {LINE_MARK, line, "\n"};
-  int fds[3] = {2, fd, fd};
-  for (int i = 0; i < 3; i++) {
-    const char *s = parts[i];
-    size_t n = strlen(s);
-    while (n) {
-      ssize_t w = write(fds[i], s, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) break;
-      s += w;
-      n -= (size_t)w;
-    }
+  write_fd_all(2, LINE_MARK, strlen(LINE_MARK));
+  char msg[NONCE_LEN + 1 + CHUNK];
+  memcpy(msg, nonce, NONCE_LEN);
+  size_t n = strlen(line);
+  do {
+    size_t piece = n > CHUNK ? CHUNK : n;
+    msg[NONCE_LEN] = piece < n ? '+' : '.';
+    memcpy(msg + NONCE_LEN + 1, line, piece);
+    if (send_all(fd, msg, NONCE_LEN + 1 + piece, 0) != 0) _exit(127); /* the parent is gone */
+    line += piece;
+    n -= piece;
+  } while (n);
+  /* Wait until the parent has dealt with it (or is gone). */
+  for (;;) {
+    char ack[8];
+    ssize_t r = recv(fd, ack, sizeof ack, 0);
+    if (r > 0) return;
+    if (r < 0 && errno == EINTR) continue;
+    _exit(127);
   }
 }
+
+/* Take every message waiting on the channel: ours into lines (each ended
+ * with \n), foreign ones into the tail. Returns 0 at EOF, 1 otherwise. */
+static int drain_channel(int fd, struct strbuf *lines, struct strbuf *tail, int *complete) {
+  static char buf[MSG_MAX];
+  for (;;) {
+    ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n > 0) {
+      if (n > NONCE_LEN && memcmp(buf, nonce, NONCE_LEN) == 0 &&
+          (buf[NONCE_LEN] == '+' || buf[NONCE_LEN] == '.')) {
+        /* a \n inside a piece would split our framing: never from us */
+        const char *p = buf + NONCE_LEN + 1;
+        size_t len = (size_t)n - NONCE_LEN - 1;
+        if (!memchr(p, '\n', len)) {
+          strbuf_add(lines, p, len);
+          if (buf[NONCE_LEN] == '.') {
+            strbuf_add(lines, "\n", 1);
+            (*complete)++;
+          }
+          continue;
+        }
+      }
+      tail_add(tail, buf, (size_t)n);
+      if (buf[n - 1] != '\n') tail_add(tail, "\n", 1);
+      continue;
+    }
+    if (n == 0) return 0;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : 0;
+  }
+}
+
+static void send_ack(int fd) { send_all(fd, "a", 1, MSG_DONTWAIT); }
 
 /* Split the output read so far at the first mark: what came before it is
  * returned (the tail of one line's work), the rest stays. */
@@ -329,7 +467,7 @@ static char *take_tail(struct strbuf *tail) {
 /* Hand each complete line in buf to the callback (streaming mode).
  * Returns 1 when the callback said the child's work is complete. */
 static int deliver_lines(const struct child_opts *o, struct strbuf *buf, struct strbuf *tail,
-                          int err_fd, int *err_open, double *t_mark) {
+                          int err_fd, int *err_open, double *t_mark, int chan_fd) {
   char *nl;
   while (buf->len && (nl = memchr(buf->buf, '\n', buf->len))) {
     size_t len = (size_t)(nl - buf->buf);
@@ -340,12 +478,13 @@ static int deliver_lines(const struct child_opts *o, struct strbuf *buf, struct 
     buf->len -= len + 1;
     buf->buf[buf->len] = '\0';
     /* What the child printed before this line is already in its pipe. */
-    if (*err_open) *err_open = drain(err_fd, tail, 1);
+    if (*err_open) *err_open = drain(err_fd, tail);
     char *t = take_tail(tail);
     double now = now_s();
     int done = o->on_line(o->line_arg, line, t, now - *t_mark);
     *t_mark = now;
     if (done) return 1;
+    send_ack(chan_fd); /* dealt with: the child may go on */
   }
   return 0;
 }
@@ -360,35 +499,43 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
   }
   while (waitpid(-1, NULL, WNOHANG) > 0) {
   } /* a released child that has finished its exit */
-  int res[2], err[2];
-  if (pipe(res) != 0) return error("cannot create a pipe: %s", strerror(errno));
-  if (pipe(err) != 0) {
+  int res[2], err[2], life[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, res) != 0)
+    return error("cannot create a socket pair: %s", strerror(errno));
+  if (pipe2(err, O_CLOEXEC) != 0) {
     close(res[0]);
     close(res[1]);
     return error("cannot create a pipe: %s", strerror(errno));
   }
+  if (pipe2(life, O_CLOEXEC) != 0) {
+    close(res[0]), close(res[1]), close(err[0]), close(err[1]);
+    return error("cannot create a pipe: %s", strerror(errno));
+  }
+  new_nonce();
   fflush(NULL);
   double t0 = now_s();
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
-    close(res[0]), close(res[1]), close(err[0]), close(err[1]);
+    close(res[0]), close(res[1]), close(err[0]), close(err[1]), close(life[0]), close(life[1]);
     return error("cannot fork: %s", strerror(e));
   }
   if (pid == 0) {
     close(res[0]);
     close(err[0]);
-    in_child(fn, arg, o, res[1], err[1], parent);
+    close(life[1]);
+    in_child(fn, arg, o, res[1], err[1], life[0], parent);
   }
   setpgid(pid, pid); /* also here, so a kill of the group cannot race the child's own call */
   close(res[1]);
   close(err[1]);
+  close(life[0]); /* life[1] stays open while the child runs: closing it says we are gone */
   fcntl(res[0], F_SETFL, O_NONBLOCK);
   fcntl(err[0], F_SETFL, O_NONBLOCK);
 
   struct strbuf line = STRBUF_INIT, tail = STRBUF_INIT;
-  int res_open = 1, err_open = 1, status = 0, reaped = 0, released = 0;
+  int res_open = 1, err_open = 1, status = 0, reaped = 0, released = 0, complete = 0;
   double next_tick = o->tick_s > 0 ? t0 + o->tick_s : 0;
   double t_mark = t0; /* start of the current piece of work (streaming: the last line) */
   for (;;) {
@@ -402,10 +549,10 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
     if (reaped) {
       /* The child is gone: take what is in the pipes and stop waiting for
        * descendants that might still hold them. */
-      if (res_open) drain(res[0], &line, 0);
+      if (res_open) drain_channel(res[0], &line, &tail, &complete);
       if (o->on_line && !out->timed_out && !out->interrupted)
-        deliver_lines(o, &line, &tail, err[0], &err_open, &t_mark);
-      if (err_open) drain(err[0], &tail, 1);
+        deliver_lines(o, &line, &tail, err[0], &err_open, &t_mark, res[0]);
+      if (err_open) drain(err[0], &tail);
       break;
     }
     double now = now_s();
@@ -425,11 +572,16 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
     struct pollfd pf[2] = {{res_open ? res[0] : -1, POLLIN, 0}, {err_open ? err[0] : -1, POLLIN, 0}};
     int wait_ms = res_open || err_open ? 50 : 1; /* pipes closed: the exit is near */
     if (poll(pf, 2, wait_ms) > 0) {
-      if (res_open && (pf[0].revents & (POLLIN | POLLHUP))) res_open = drain(res[0], &line, 0);
-      if (err_open && (pf[1].revents & (POLLIN | POLLHUP))) err_open = drain(err[0], &tail, 1);
+      if (res_open && (pf[0].revents & (POLLIN | POLLHUP))) {
+        int before = complete;
+        res_open = drain_channel(res[0], &line, &tail, &complete);
+        if (!o->on_line)
+          for (; before < complete; before++) send_ack(res[0]); /* kept: go on */
+      }
+      if (err_open && (pf[1].revents & (POLLIN | POLLHUP))) err_open = drain(err[0], &tail);
       if (o->on_line && !out->timed_out && !out->interrupted) {
         double before = t_mark;
-        released = deliver_lines(o, &line, &tail, err[0], &err_open, &t_mark);
+        released = deliver_lines(o, &line, &tail, err[0], &err_open, &t_mark, res[0]);
         if (t_mark != before && next_tick) next_tick = t_mark + o->tick_s;
         if (released) {
           /* Its work is complete and it is on its way out: do not wait for
@@ -448,6 +600,7 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
   if (!released) child_kill_descendants(NULL, 0);
   close(res[0]);
   close(err[0]);
+  close(life[1]);
   out->wall_s = now_s() - t_mark;
   if (WIFSIGNALED(status)) out->signal = WTERMSIG(status);
   if (WIFEXITED(status)) out->exit_code = WEXITSTATUS(status);

@@ -79,6 +79,16 @@ char *run_key_names(void) {
   return strbuf_detach(&sb);
 }
 
+int isolation_parse(const char *s, enum isolation *out) {
+  static const char *const names[] = {"backend", "plugin", "case"};
+  for (int i = 0; i < 3; i++)
+    if (strcmp(s, names[i]) == 0) {
+      *out = (enum isolation)i;
+      return 0;
+    }
+  return -1;
+}
+
 int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, struct diags *d,
                 int line) {
   const struct run_key *k = &run_keys[id];
@@ -89,15 +99,22 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
   }
   switch (k->kind) {
   case RK_CHOICE: {
-    /* stop = ci | cv; isolation = plugin | case */
-    const char *a = id == RUN_STOP ? "ci" : "plugin", *b = id == RUN_STOP ? "cv" : "case";
-    int v = strcmp(value, a) == 0 ? 0 : strcmp(value, b) == 0 ? 1 : -1;
+    /* stop = ci | cv; isolation = backend | plugin | case */
+    if (id == RUN_ISOLATION) {
+      enum isolation iso;
+      if (isolation_parse(value, &iso) != 0) {
+        diags_add(d, line, "bad value '%s' for isolation: expected backend, plugin or case", value);
+        return -1;
+      }
+      pol->isolation = iso;
+      return 0;
+    }
+    int v = strcmp(value, "ci") == 0 ? 0 : strcmp(value, "cv") == 0 ? 1 : -1;
     if (v < 0) {
-      diags_add(d, line, "bad value '%s' for %s: expected %s or %s", value, name, a, b);
+      diags_add(d, line, "bad value '%s' for %s: expected ci or cv", value, name);
       return -1;
     }
-    if (id == RUN_STOP) pol->stop_rule = v ? STOP_CV : STOP_CI;
-    else pol->isolation_case = v;
+    pol->stop_rule = v ? STOP_CV : STOP_CI;
     return 0;
   }
   case RK_TIER: {

@@ -12,6 +12,14 @@ enum stop_rule { STOP_CI = 0, STOP_CV = 1 };
 /* "ci", "cv" (as a preset's `stop` key and the result file write it). */
 const char *stop_rule_name(enum stop_rule r);
 
+/* isolation = backend (default): the selected plugins of one backend run in
+ * one worker, one after the other; plugin: one worker per plugin; case: one
+ * process per case. */
+enum isolation { ISOLATION_BACKEND, ISOLATION_PLUGIN, ISOLATION_CASE };
+
+/* "backend", "plugin" or "case" into *out: 0, or -1 for anything else. */
+int isolation_parse(const char *s, enum isolation *out);
+
 struct run_policy {
   enum bench_tier tier;     /* which plugin defaults apply */
   int warmup_iters;         /* at least this many warm-up iterations */
@@ -28,8 +36,8 @@ struct run_policy {
   enum stop_rule stop_rule; /* what target_noise bounds: stop = ci (default), the
                                relative half-width of the median's 95% confidence
                                interval; stop = cv, the CV (the old rule) */
-  int isolation_case;       /* isolation = case: one process per case (default
-                               plugin: one worker process per plugin) */
+  enum isolation isolation; /* which cases share a worker process (isolation =
+                               backend, the default | plugin | case) */
   int require_check;        /* a case that nothing checked (unchecked) is ERROR,
                                for CI (require_check = true, --require-check) */
 };

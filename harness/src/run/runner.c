@@ -14,24 +14,9 @@
 #include "results/io.h"
 #include "core/util.h"
 
-static void write_all(int fd, const char *s, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, s, n);
-    if (w <= 0) return;
-    s += w;
-    n -= (size_t)w;
-  }
-}
-
+/* The line, after the mark that ends the case's output; returns once the
+ * parent has dealt with it (a worker's result is then on disk). */
 static void send_result(int fd, const struct case_result *r) {
-  char *line = case_result_to_json_line(r);
-  write_all(fd, line, strlen(line));
-  write_all(fd, "\n", 1);
-  free(line);
-}
-
-/* From a worker: the line, after the mark that ends the case's output. */
-static void stream_result(int fd, const struct case_result *r) {
   char *line = case_result_to_json_line(r);
   child_send_line(fd, line);
   free(line);
@@ -181,23 +166,23 @@ int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *r
   return rc;
 }
 
-/* ---- one worker per plugin ------------------------------------------------ */
+/* ---- one worker for one or more plugins -------------------------------- */
 
-#define WORKER_DONE "bench: worker done"
+/* After a plugin's deinit: the parent moves on to the next plugin, or lets
+ * the worker go after the last. */
+#define PLUGIN_DONE "bench: plugin done"
 
 struct worker_job {
-  const struct plugin_job *job;
-  size_t from; /* first case this worker runs */
+  const struct plugin_job *jobs; /* plugins run one after the other */
+  size_t njobs;
+  size_t j, from;                /* the first plugin and case this worker runs */
 };
 
-static void worker_child(void *arg, int fd) {
-  struct worker_job *wj = arg;
-  const struct plugin_job *job = wj->job;
-  child_become_subreaper(); /* what a case leaves behind comes back here */
-  vk_validation_child_begin();
+/* In the worker: init, the cases from `from`, deinit; init's answer first. */
+static void worker_plugin(const struct plugin_job *job, size_t from, int fd) {
   struct plugin_run pr;
   int rc = measure_init(&pr, job->pl);
-  stream_result(fd, &pr.init); /* first line: init's answer */
+  send_result(fd, &pr.init); /* first line: init's answer */
   if (rc != BENCH_OK) {
     measure_deinit(&pr);
     return;
@@ -206,43 +191,75 @@ static void worker_child(void *arg, int fd) {
    * with it. */
   size_t nkeep = 0;
   int *keep = child_children(&nkeep);
-  for (size_t k = wj->from; k < job->ncases; k++) {
+  for (size_t k = from; k < job->ncases; k++) {
     struct case_result r;
     case_identity(&r, job->pl, &job->cases[k], job->first_index + (int)k);
     measure_one(&pr, &job->cases[k], job->pol, &r);
     vk_validation_take(&r);
     child_kill_descendants(keep, nkeep);
-    stream_result(fd, &r);
+    send_result(fd, &r);
     case_result_release(&r);
   }
   free(keep);
   measure_deinit(&pr);
-  child_send_line(fd, WORKER_DONE); /* the parent need not wait for our exit */
+}
+
+static void worker_child(void *arg, int fd) {
+  struct worker_job *wj = arg;
+  vk_validation_child_begin();
+  for (size_t j = wj->j; j < wj->njobs; j++) {
+    worker_plugin(&wj->jobs[j], j == wj->j ? wj->from : 0, fd);
+    child_kill_descendants(NULL, 0); /* what this plugin left is not the next one's */
+    child_send_line(fd, PLUGIN_DONE); /* after the last: the parent need not wait for our exit */
+  }
 }
 
 struct worker_state {
-  const struct plugin_job *job;
-  size_t next;             /* the case running now */
+  const struct plugin_job *jobs;
+  size_t njobs;
+  size_t j;                /* the plugin running now */
+  size_t next;             /* its case running now */
   int got_init;
-  struct case_result init; /* the worker's first line */
+  struct case_result init; /* the plugin's first line */
   char *init_tail;         /* what init printed: goes with the first case */
 };
 
+static size_t finish_with(const struct plugin_job *job, size_t k, const struct case_result *init,
+                          int begun, char *tail);
+
 static int on_worker_line(void *arg, char *line, char *tail, double wall_s) {
   struct worker_state *ws = arg;
-  const struct plugin_job *job = ws->job;
+  const struct plugin_job *job = &ws->jobs[ws->j];
   if (!ws->got_init) {
     ws->got_init = 1;
     take_line(line, &ws->init);
     free(line);
     ws->init_tail = tail;
+    if (ws->init.status != CASE_OK) {
+      /* init declined or failed: no worker can do better; every case of
+       * this plugin gets its verdict. */
+      size_t first = ws->next;
+      ws->next += finish_with(job, ws->next, &ws->init, 1, ws->init_tail);
+      ws->init_tail = NULL;
+      if (ws->next == first) ws->next = job->ncases; /* interrupted before one was told */
+    }
     return 0;
   }
-  if (ws->next >= job->ncases) { /* after the last case: deinit is done */
-    int done = strcmp(line, WORKER_DONE) == 0;
+  if (ws->next >= job->ncases) { /* after its last case: deinit is done */
+    int done = strcmp(line, PLUGIN_DONE) == 0;
     free(line);
     free(tail);
-    return done;
+    if (!done) return 0;
+    ws->j++;
+    ws->next = 0;
+    ws->got_init = 0;
+    case_result_release(&ws->init);
+    case_result_init(&ws->init);
+    free(ws->init_tail);
+    ws->init_tail = NULL;
+    if (ws->j >= ws->njobs) return 1;
+    ws->jobs[ws->j].begin(ws->jobs[ws->j].cb_arg, 0);
+    return 0;
   }
   struct case_result r;
   case_identity(&r, job->pl, &job->cases[ws->next], job->first_index + (int)ws->next);
@@ -261,7 +278,9 @@ static int on_worker_line(void *arg, char *line, char *tail, double wall_s) {
   }
   size_t k = ws->next++;
   job->done(job->cb_arg, k, &r);
-  if (ws->next < job->ncases && !child_interrupted()) job->begin(job->cb_arg, ws->next);
+  /* The worker goes on with the next case once acknowledged, even when a
+   * signal came in the meantime (that case is then INTERRUPTED). */
+  if (ws->next < job->ncases) job->begin(job->cb_arg, ws->next);
   return 0;
 }
 
@@ -287,26 +306,32 @@ static size_t finish_with(const struct plugin_job *job, size_t k, const struct c
   return n;
 }
 
-static size_t run_workers(const struct plugin_job *job) {
-  size_t k = 0;
-  while (k < job->ncases && !child_interrupted()) {
+/* The cases of jobs[0..njobs) in workers, plugin after plugin in one
+ * worker; a worker that dies, hangs or is stopped costs the case it ran and
+ * a fresh one goes on with the next case (of the same or the next plugin). */
+static void run_workers(const struct plugin_job *jobs, size_t njobs) {
+  size_t j = 0, k = 0;
+  while (j < njobs && !child_interrupted()) {
+    if (k >= jobs[j].ncases) {
+      j++;
+      k = 0;
+      continue;
+    }
+    const struct plugin_job *job = &jobs[j];
     job->begin(job->cb_arg, k);
-    struct worker_state ws = {job, k, 0, {0}, NULL};
+    struct worker_state ws = {jobs, njobs, j, k, 0, {0}, NULL};
     case_result_init(&ws.init);
-    struct worker_job wj = {job, k};
+    struct worker_job wj = {jobs, njobs, j, k};
     struct child_opts o = {job->pol->timeout_s, job->pol->heartbeat_s, job->tick, job->tick_arg,
                            job->debug, on_worker_line, &ws};
     struct child_outcome out;
     int started = child_run(worker_child, &wj, &o, &out) == 0;
+    j = ws.j;
     k = ws.next;
-    if (ws.got_init && ws.init.status != CASE_OK) {
-      /* init declined or failed: no worker can do better */
-      size_t first = k;
-      k += finish_with(job, k, &ws.init, 1, ws.init_tail);
-      ws.init_tail = NULL;
-      if (k == first) k = job->ncases;
-    } else if (k < job->ncases) {
-      /* The worker died, hung or was stopped in case k (or in init). */
+    if (j < njobs && k < jobs[j].ncases && !(ws.got_init && ws.init.status != CASE_OK)) {
+      /* The worker died, hung or was stopped in case k of plugin j (or in
+       * its init). */
+      job = &jobs[j];
       struct case_result r;
       case_identity(&r, job->pl, &job->cases[k], job->first_index + (int)k);
       if (!started) {
@@ -324,13 +349,12 @@ static size_t run_workers(const struct plugin_job *job) {
       }
       job->done(job->cb_arg, k, &r);
       k++;
-      if (!started) break;
     }
     if (started) child_outcome_release(&out);
     case_result_release(&ws.init);
     free(ws.init_tail);
+    if (!started) break;
   }
-  return k;
 }
 
 static size_t run_isolated(const struct plugin_job *job) {
@@ -359,9 +383,19 @@ static size_t run_isolated(const struct plugin_job *job) {
   return k;
 }
 
-size_t run_plugin_cases(const struct plugin_job *job) {
-  const int validation = job->debug && vk_validation_open() == 0;
-  size_t n = job->isolation_case ? run_isolated(job) : run_workers(job);
+void run_plugins_cases(const struct plugin_job *jobs, size_t njobs, enum isolation iso) {
+  int debug = 0;
+  for (size_t j = 0; j < njobs; j++) debug |= jobs[j].debug;
+  const int validation = debug && vk_validation_open() == 0;
+  if (iso == ISOLATION_BACKEND) {
+    run_workers(jobs, njobs);
+  } else {
+    for (size_t j = 0; j < njobs && !child_interrupted(); j++) {
+      if (iso == ISOLATION_CASE)
+        run_isolated(&jobs[j]);
+      else
+        run_workers(&jobs[j], 1);
+    }
+  }
   if (validation) vk_validation_close();
-  return n;
 }

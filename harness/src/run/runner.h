@@ -1,8 +1,10 @@
-/* The cases of one plugin in child processes: by default one worker per
- * plugin (init once, then case after case, each result streamed back as it
- * ends; a crash, hang or exit costs that case and a fresh worker goes on),
- * or one process per case (isolation = case). The parent never calls the
- * plugin's code itself. */
+/* The cases of plugins in child processes: by default one worker for the
+ * plugins of one backend, one plugin after the other (init once, then case
+ * after case, each result streamed back as it ends and acknowledged once
+ * the parent has it; a crash, hang or exit costs that case and a fresh
+ * worker goes on with the next case, of the same or the next plugin), or
+ * one worker per plugin (isolation = plugin), or one process per case
+ * (isolation = case). The parent never calls the plugin's code itself. */
 #ifndef BENCH_RUNNER_H
 #define BENCH_RUNNER_H
 
@@ -23,7 +25,6 @@ struct plugin_job {
   size_t ncases;
   int first_index;              /* suite index of cases[0] */
   const struct run_policy *pol;
-  int isolation_case;           /* one process per case instead of one worker */
   int debug;
   child_tick_fn tick;           /* heartbeat of the running case */
   void *tick_arg;
@@ -32,10 +33,11 @@ struct plugin_job {
   void *cb_arg;
 };
 
-/* Run the job's cases until all are done or the run is interrupted (the
- * running case is then INTERRUPTED, later ones are not started). Returns
- * how many cases were reported through done. */
-size_t run_plugin_cases(const struct plugin_job *job);
+/* Run the cases of jobs[0..njobs) (plugins in run order, all of one
+ * backend when iso is ISOLATION_BACKEND: those share a worker) until all
+ * are done or the run is interrupted (the running case is then INTERRUPTED,
+ * later ones are not started). */
+void run_plugins_cases(const struct plugin_job *jobs, size_t njobs, enum isolation iso);
 
 /* Run case c of plugin pl under pol in a child of its own; r receives the
  * identity and the outcome (never left without a status). */

@@ -287,7 +287,14 @@ void plugin_close(struct plugin *p) {
   p->desc = NULL;
 }
 
-static int scan_rescan = 0, scan_verbose = 0;
+static int scan_rescan = 0, scan_verbose = 0, scan_noted = 0;
+
+/* Under --verbose, at most one line about a cache that cannot be used. */
+static void scan_note(const char *what, const char *why) {
+  if (!scan_verbose || scan_noted) return;
+  scan_noted = 1;
+  fprintf(stderr, "note: scan cache %s: %s\n", what, why);
+}
 
 void plugin_scan_configure(int rescan, int verbose) {
   scan_rescan = rescan;
@@ -359,7 +366,7 @@ static void scan_table_load(struct scan_table *t) {
   size_t n;
   char why[512];
   if (cache_file_read(SCAN_CACHE_FILE, header, &lines, &n, why, sizeof why) != 0) {
-    if (scan_verbose && errno != ENOENT) fprintf(stderr, "note: scan cache not used: %s\n", why);
+    if (errno != ENOENT) scan_note("not used", why);
     free(header);
     return;
   }
@@ -374,7 +381,7 @@ static void scan_table_load(struct scan_table *t) {
       }
       t->n = 0;
       t->dirty = 1;
-      if (scan_verbose) fprintf(stderr, "note: scan cache: line %zu unreadable; rebuilt\n", i + 2);
+      scan_note("rebuilt", "a record does not read back");
       break;
     }
     t->n++;
@@ -422,8 +429,8 @@ static void scan_table_save(struct scan_table *t) {
   }
   char *header = scan_cache_header("scan");
   char why[512];
-  if (cache_file_write(SCAN_CACHE_FILE, header, lines, n, why, sizeof why) != 0 && scan_verbose)
-    fprintf(stderr, "note: scan cache not written: %s\n", why);
+  if (cache_file_write(SCAN_CACHE_FILE, header, lines, n, why, sizeof why) != 0)
+    scan_note("not written", why);
   free(header);
   cache_lines_free(lines, n);
 }

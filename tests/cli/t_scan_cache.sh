@@ -30,6 +30,8 @@ __attribute__((constructor)) static void mark(void) {
 static int setup(const struct bench_host *h, void *ctx, void **state) {
   (void)ctx;
   *state = NULL;
+  const char *from = getenv("SC_REPLACE_FROM"), *to = getenv("SC_REPLACE_TO");
+  if (from && to) rename(from, to); /* another plugin's file, replaced mid-run */
   return h->param_int(h, "n") > 0 ? BENCH_OK : h->fail(h, "n must be positive");
 }
 static int run(const struct bench_host *h, void *state) {
@@ -141,6 +143,16 @@ rm -f "$SCAN_MARKER"
 run_bench --list --format tsv --plugin-dir "$P"
 expect_eq "$(loaded sc_b)" 1 "replaced (new inode, same size and mtime): scanned again"
 expect_in "$T/out" '^sc_b	cpu	none	n$' "replaced: its own params"
+cp "$T/keep_b.so" "$P/sc_b.so"
+
+# A plugin replaced after discovery but before its worker loads it: its
+# cases are ERROR with a line saying so, not run from the new file.
+build "$T/sc_b_next.so" sc_b
+SC_REPLACE_FROM="$T/sc_b_next.so" SC_REPLACE_TO="$P/sc_b.so" \
+  run_bench --preset "$PRESET" --plugin-dir "$P" --plugin sc_a,sc_b --results-dir "$T/rr"
+expect_rc 1 "plugin replaced mid-run"
+expect_in "$T/out" 'sc_a n=8: OK'
+expect_in "$T/out" 'sc_b n=8 extra=x: ERROR .*sc_b\.so changed since it was scanned'
 cp "$T/keep_b.so" "$P/sc_b.so"
 
 # ---- corrupt caches: rebuilt silently, the run is right --------------------

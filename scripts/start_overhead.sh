@@ -75,7 +75,8 @@ t() {
   echo "$l $name $(echo "$e - $s" | bc -l)" >>"$work/log"
 }
 
-echo "machine: $(machine_cpu_model), $(machine_cpus) CPUs, load $(machine_load)"
+echo "machine: $(machine_cpu_model) (family $(machine_cpu_field 'cpu family') model" \
+  "$(machine_cpu_field model)), $(machine_cpus) CPUs, $(uname -r), load $(machine_load)"
 for l in "${labels[@]}"; do
   echo "$l: ${prefix[$l]}, $("${prefix[$l]}/bin/bench" --version 2>/dev/null | head -1)," \
     "$(XDG_CACHE_HOME="$work/xdg-$l" "${prefix[$l]}/bin/bench" --list --format tsv 2>/dev/null | wc -l) plugins"
@@ -123,6 +124,7 @@ for i in $(seq "$runs"); do
   done
 done
 
+echo "load at the end: $(machine_load)"
 python3 - "$work/log" "$pairs" "$runs" "${labels[@]}" <<'PY'
 import statistics as st, sys
 log, pairs, runs, labels = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]

@@ -150,12 +150,16 @@ static void scan_child(void *arg, int fd) {
 /* Scan the file in a child (child.c: its own group, killed with all it
  * started, output kept off the user's terminal); returns the record the
  * child sent, or a broken record saying what became of the child. A
- * constructor that ends the process, even with status 0, is refused. */
-static char *scan_in_child(const char *path) {
+ * constructor that ends the process, even with status 0, is refused.
+ * *transient: the answer says nothing of the file (interrupted, no process). */
+static char *scan_in_child(const char *path, int *transient) {
   struct child_opts o = {LOAD_PROBE_TIMEOUT_S, 0, NULL, NULL, 0, NULL, NULL};
   struct child_outcome out;
-  if (child_run(scan_child, (void *)path, &o, &out) != 0)
+  *transient = 0;
+  if (child_run(scan_child, (void *)path, &o, &out) != 0) {
+    *transient = 1;
     return scan_record_broken("cannot start a process to load it");
+  }
   char msg[512];
   char *rec = NULL;
   if (out.line && out.exit_code == 0 && !out.signal) {
@@ -169,12 +173,13 @@ static char *scan_in_child(const char *path) {
     } else {
       snprintf(msg, sizeof msg, "unreadable answer from the process that loaded it");
     }
+  } else if (out.interrupted || child_interrupted()) {
+    snprintf(msg, sizeof msg, "interrupted while loading it");
+    *transient = 1;
   } else if (out.timed_out)
     snprintf(msg, sizeof msg, "loading it hung for %d s", LOAD_PROBE_TIMEOUT_S);
   else if (out.signal)
     snprintf(msg, sizeof msg, "loading it crashed (%s)", strsignal(out.signal));
-  else if (out.interrupted)
-    snprintf(msg, sizeof msg, "interrupted while loading it");
   else if (out.exit_code != 0) /* a sanitizer's report of a crash ends so */
     snprintf(msg, sizeof msg, "loading it crashed (exit status %d)", out.exit_code);
   else
@@ -460,7 +465,7 @@ static int discover_one(struct scan_table *t, int use_cache, int keep, const cha
   int have = 0;
   if (l && scan_key_eq(&l->key, &key) && scan_record_parse(l->rec, &d, sha, &problem) == 0) {
     /* a record that parses but fails the checks was edited: scan again */
-    if (!d || validate_entry(d, msg, msglen) == 0) have = 1;
+    if (!d || (abi_accept(d, msg, msglen) == 0 && validate_entry(d, msg, msglen) == 0)) have = 1;
     else {
       scan_desc_free(d);
       d = NULL;
@@ -470,13 +475,14 @@ static int discover_one(struct scan_table *t, int use_cache, int keep, const cha
   if (!have) {
     free(problem);
     problem = NULL;
-    char *rec = scan_in_child(path);
+    int transient;
+    char *rec = scan_in_child(path, &transient);
     if (scan_record_parse(rec, &d, sha, &problem) != 0) { /* cannot happen: our own record */
       free(rec);
       snprintf(msg, msglen, "unreadable scan record");
       return -1;
     }
-    if (keep) scan_table_put(t, path, &key, rec);
+    if (keep && !transient) scan_table_put(t, path, &key, rec); /* a hang is remembered too */
     else free(rec);
   }
   if (!d) {

@@ -21,9 +21,10 @@ struct plugin_run {
   struct case_result init; /* init's outcome (status, message) and set_info facts */
 };
 /* Load the plugin in this process (plugin_open: a file that changed since
- * it was scanned is an ERROR) and call init. Returns BENCH_OK, or BENCH_SKIP/BENCH_ERROR with pr->init's
- * status and message saying why (deinit already called when init returned
- * OK but misused the host). Call measure_deinit in every case. */
+ * it was scanned is an ERROR) and call init. Returns BENCH_OK, or
+ * BENCH_SKIP/BENCH_ERROR with pr->init's status and message saying why
+ * (deinit already called when init returned OK but misused the host). Call
+ * measure_deinit in every case. */
 int measure_init(struct plugin_run *pr, const struct plugin *pl);
 /* Setup, warm-up, samples, verify, teardown of case c into r (which holds
  * the identity); init's facts are copied into r. */

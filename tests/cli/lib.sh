@@ -4,6 +4,9 @@
 set -u
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-cli.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# A scan cache of its own (never the user's ~/.cache, never another test's).
+export XDG_CACHE_HOME="$T/xdg-cache"
+unset BENCH_NO_SCAN_CACHE
 # shellcheck source=tests/checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 TODAY=$(date +%F)

@@ -9,8 +9,10 @@
 
 #include "cli/commands.h"
 #include "plan/plugin_select.h"
+#include "plan/probe_cache.h"
 #include "plan/preset.h"
 #include "run/runner.h"
+#include "core/child.h"
 #include "core/term.h"
 #include "core/util.h"
 
@@ -54,6 +56,7 @@ int cmd_list(const struct options *o) {
     return EXIT_USAGE;
   }
   struct plugin_set set;
+  plugin_scan_configure(o->rescan, o->verbose);
   if (plugins_load(o->plugin_dirs, o->nplugin_dirs, &set) != 0) return EXIT_USAGE;
   const struct plugin **sel;
   size_t nsel;
@@ -74,10 +77,23 @@ int cmd_list(const struct options *o) {
     if (strlen(term_str(sel[i]->desc->name)) > wname) wname = strlen(term_str(sel[i]->desc->name));
     if (strlen(term_str(sel[i]->desc->backend)) > wback) wback = strlen(term_str(sel[i]->desc->backend));
   }
+  /* Verdicts are cached for this boot and environment (probe_cache.h);
+   * --mode debug (the validation layer) always asks. */
+  struct probe_cache pc;
+  probe_cache_load(&pc);
   for (size_t i = 0; i < nsel; i++) {
     const struct bench_plugin *p = sel[i]->desc;
     char reason[512];
-    int ok = probe_in_child(sel[i], PROBE_TIMEOUT_S, o->debug, reason, sizeof reason) == BENCH_OK;
+    char *cached = NULL;
+    int rc;
+    if (!o->debug && probe_cache_get(&pc, sel[i], &rc, &cached)) {
+      snprintf(reason, sizeof reason, "%s", cached);
+      free(cached);
+    } else {
+      rc = probe_in_child(sel[i], PROBE_TIMEOUT_S, o->debug, reason, sizeof reason);
+      if (!o->debug && !child_interrupted()) probe_cache_put(&pc, sel[i], rc, reason);
+    }
+    int ok = rc == BENCH_OK;
     char *status = ok ? xstrdup("runnable") : xasprintf("not runnable: %s", reason);
     printf("%-*s  %-*s  %s  %s\n", (int)wname, term_str(p->name), (int)wback, term_str(p->backend),
            term_str(status), term_str(p->description));
@@ -87,6 +103,8 @@ int cmd_list(const struct options *o) {
       print_params(p);
     }
   }
+  probe_cache_save(&pc);
+  probe_cache_release(&pc);
   if (nsel == 0) fprintf(stderr, "bench: no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)\n");
   fflush(stdout);
   free(sel);

@@ -222,6 +222,7 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   int rc = preset_load(path, &s->preset);
   free(path);
   if (rc != 0) return -1;
+  plugin_scan_configure(o->rescan, o->verbose);
   if (plugins_load(o->plugin_dirs, o->nplugin_dirs, set) != 0) return -1;
   if (plugins_select(set, o->plugins, o->nplugins, &s->plugins, &s->nplugins) != 0) return -1;
   if (s->nplugins == 0) return error("no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)");

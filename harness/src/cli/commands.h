@@ -24,6 +24,7 @@ struct options {
   int require_check;         /* --require-check: unchecked cases fail (or the preset's key) */
   int list;                  /* --list */
   int verbose;               /* --verbose: --list shows parameters */
+  int rescan;                /* --rescan: scan every plugin file again (scan cache) */
   const char *format;        /* --format text|tsv (--list); NULL: text */
   const char **params;       /* --param NAME=VALUE (repeatable) */
   size_t nparams;

@@ -34,6 +34,9 @@ void usage(FILE *f) {
           "                       separated: name, backend, operation, parameter names (a comma\n"
           "                       list); nothing is probed\n"
           "  --plugin-dir DIR     also load plugins from DIR (repeatable); see BENCH_PLUGIN_PATH\n"
+          "  --rescan             scan every plugin file again and ask each listed plugin again\n"
+          "                       whether it can run, instead of trusting the scan cache in\n"
+          "                       $XDG_CACHE_HOME/bench (BENCH_NO_SCAN_CACHE=1: no cache at all)\n"
           "  --results-dir DIR    where result files go (default ./results)\n"
           "  --events FILE        write JSON-lines progress events to FILE ('-' for stdout)\n"
           "  --tag TAG            added to result file names and rows (e.g. the machine)\n"
@@ -63,7 +66,7 @@ static void push(const char ***list, size_t *n, const char *v) {
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
          OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER, OPT_BASELINE, OPT_ISOLATION,
-         OPT_FORMAT, OPT_REQUIRE_CHECK };
+         OPT_FORMAT, OPT_REQUIRE_CHECK, OPT_RESCAN };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -82,6 +85,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"filter", required_argument, NULL, OPT_FILTER},
       {"format", required_argument, NULL, OPT_FORMAT},
       {"require-check", no_argument, NULL, OPT_REQUIRE_CHECK},
+      {"rescan", no_argument, NULL, OPT_RESCAN},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->isolation = -1; /* the preset's */
@@ -117,6 +121,7 @@ int options_parse(int argc, char **argv, struct options *o) {
     }
     case OPT_LIST: o->list = 1; break;
     case OPT_REQUIRE_CHECK: o->require_check = 1; break;
+    case OPT_RESCAN: o->rescan = 1; break;
     case OPT_FORMAT:
       if (strcmp(optarg, "text") != 0 && strcmp(optarg, "tsv") != 0)
         return error("--format must be text or tsv, not '%s'", optarg);

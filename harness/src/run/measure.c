@@ -278,6 +278,13 @@ int measure_init(struct plugin_run *pr, const struct plugin *pl) {
   case_result_init(&pr->init);
   host_init(&pr->h, NULL, &pr->init, VERIFY_NONE);
   pr->init.status = CASE_OK;
+  char why[512];
+  if (plugin_open(pl, &pr->opened, why, sizeof why) != 0) {
+    pr->init.status = CASE_ERROR;
+    pr->init.message = xstrdup(why);
+    return BENCH_ERROR;
+  }
+  pl = pr->pl = &pr->opened;
   if (!pl->desc->init) return BENCH_OK;
   int rc = pl->desc->init(&pr->h.api, &pr->ctx);
   if (rc == BENCH_OK && !pr->h.bug) {
@@ -296,6 +303,7 @@ void measure_deinit(struct plugin_run *pr) {
     pr->pl->desc->deinit(&pr->h.api, pr->ctx);
   }
   pr->inited = 0;
+  plugin_close(&pr->opened);
   case_result_release(&pr->init);
 }
 

@@ -13,15 +13,18 @@
 /* A plugin initialised once in this process (a worker), then measured case
  * after case. */
 struct plugin_run {
-  const struct plugin *pl;
+  const struct plugin *pl; /* &opened once init ran */
+  struct plugin opened;    /* the plugin loaded in this process (plugin_open) */
   struct host_state h;     /* one host for the process: its address stays */
   void *ctx;               /* init's */
   int inited;              /* init returned OK: deinit is owed */
   struct case_result init; /* init's outcome (status, message) and set_info facts */
 };
-/* Call init. Returns BENCH_OK, or BENCH_SKIP/BENCH_ERROR with pr->init's
- * status and message saying why (deinit already called when init returned
- * OK but misused the host). Call measure_deinit in every case. */
+/* Load the plugin in this process (plugin_open: a file that changed since
+ * it was scanned is an ERROR) and call init. Returns BENCH_OK, or
+ * BENCH_SKIP/BENCH_ERROR with pr->init's status and message saying why
+ * (deinit already called when init returned OK but misused the host). Call
+ * measure_deinit in every case. */
 int measure_init(struct plugin_run *pr, const struct plugin *pl);
 /* Setup, warm-up, samples, verify, teardown of case c into r (which holds
  * the identity); init's facts are copied into r. */

@@ -25,6 +25,7 @@ valid_json() { python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$1"; 
 waiting() { grep -q 'waiting for the lock on results folder' "$T/err"; }
 gone() { ! kill -0 "$1" 2>/dev/null; }
 start_bench() { # start_bench DIR WAIT_S: bench in the background
+  : >"$T/err" # the previous run's "waiting" line must not count for this one
   BENCH_LOCK_WAIT_S=$2 "$BENCH" --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_ok \
     --results-dir "$1" >"$T/out" 2>"$T/err" &
   BPID=$!
@@ -58,6 +59,7 @@ expect_in "$T/err" "interrupted by .* while waiting for the lock on results fold
 valid_json "$T/b/$NAME.json" && ok || fail "SIGINT: no valid result file"
 
 # SIGTERM to `bench rollup` waiting for the lock: it ends at once.
+: >"$T/err"
 BENCH_LOCK_WAIT_S=300 "$BENCH" rollup --results-dir "$T/b" >"$T/out" 2>"$T/err" &
 BPID=$!
 wait_for 30 waiting && ok || fail "bench rollup: no line saying what it waits for"

@@ -49,6 +49,7 @@ shape_of() {
   cpu_gemm) echo "variant = blocked|m = 64|n = 48|k = 32|dtype = f32,f16|threads = 1" ;;
   vk_gemm_f16acc32) echo "m = 64|n = 48|k = 32|dtype = f16" ;;
   hip_gemm) echo "variant = tiled,mfma|m = 64|n = 48|k = 32|dtype = f32,f16" ;;
+  cuda_gemm) echo "variant = tiled,cublas|m = 64|n = 48|k = 32|dtype = f32,f16" ;;
   *_gemm | *_gemm_*) echo "m = 64|n = 48|k = 32|dtype = f32" ;;
   cpu_rmsnorm* | cpu_layernorm* | cpu_softmax*) echo "rows = 16|cols = 256|threads = 1" ;;
   *_rmsnorm* | *_layernorm* | *_softmax*) echo "rows = 16|cols = 256|dtype = f32" ;;
@@ -130,16 +131,16 @@ for path in glob.glob(os.path.join(rdir, "*.json")):
         elif got != want:
             bad.append(f"{who}: flops, bytes {got}, expected {want}")
         cell.add(f"{c['flops']:.6g} FLOP / {c['bytes']:.6g} B")
-# Every built plugin of a table operation ran at least one case, or (HIP
-# without a device) skipped; a skipped HIP plugin must not call set_work.
+# Every built plugin of a table operation ran at least one case, or (HIP or
+# CUDA without a device) skipped; a skipped one must not call set_work.
 for line in open(built_file):
     name, backend, op = line.split()
     if op not in ops or name in ran:
         continue
     checks += 1
-    if backend != "hip":
+    if backend not in ("hip", "cuda"):  # cuda_X is built from hip_X.hip
         bad.append(f"{name}: no case ran"); continue
-    src = os.path.join(hip_src, name + ".hip")
+    src = os.path.join(hip_src, "hip_" + name.split("_", 1)[1] + ".hip")
     text = open(src).read() if os.path.exists(src) else ""
     if not text:
         bad.append(f"{name}: no source {src} to check"); continue

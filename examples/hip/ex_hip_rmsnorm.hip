@@ -9,15 +9,19 @@
 #define BLOCK 256
 
 /* The kernel: each thread sums the squares of every BLOCK-th element of the
- * row, the block adds those sums up, then every thread scales its elements. */
+ * row, the block adds those sums up, then every thread scales its elements.
+ * W is the wave size (64 on CDNA, 32 on RDNA): run_batch launches the one of
+ * the device (ctx->wave); each target compiles only its own. */
+template <int W>
 __global__ __launch_bounds__(BLOCK) void rmsnorm(const float *x, const float *w, float *y,
                                                  int cols, float eps) {
-  __shared__ float scratch[BLOCK / HIPB_WAVE];
+  HIPB_WAVE_ONLY(W);
+  __shared__ float scratch[BLOCK / W];
   const float *xr = x + (size_t)blockIdx.x * cols;
   float *yr = y + (size_t)blockIdx.x * cols;
   float ss = 0.0f;
   for (int j = threadIdx.x; j < cols; j += BLOCK) ss += xr[j] * xr[j];
-  const float rstd = rsqrtf(hipb_block_sum<BLOCK>(ss, scratch) / (float)cols + eps);
+  const float rstd = rsqrtf(hipb_block_sum<BLOCK, W>(ss, scratch) / (float)cols + eps);
   for (int j = threadIdx.x; j < cols; j += BLOCK) yr[j] = xr[j] * rstd * w[j];
 }
 
@@ -62,10 +66,16 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
 static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct state *s = (struct state *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
-  for (int64_t i = 0; i < n; i++)
-    HIPB_LAUNCH(h, rmsnorm, dim3((unsigned)s->rows), dim3(BLOCK), 0, s->ctx->stream,
-                (const float *)s->x.dev, (const float *)s->w.dev, (float *)s->y.dev,
-                (int)s->cols, s->eps);
+  for (int64_t i = 0; i < n; i++) {
+    if (s->ctx->wave == 32)
+      HIPB_LAUNCH(h, rmsnorm<32>, dim3((unsigned)s->rows), dim3(BLOCK), 0, s->ctx->stream,
+                  (const float *)s->x.dev, (const float *)s->w.dev, (float *)s->y.dev,
+                  (int)s->cols, s->eps);
+    else
+      HIPB_LAUNCH(h, rmsnorm<64>, dim3((unsigned)s->rows), dim3(BLOCK), 0, s->ctx->stream,
+                  (const float *)s->x.dev, (const float *)s->w.dev, (float *)s->y.dev,
+                  (int)s->cols, s->eps);
+  }
   return hipb_end(h, s->ctx);
 }
 

@@ -9,8 +9,8 @@
  *   1. K tile into LDS (rotated, transposed: Ks[d][key])
  *   2. S = Q K^T from LDS, each thread a (BQ/16) x (BK/16) block; causal
  *      mask on the diagonal tile
- *   3. online softmax: the tile's row max by __shfl_xor across the 16
- *      threads of a row, rescale of the running sum and of O by
+ *   3. online softmax: the tile's row max by a shuffle across the 16
+ *      threads of a row (16 lanes: the same on 32- and 64-lane waves), rescale of the running sum and of O by
  *      exp2(m_old - m_new), P = exp2(S - m_new) into LDS
  *   4. V tile into LDS (over K) and O += P V, each thread a
  *      (BQ/16) x (head_dim/16) block of O in registers
@@ -101,9 +101,16 @@ __global__ __launch_bounds__(AT_THREADS) void attention_fwd(
   constexpr int CS = BK / 16; /* keys per thread in S */
   constexpr int OD = D / 16;  /* output columns per thread */
   constexpr int KV_FLOATS = D * (BK + AT_PAD) > BK * (D + AT_PAD) ? D * (BK + AT_PAD) : BK * (D + AT_PAD);
+#if defined(HIPB_CUDA)
+  /* CUDA caps static shared memory at 48 KiB: the same arrays, carved from
+   * dynamic shared memory (AT_LDS_BYTES, opted in by launch_d) */
+  extern __shared__ __align__(16) float at_smem[];
+  float *const Qs = at_smem, *const KV = Qs + D * (BQ + AT_PAD), *const Ps = KV + KV_FLOATS;
+#else
   __shared__ float Qs[D * (BQ + AT_PAD)] __attribute__((aligned(16))); /* Qs[d][row] */
   __shared__ float KV[KV_FLOATS] __attribute__((aligned(16)));        /* Ks[d][key], then Vs[key][d] */
   __shared__ float Ps[BK * (BQ + AT_PAD)] __attribute__((aligned(16))); /* Ps[key][row] */
+#endif
   constexpr int LQ = BQ + AT_PAD, LK = BK + AT_PAD, LV = D + AT_PAD;
 
   const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
@@ -160,7 +167,7 @@ __global__ __launch_bounds__(AT_THREADS) void attention_fwd(
         mt = fmaxf(mt, s[r][c]);
       }
 #pragma unroll
-      for (int off = 1; off < 16; off <<= 1) mt = fmaxf(mt, __shfl_xor(mt, off, HIPB_WAVE));
+      for (int off = 1; off < 16; off <<= 1) mt = fmaxf(mt, hipb_shfl_xor(mt, off, 16));
       const float mn = fmaxf(m[r], mt);
       /* mn is -inf only for a row with no key yet (none here: key 0 is
        * always visible); keep it finite so nothing turns into a NaN */
@@ -206,7 +213,7 @@ __global__ __launch_bounds__(AT_THREADS) void attention_fwd(
   for (int r = 0; r < RQ; r++) {
     float sum = l[r];
 #pragma unroll
-    for (int off = 1; off < 16; off <<= 1) sum += __shfl_xor(sum, off, HIPB_WAVE);
+    for (int off = 1; off < 16; off <<= 1) sum += hipb_shfl_xor(sum, off, 16);
     const int row = q0 + ty * RQ + r;
     if (row >= seq) continue;
     const float inv = 1.0f / sum;
@@ -229,13 +236,26 @@ struct attention {
   enum bench_dtype dtype;
   struct hipb_buf q, k, v, o;
   float2 *cs; /* RoPE table, device */
+  int lds_opt_in; /* CUDA: the kernel may use more than 48 KiB of shared memory */
 };
 
 template <typename T, int D, int BQ, int BK>
 static int launch_d(const struct bench_host *h, struct attention *s) {
   const dim3 grid((unsigned)((s->seq + BQ - 1) / BQ), (unsigned)s->heads, (unsigned)s->batch);
   const float qscale = HIPB_LOG2E / sqrtf((float)s->d);
-  HIPB_LAUNCH(h, (attention_fwd<T, D, BQ, BK>), grid, dim3(AT_THREADS), 0, s->ctx->stream,
+#if defined(HIPB_CUDA)
+  /* Qs, KV and Ps of attention_fwd, in dynamic shared memory */
+  constexpr int KV_FLOATS = D * (BK + AT_PAD) > BK * (D + AT_PAD) ? D * (BK + AT_PAD) : BK * (D + AT_PAD);
+  constexpr size_t lds = sizeof(float) * (D * (BQ + AT_PAD) + KV_FLOATS + BK * (BQ + AT_PAD));
+  if (!s->lds_opt_in) { /* once, before the first launch */
+    HIPB_CHECK(h, cudaFuncSetAttribute(attention_fwd<T, D, BQ, BK>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lds));
+    s->lds_opt_in = 1;
+  }
+#else
+  constexpr size_t lds = 0;
+#endif
+  HIPB_LAUNCH(h, (attention_fwd<T, D, BQ, BK>), grid, dim3(AT_THREADS), lds, s->ctx->stream,
               (const T *)s->q.dev, (const T *)s->k.dev, (const T *)s->v.dev, (T *)s->o.dev,
               (int)s->heads, (int)s->seq, (int)s->d, s->rope, (const float2 *)s->cs, qscale);
   return BENCH_OK;
@@ -330,8 +350,8 @@ static void teardown(const struct bench_host *h, void *state) {
 
 HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "hip_attention",
-    .backend = "hip",
+    .name = HIPB_NAME("attention"),
+    .backend = HIPB_BACKEND,
     .operation = "attention",
     .description = "fused causal flash attention with RoPE on q and k (f32/f16/bf16), online softmax",
     .params = params,

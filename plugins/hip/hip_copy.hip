@@ -79,8 +79,8 @@ static void teardown(const struct bench_host *h, void *state) {
 
 HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "hip_copy",
-    .backend = "hip",
+    .name = HIPB_NAME("copy"),
+    .backend = HIPB_BACKEND,
     .operation = "copy",
     .description = "fp32 device-to-device copy kernel, memory bandwidth (16-byte loads/stores)",
     .params = params,

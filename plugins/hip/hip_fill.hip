@@ -77,8 +77,8 @@ static void teardown(const struct bench_host *h, void *state) {
 
 HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "hip_fill",
-    .backend = "hip",
+    .name = HIPB_NAME("fill"),
+    .backend = HIPB_BACKEND,
     .operation = "fill",
     .description = "fp32 fill, device memory write bandwidth (16-byte stores)",
     .params = params,

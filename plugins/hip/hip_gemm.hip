@@ -13,22 +13,36 @@
  *                  2x2 v_mfma_f32_32x32x8 (f16, bf16_1k) accumulators; A and
  *                  B (transposed) pass through LDS 32 k at a time as 16-bit
  *                  values. Built only for gfx90a and gfx940/941/942
- *                  (HIPB_DEVICE_MFMA); on any other device the tiled kernel
- *                  runs instead and the result header says so.
+ *                  (HIPB_DEVICE_MFMA: CDNA, 64-lane waves); on any other
+ *                  device (gfx908, RDNA) the case is SKIPPED with that reason.
  * Edges (m, n, k not multiples of the tiles) are zero-padded on the way in
  * and masked on the way out. Verified against the harness's gemm reference
  * (inputs as given, fp32 output). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipb.h"
 
+#if defined(HIPB_CUDA)
+#include <cublas_v2.h>
+#endif
+
 static const struct bench_param params[] = {
+#if defined(HIPB_CUDA)
+    {.name = "variant", .type = BENCH_PARAM_STRING,
+     .description = "tiled: shared-memory-tiled SIMT fp32 math; cublas: cuBLAS cublasGemmEx, "
+                    "fp32 compute (the vendor anchor)",
+     .choices = "tiled,cublas", .min = 0, .max = 0, .zip = 2,
+     .defaults = {"tiled,tiled,cublas,cublas", "tiled,cublas,cublas", "tiled,cublas,cublas",
+                  "tiled,tiled,cublas,cublas"}},
+#else
     {.name = "variant", .type = BENCH_PARAM_STRING,
      .description = "tiled: LDS-tiled SIMT fp32 math; mfma: matrix cores (f16/bf16 inputs)",
      .choices = "tiled,mfma", .min = 0, .max = 0, .zip = 2,
      .defaults = {"tiled,tiled,mfma,mfma", "tiled,mfma,mfma", "tiled,mfma,mfma",
                   "tiled,tiled,mfma,mfma"}},
+#endif
     BENCH_PARAM_DTYPE_ZIP(2, "element type of A and B (C is fp32, accumulation fp32)",
                           "f32,f16,bf16", "f32,f16,f16,bf16", "f32,f16,bf16", "f32,f16,bf16",
                           "f32,bf16,f16,bf16"),
@@ -160,11 +174,13 @@ __global__ __launch_bounds__(256) void gemm_tiled(const T *__restrict__ A, const
 }
 
 /* ---- variant=mfma ----------------------------------------------------- */
+#if !defined(HIPB_CUDA) /* AMD's matrix cores: not in the cuda_gemm build */
 
 #define MF_M 128
 #define MF_N 128
 #define MF_K 32
 #define MF_LDK (MF_K + 4) /* LDS row of 36 16-bit values: 72 bytes, banks spread */
+#define MF_WAVE 64        /* MFMA runs on CDNA's 64-lane waves only */
 
 /* Four 16-bit values, in memory order (the low half of x first). */
 struct alignas(8) mf_u2 {
@@ -181,7 +197,7 @@ struct mf_acc {
 };
 /* HIP-CPU: the same contract by shuffles, to test the kernel's indexing. */
 template <bool BF16> inline void mf_mma(mf_acc &acc, mf_u2 a, mf_u2 b) {
-  const int lane = threadIdx.x % HIPB_WAVE;
+  const int lane = threadIdx.x % MF_WAVE;
   float av[4], bv[4];
   const uint32_t aw[2] = {a.x, a.y}, bw[2] = {b.x, b.y};
   for (int e = 0; e < 4; e++) {
@@ -191,10 +207,10 @@ template <bool BF16> inline void mf_mma(mf_acc &acc, mf_u2 a, mf_u2 b) {
     bv[e] = BF16 ? hipb_to_f32(hipb_bf16{bb}) : hipb_to_f32(hipb_f16{bb});
   }
   for (int k = 0; k < 8; k++) {
-    const float bkj = __shfl(bv[k % 4], lane % 32 + 32 * (k / 4), HIPB_WAVE);
+    const float bkj = __shfl(bv[k % 4], lane % 32 + 32 * (k / 4), MF_WAVE);
     for (int r = 0; r < 16; r++) {
       const int i = 8 * (r / 4) + 4 * (lane / 32) + r % 4;
-      acc[r] += __shfl(av[k % 4], i + 32 * (k / 4), HIPB_WAVE) * bkj;
+      acc[r] += __shfl(av[k % 4], i + 32 * (k / 4), MF_WAVE) * bkj;
     }
   }
 }
@@ -250,7 +266,7 @@ __global__ __launch_bounds__(256) void gemm_mfma(const uint16_t *__restrict__ A,
 #if defined(HIPB_DEVICE_MFMA) || defined(__HIP_CPU_RT__)
   __shared__ uint16_t As[MF_M][MF_LDK] __attribute__((aligned(16))); /* As[m][k] */
   __shared__ uint16_t Bs[MF_N][MF_LDK] __attribute__((aligned(16))); /* B transposed: Bs[n][k] */
-  const int tid = threadIdx.x, lane = tid % HIPB_WAVE, wave = tid / HIPB_WAVE;
+  const int tid = threadIdx.x, lane = tid % MF_WAVE, wave = tid / MF_WAVE;
   const int wm = wave / 2, wn = wave % 2; /* the wave's 64x64 quarter */
   const int m0 = blockIdx.y * MF_M, n0 = blockIdx.x * MF_N;
 
@@ -307,13 +323,44 @@ __global__ __launch_bounds__(256) void gemm_mfma(const uint16_t *__restrict__ A,
 
 /* ---- the plugin ---------------------------------------------------------- */
 
+#endif /* !HIPB_CUDA */
+
 struct gemm {
   struct hipb_ctx *ctx;
   int64_t m, n, k;
   enum bench_dtype dtype;
   int mfma; /* launch gemm_mfma */
+#if defined(HIPB_CUDA)
+  cublasHandle_t cublas; /* variant=cublas */
+#endif
   struct hipb_buf a, b, c;
 };
+
+#if defined(HIPB_CUDA)
+/* ---- variant=cublas ----------------------------------------------------- */
+
+#define GEMM_CUBLAS(h, call)                                                           \
+  do {                                                                                 \
+    cublasStatus_t st_ = (call);                                                       \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                                  \
+      return (h)->fail((h), "%s: %s (%s) at cuda_gemm (hip_gemm.hip:%d)", #call,                  \
+                       cublasGetStatusName(st_), cublasGetStatusString(st_), __LINE__); \
+  } while (0)
+
+/* Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets B as the
+ * left operand (n x k, leading dimension n) and A as the right (k x m). */
+static int launch_cublas(const struct bench_host *h, struct gemm *s) {
+  const cudaDataType_t t = s->dtype == BENCH_F16    ? CUDA_R_16F
+                           : s->dtype == BENCH_BF16 ? CUDA_R_16BF
+                                                    : CUDA_R_32F;
+  const float alpha = 1.0f, beta = 0.0f;
+  GEMM_CUBLAS(h, cublasGemmEx(s->cublas, CUBLAS_OP_N, CUBLAS_OP_N, (int)s->n, (int)s->m,
+                              (int)s->k, &alpha, s->b.dev, t, (int)s->n, s->a.dev, t, (int)s->k,
+                              &beta, s->c.dev, CUDA_R_32F, (int)s->n, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+  return BENCH_OK;
+}
+#endif
 
 template <typename T> static int launch_tiled(const struct bench_host *h, struct gemm *s) {
   const dim3 grid((unsigned)((s->n + TL_N - 1) / TL_N), (unsigned)((s->m + TL_M - 1) / TL_M));
@@ -322,12 +369,14 @@ template <typename T> static int launch_tiled(const struct bench_host *h, struct
   return BENCH_OK;
 }
 
+#if !defined(HIPB_CUDA)
 template <bool BF16> static int launch_mfma(const struct bench_host *h, struct gemm *s) {
   const dim3 grid((unsigned)((s->n + MF_N - 1) / MF_N), (unsigned)((s->m + MF_M - 1) / MF_M));
   HIPB_LAUNCH(h, (gemm_mfma<BF16>), grid, dim3(256), 0, s->ctx->stream, (const uint16_t *)s->a.dev,
               (const uint16_t *)s->b.dev, (float *)s->c.dev, (int)s->m, (int)s->n, (int)s->k);
   return BENCH_OK;
 }
+#endif
 
 static int setup(const struct bench_host *h, void *ctx, void **state) {
   struct gemm *s = (struct gemm *)calloc(1, sizeof *s);
@@ -338,18 +387,38 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->n = h->param_int(h, "n");
   s->k = h->param_int(h, "k");
   HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
+#if defined(HIPB_CUDA)
+  const int want_mfma = 0;
+  if (strcmp(h->param_str(h, "variant"), "cublas") == 0) {
+    int v = 0;
+    GEMM_CUBLAS(h, cublasCreate(&s->cublas));
+    (void)cublasGetVersion(s->cublas, &v);
+    char buf[96];
+    snprintf(buf, sizeof buf, "cuBLAS %d.%d.%d cublasGemmEx, fp32 compute", v / 10000,
+             v / 100 % 100, v % 100);
+    h->set_info(h, "kernel", buf);
+  }
+#else
   const int want_mfma = strcmp(h->param_str(h, "variant"), "mfma") == 0;
+#endif
   if (want_mfma && s->dtype == BENCH_F32)
     return h->skip(h, "variant mfma takes f16 or bf16 inputs (dtype f32 runs as variant tiled)");
-  s->mfma = want_mfma && s->ctx->mfma;
+  if (want_mfma && !s->ctx->mfma)
+    return h->skip(h, "variant mfma needs CDNA matrix cores (gfx90a, gfx940, gfx941, gfx942); "
+                      "device %s is %s", s->ctx->prop.name, s->ctx->arch);
+  s->mfma = want_mfma;
   if (s->mfma)
     h->set_info(h, "kernel", s->dtype == BENCH_BF16 ? "mfma 32x32x8 bf16_1k, 128x128x32 tiles"
                                                    : "mfma 32x32x8 f16, 128x128x32 tiles");
-  else if (want_mfma)
-    h->set_info(h, "kernel", "tiled fp32 SIMT (fallback: this device has no MFMA kernel)");
   else
+#if defined(HIPB_CUDA)
+  if (!s->cublas)
+#endif
     h->set_info(h, "kernel", "tiled fp32 SIMT, 128x128x16 tiles, 8x8 per thread");
   HIPB_TRY(hipb_setup(h, s->ctx));
+#if defined(HIPB_CUDA)
+  if (s->cublas) GEMM_CUBLAS(h, cublasSetStream(s->cublas, s->ctx->stream));
+#endif
   const size_t na = (size_t)(s->m * s->k), nb = (size_t)(s->k * s->n), nc = (size_t)(s->m * s->n);
   HIPB_TRY(hipb_input(h, &s->a, na, s->dtype, 1));
   HIPB_TRY(hipb_input(h, &s->b, nb, s->dtype, 2));
@@ -362,9 +431,15 @@ static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct gemm *s = (struct gemm *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
   for (int64_t i = 0; i < n; i++) {
+#if defined(HIPB_CUDA)
+    if (s->cublas)
+      HIPB_TRY(launch_cublas(h, s));
+    else
+#else
     if (s->mfma)
       HIPB_TRY(s->dtype == BENCH_BF16 ? launch_mfma<true>(h, s) : launch_mfma<false>(h, s));
     else
+#endif
       HIPB_TRY(s->dtype == BENCH_F16    ? launch_tiled<hipb_f16>(h, s)
                : s->dtype == BENCH_BF16 ? launch_tiled<hipb_bf16>(h, s)
                                         : launch_tiled<float>(h, s));
@@ -396,15 +471,22 @@ static void teardown(const struct bench_host *h, void *state) {
   hipb_free(&s->a);
   hipb_free(&s->b);
   hipb_free(&s->c);
+#if defined(HIPB_CUDA)
+  if (s->cublas) (void)cublasDestroy(s->cublas);
+#endif
   free(s);
 }
 
 HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "hip_gemm",
-    .backend = "hip",
+    .name = HIPB_NAME("gemm"),
+    .backend = HIPB_BACKEND,
     .operation = "gemm",
+#if defined(HIPB_CUDA)
+    .description = "GEMM, fp32 accumulate: shared-memory-tiled SIMT (f32/f16/bf16) and cuBLAS",
+#else
     .description = "GEMM, fp32 accumulate: LDS-tiled SIMT (f32/f16/bf16) and MFMA matrix cores (f16/bf16)",
+#endif
     .params = params,
     .init = hipb_init,
     .deinit = hipb_deinit,

@@ -63,8 +63,8 @@ static void teardown(const struct bench_host *h, void *state) {
 
 HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "hip_noop_launch",
-    .backend = "hip",
+    .name = HIPB_NAME("noop_launch"),
+    .backend = HIPB_BACKEND,
     .operation = "none",
     .description = "empty-kernel launch cost: async launch rate and launch+sync latency",
     .params = params,

@@ -15,42 +15,44 @@ static const struct bench_param params[] = {
     {.name = NULL},
 };
 
-/* A wave per row, VALS values per lane kept in registers. */
-template <typename T, int VALS>
+/* A wave of W lanes per row, VALS values per lane kept in registers. */
+template <typename T, int W, int VALS>
 __global__ __launch_bounds__(ROWS_THREADS) void rmsnorm_wave(const T *__restrict__ x,
                                                               const T *__restrict__ w,
                                                               T *__restrict__ y, int64_t rows,
                                                               int cols, float eps) {
-  const int lane = threadIdx.x % HIPB_WAVE;
-  const int64_t row = rows_wave_row();
+  HIPB_WAVE_ONLY(W);
+  const int lane = threadIdx.x % W;
+  const int64_t row = rows_wave_row<W>();
   const bool live = row < rows; /* a dead wave still joins the shuffles */
   const T *xr = x + (live ? row : 0) * cols;
   float v[VALS];
   float ss = 0.0f;
 #pragma unroll
   for (int i = 0; i < VALS; i++) {
-    const int j = lane + i * HIPB_WAVE;
+    const int j = lane + i * W;
     v[i] = live && j < cols ? hipb_to_f32(xr[j]) : 0.0f;
     ss += v[i] * v[i];
   }
-  ss = hipb_wave_sum(ss);
+  ss = hipb_wave_sum<W>(ss);
   const float r = rsqrtf(ss / (float)cols + eps);
   if (!live) return;
   T *yr = y + row * cols;
 #pragma unroll
   for (int i = 0; i < VALS; i++) {
-    const int j = lane + i * HIPB_WAVE;
+    const int j = lane + i * W;
     if (j < cols) yr[j] = hipb_from_f32<T>(v[i] * r * hipb_to_f32(w[j]));
   }
 }
 
 /* A block per row: sum of squares, then a second pass that writes. */
-template <typename T>
+template <typename T, int W>
 __global__ __launch_bounds__(ROWS_THREADS) void rmsnorm_block(const T *__restrict__ x,
                                                                const T *__restrict__ w,
                                                                T *__restrict__ y, int cols,
                                                                float eps) {
-  __shared__ float scratch[ROWS_THREADS / HIPB_WAVE];
+  HIPB_WAVE_ONLY(W);
+  __shared__ float scratch[ROWS_THREADS / W];
   const int64_t row = blockIdx.x;
   const T *xr = x + row * cols;
   float ss = 0.0f;
@@ -58,7 +60,7 @@ __global__ __launch_bounds__(ROWS_THREADS) void rmsnorm_block(const T *__restric
     const float a = hipb_to_f32(xr[j]);
     ss += a * a;
   }
-  ss = hipb_block_sum<ROWS_THREADS>(ss, scratch);
+  ss = hipb_block_sum<ROWS_THREADS, W>(ss, scratch);
   const float r = rsqrtf(ss / (float)cols + eps);
   T *yr = y + row * cols;
   for (int j = threadIdx.x; j < cols; j += ROWS_THREADS)
@@ -74,19 +76,23 @@ struct rmsnorm {
   struct hipb_buf x, w, y;
 };
 
-template <typename T> static int launch(const struct bench_host *h, struct rmsnorm *s) {
+template <typename T, int W> static int launch_w(const struct bench_host *h, struct rmsnorm *s) {
   const T *x = (const T *)s->x.dev, *w = (const T *)s->w.dev;
   T *y = (T *)s->y.dev;
-  const dim3 grid = rows_grid(s->shape, s->rows), block(ROWS_THREADS);
+  const dim3 grid = rows_grid(s->shape, s->rows, W), block(ROWS_THREADS);
   const int cols = (int)s->cols;
   const float eps = (float)s->eps;
-  if (s->shape == ROWS_WAVE4)
-    HIPB_LAUNCH(h, (rmsnorm_wave<T, 4>), grid, block, 0, s->ctx->stream, x, w, y, s->rows, cols, eps);
-  else if (s->shape == ROWS_WAVE16)
-    HIPB_LAUNCH(h, (rmsnorm_wave<T, 16>), grid, block, 0, s->ctx->stream, x, w, y, s->rows, cols, eps);
+  if (s->shape == ROWS_WAVE256)
+    HIPB_LAUNCH(h, (rmsnorm_wave<T, W, 256 / W>), grid, block, 0, s->ctx->stream, x, w, y, s->rows, cols, eps);
+  else if (s->shape == ROWS_WAVE1024)
+    HIPB_LAUNCH(h, (rmsnorm_wave<T, W, 1024 / W>), grid, block, 0, s->ctx->stream, x, w, y, s->rows, cols, eps);
   else
-    HIPB_LAUNCH(h, (rmsnorm_block<T>), grid, block, 0, s->ctx->stream, x, w, y, cols, eps);
+    HIPB_LAUNCH(h, (rmsnorm_block<T, W>), grid, block, 0, s->ctx->stream, x, w, y, cols, eps);
   return BENCH_OK;
+}
+
+template <typename T> static int launch(const struct bench_host *h, struct rmsnorm *s) {
+  return s->ctx->wave == 32 ? launch_w<T, 32>(h, s) : launch_w<T, 64>(h, s);
 }
 
 static int setup(const struct bench_host *h, void *ctx, void **state) {
@@ -100,7 +106,8 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->eps = h->param_float(h, "eps");
   HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   s->shape = rows_shape_of(s->cols);
-  h->set_info(h, "kernel", rows_shape_name(s->shape));
+  char kernel[64];
+  h->set_info(h, "kernel", rows_shape_name(s->shape, s->ctx->wave, kernel, sizeof kernel));
   const size_t n = (size_t)(s->rows * s->cols);
   HIPB_TRY(hipb_input(h, &s->x, n, s->dtype, 1));
   HIPB_TRY(hipb_input(h, &s->w, (size_t)s->cols, s->dtype, 2));
@@ -144,8 +151,8 @@ static void teardown(const struct bench_host *h, void *state) {
 
 HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "hip_rmsnorm",
-    .backend = "hip",
+    .name = HIPB_NAME("rmsnorm"),
+    .backend = HIPB_BACKEND,
     .operation = "rmsnorm",
     .description = "RMSNorm rows (f32/f16/bf16), wave-level __shfl_xor reductions",
     .params = params,

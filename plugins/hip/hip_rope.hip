@@ -120,8 +120,8 @@ static void teardown(const struct bench_host *h, void *state) {
 
 HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "hip_rope",
-    .backend = "hip",
+    .name = HIPB_NAME("rope"),
+    .backend = HIPB_BACKEND,
     .operation = "rope",
     .description = "RoPE over [seq][heads][head_dim] (f32/f16/bf16), interleaved or halves pairs",
     .params = params,

@@ -17,37 +17,38 @@ static const struct bench_param params[] = {
     {.name = NULL},
 };
 
-/* A wave per row, VALS values per lane kept in registers. */
-template <typename T, int VALS>
+/* A wave of W lanes per row, VALS values per lane kept in registers. */
+template <typename T, int W, int VALS>
 __global__ __launch_bounds__(ROWS_THREADS) void softmax_wave(const T *__restrict__ x,
                                                               T *__restrict__ y, int64_t rows,
                                                               int cols) {
-  const int lane = threadIdx.x % HIPB_WAVE;
-  const int64_t row = rows_wave_row();
+  HIPB_WAVE_ONLY(W);
+  const int lane = threadIdx.x % W;
+  const int64_t row = rows_wave_row<W>();
   const bool live = row < rows; /* a dead wave still joins the shuffles */
   const T *xr = x + (live ? row : 0) * cols;
   float v[VALS];
   float mx = -INFINITY;
 #pragma unroll
   for (int i = 0; i < VALS; i++) {
-    const int j = lane + i * HIPB_WAVE;
+    const int j = lane + i * W;
     v[i] = live && j < cols ? hipb_to_f32(xr[j]) : -INFINITY;
     mx = fmaxf(mx, v[i]);
   }
-  const float m2 = hipb_wave_max(mx) * HIPB_LOG2E;
+  const float m2 = hipb_wave_max<W>(mx) * HIPB_LOG2E;
   float sum = 0.0f;
 #pragma unroll
   for (int i = 0; i < VALS; i++) {
-    const int j = lane + i * HIPB_WAVE;
+    const int j = lane + i * W;
     v[i] = j < cols && live ? exp2f(fmaf(v[i], HIPB_LOG2E, -m2)) : 0.0f;
     sum += v[i];
   }
-  const float inv = 1.0f / hipb_wave_sum(sum);
+  const float inv = 1.0f / hipb_wave_sum<W>(sum);
   if (!live) return;
   T *yr = y + row * cols;
 #pragma unroll
   for (int i = 0; i < VALS; i++) {
-    const int j = lane + i * HIPB_WAVE;
+    const int j = lane + i * W;
     if (j < cols) yr[j] = hipb_from_f32<T>(v[i] * inv);
   }
 }
@@ -61,21 +62,22 @@ __device__ inline void online_merge(float &m, float &s, float m2, float s2) {
 }
 
 /* A block per row: one pass for the online (max, sum), one that writes. */
-template <typename T>
+template <typename T, int W>
 __global__ __launch_bounds__(ROWS_THREADS) void softmax_block(const T *__restrict__ x,
                                                                T *__restrict__ y, int cols) {
-  __shared__ float scratch_m[ROWS_THREADS / HIPB_WAVE], scratch_s[ROWS_THREADS / HIPB_WAVE];
+  HIPB_WAVE_ONLY(W);
+  __shared__ float scratch_m[ROWS_THREADS / W], scratch_s[ROWS_THREADS / W];
   const int64_t row = blockIdx.x;
   const T *xr = x + row * cols;
   float m = -INFINITY, s = 0.0f;
   for (int j = threadIdx.x; j < cols; j += ROWS_THREADS)
     online_merge(m, s, hipb_to_f32(xr[j]) * HIPB_LOG2E, 1.0f);
 #pragma unroll
-  for (int o = HIPB_WAVE / 2; o > 0; o >>= 1) {
-    const float m2 = __shfl_xor(m, o, HIPB_WAVE), s2 = __shfl_xor(s, o, HIPB_WAVE);
+  for (int o = W / 2; o > 0; o >>= 1) {
+    const float m2 = hipb_shfl_xor(m, o, W), s2 = hipb_shfl_xor(s, o, W);
     online_merge(m, s, m2, s2);
   }
-  const int lane = threadIdx.x % HIPB_WAVE, wave = threadIdx.x / HIPB_WAVE;
+  const int lane = threadIdx.x % W, wave = threadIdx.x / W;
   if (lane == 0) {
     scratch_m[wave] = m;
     scratch_s[wave] = s;
@@ -84,7 +86,7 @@ __global__ __launch_bounds__(ROWS_THREADS) void softmax_block(const T *__restric
   m = -INFINITY;
   s = 0.0f;
 #pragma unroll
-  for (int i = 0; i < ROWS_THREADS / HIPB_WAVE; i++) online_merge(m, s, scratch_m[i], scratch_s[i]);
+  for (int i = 0; i < ROWS_THREADS / W; i++) online_merge(m, s, scratch_m[i], scratch_s[i]);
   const float inv = 1.0f / s;
   T *yr = y + row * cols;
   for (int j = threadIdx.x; j < cols; j += ROWS_THREADS)
@@ -99,18 +101,22 @@ struct softmax {
   struct hipb_buf x, y;
 };
 
-template <typename T> static int launch(const struct bench_host *h, struct softmax *s) {
+template <typename T, int W> static int launch_w(const struct bench_host *h, struct softmax *s) {
   const T *x = (const T *)s->x.dev;
   T *y = (T *)s->y.dev;
-  const dim3 grid = rows_grid(s->shape, s->rows), block(ROWS_THREADS);
+  const dim3 grid = rows_grid(s->shape, s->rows, W), block(ROWS_THREADS);
   const int cols = (int)s->cols;
-  if (s->shape == ROWS_WAVE4)
-    HIPB_LAUNCH(h, (softmax_wave<T, 4>), grid, block, 0, s->ctx->stream, x, y, s->rows, cols);
-  else if (s->shape == ROWS_WAVE16)
-    HIPB_LAUNCH(h, (softmax_wave<T, 16>), grid, block, 0, s->ctx->stream, x, y, s->rows, cols);
+  if (s->shape == ROWS_WAVE256)
+    HIPB_LAUNCH(h, (softmax_wave<T, W, 256 / W>), grid, block, 0, s->ctx->stream, x, y, s->rows, cols);
+  else if (s->shape == ROWS_WAVE1024)
+    HIPB_LAUNCH(h, (softmax_wave<T, W, 1024 / W>), grid, block, 0, s->ctx->stream, x, y, s->rows, cols);
   else
-    HIPB_LAUNCH(h, (softmax_block<T>), grid, block, 0, s->ctx->stream, x, y, cols);
+    HIPB_LAUNCH(h, (softmax_block<T, W>), grid, block, 0, s->ctx->stream, x, y, cols);
   return BENCH_OK;
+}
+
+template <typename T> static int launch(const struct bench_host *h, struct softmax *s) {
+  return s->ctx->wave == 32 ? launch_w<T, 32>(h, s) : launch_w<T, 64>(h, s);
 }
 
 static int setup(const struct bench_host *h, void *ctx, void **state) {
@@ -123,7 +129,8 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->cols = h->param_int(h, "cols");
   HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   s->shape = rows_shape_of(s->cols);
-  h->set_info(h, "kernel", rows_shape_name(s->shape));
+  char kernel[64];
+  h->set_info(h, "kernel", rows_shape_name(s->shape, s->ctx->wave, kernel, sizeof kernel));
   const size_t n = (size_t)(s->rows * s->cols);
   HIPB_TRY(hipb_input(h, &s->x, n, s->dtype, 1));
   HIPB_TRY(hipb_output(h, &s->y, n, s->dtype));
@@ -163,8 +170,8 @@ static void teardown(const struct bench_host *h, void *state) {
 
 HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "hip_softmax",
-    .backend = "hip",
+    .name = HIPB_NAME("softmax"),
+    .backend = HIPB_BACKEND,
     .operation = "softmax",
     .description = "softmax rows (f32/f16/bf16), wave __shfl_xor reductions, online max/sum for long rows",
     .params = params,

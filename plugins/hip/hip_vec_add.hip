@@ -85,8 +85,8 @@ static void teardown(const struct bench_host *h, void *state) {
 
 HIPB_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "hip_vec_add",
-    .backend = "hip",
+    .name = HIPB_NAME("vec_add"),
+    .backend = HIPB_BACKEND,
     .operation = "add",
     .description = "fp32 c = a + b, device memory bandwidth (STREAM add, 16-byte accesses)",
     .params = params,

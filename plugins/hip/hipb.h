@@ -32,7 +32,12 @@
  *            make the exported const struct a device variable too, and the
  *            device link cannot resolve host functions).
  *   kernels  element types (f32, f16, bf16 as raw bits) with fp32
- *            conversions, wave64 reductions with __shfl_xor.
+ *            conversions, wave reductions with hipb_shfl_xor.
+ *   waves    kernels that depend on the wave size are templates on W (32
+ *            or 64): the host launches the instantiation for the device's
+ *            wave size (hipb_ctx.wave, from warpSize), and each device pass
+ *            keeps only the one for its target (HIPB_WAVE_ONLY(W) at the
+ *            top of the kernel empties the others).
  *
  * Installed with bench as <bench/hipb.h> and libbench-hip.a (hipcc-built
  * for the targets in `pkg-config --variable=offload_arch_flags bench-hip`):
@@ -42,8 +47,10 @@
  * (share/bench/examples/hip is a complete one).
  *
  * Written for CDNA GPUs (gfx90a MI200, gfx940/941/942 MI300; gfx908 MI100
- * without the MFMA GEMM): 64-lane waves. RDNA (wave32 only under HIP) is
- * refused at configure time.
+ * without the MFMA GEMM), 64-lane waves, and for RDNA (gfx10, gfx11: HIP
+ * runs 32-lane waves there), where the MFMA variant is SKIPPED. The same
+ * sources build for NVIDIA GPUs (32-lane warps) with nvcc through
+ * hipb_cuda.h, as the cuda_* plugins.
  *
  * The same sources also build against the HIP-CPU runtime (a header-only
  * HIP for the CPU, __HIP_CPU_RT__): the hip.hipcpu test runs every kernel on
@@ -51,7 +58,11 @@
 #ifndef HIPB_H
 #define HIPB_H
 
+#if defined(HIPB_CUDA)
+#include "hipb_cuda.h"
+#else
 #include <hip/hip_runtime.h>
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -60,17 +71,40 @@
 #include "bench/params.h"
 #include "bench/plugin.h"
 
-#if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE != 64
-#error "the hip plugins are written for 64-lane waves (CDNA GPUs)"
+/* A device pass (one per target) or the host pass. */
+#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)
+#define HIPB_DEVICE_PASS 1
 #endif
-#define HIPB_WAVE 64
+
+/* The wave size of the target a device pass compiles for: 64 on CDNA, 32
+ * on RDNA and NVIDIA; 0 in the host pass and under HIP-CPU, where every
+ * instantiation is real code. */
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN_WAVEFRONT_SIZE)
+#define HIPB_DEVICE_WAVE __AMDGCN_WAVEFRONT_SIZE
+#elif defined(__CUDA_ARCH__)
+#define HIPB_DEVICE_WAVE 32
+#else
+#define HIPB_DEVICE_WAVE 0
+#endif
+#if HIPB_DEVICE_WAVE != 0 && HIPB_DEVICE_WAVE != 32 && HIPB_DEVICE_WAVE != 64
+#error "the hip plugins are written for 32- and 64-lane waves"
+#endif
+
+/* First statement of a kernel templated on the wave size W: in a device
+ * pass for a target whose waves are not W the kernel is empty (never
+ * launched there: the host picks W from the device's warpSize). */
+#define HIPB_WAVE_ONLY(W)                                                    \
+  do {                                                                       \
+    if constexpr (HIPB_DEVICE_WAVE != 0 && (W) != HIPB_DEVICE_WAVE) return;  \
+  } while (0)
 
 #if defined(__HIP_CPU_RT__)
 #include <math.h>
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); } /* missing from HIP-CPU */
 #endif
 
-/* Matrix cores (MFMA with the f16 and bf16_1k builtins): CDNA2 and CDNA3. */
+/* Matrix cores (MFMA with the f16 and bf16_1k builtins): CDNA2 and CDNA3
+ * only (never RDNA, never CUDA). */
 #if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
 #define HIPB_DEVICE_MFMA 1
 #endif
@@ -81,7 +115,17 @@ inline float rsqrtf(float x) { return 1.0f / sqrtf(x); } /* missing from HIP-CPU
 #define HIPB_BUILT_ARCHS ""
 #endif
 
-#if defined(__HIP_DEVICE_COMPILE__)
+/* The plugin's name and backend: hip_gemm (backend hip) from hipcc,
+ * cuda_gemm (backend cuda) from nvcc; same operations and parameters. */
+#if defined(HIPB_CUDA)
+#define HIPB_BACKEND "cuda"
+#define HIPB_NAME(op) "cuda_" op
+#else
+#define HIPB_BACKEND "hip"
+#define HIPB_NAME(op) "hip_" op
+#endif
+
+#if defined(HIPB_DEVICE_PASS)
 #define HIPB_PLUGIN_DEFINE [[maybe_unused]] static const struct bench_plugin hipb_plugin_device_pass_
 #else
 #define HIPB_PLUGIN_DEFINE BENCH_PLUGIN_DEFINE
@@ -125,6 +169,7 @@ struct hipb_ctx {
   hipDeviceProp_t prop;
   char arch[64];      /* gcnArchName without its feature flags: "gfx942" */
   int mfma;           /* the device has the MFMA builtins the kernels use */
+  int wave;           /* its wave size, 32 or 64: the kernels' W */
   hipStream_t stream; /* created by hipb_setup */
   hipEvent_t start, stop;
   int flush_l2;       /* this case's flush_l2 parameter */
@@ -201,7 +246,9 @@ __host__ __device__ inline uint32_t hipb_f32_bits(float f) { return __builtin_bi
 __host__ __device__ inline float hipb_to_f32(float x) { return x; }
 __host__ __device__ inline float hipb_to_f32(hipb_bf16 x) { return hipb_bits_f32((uint32_t)x.bits << 16); }
 __host__ __device__ inline float hipb_to_f32(hipb_f16 x) {
-#if defined(__HIP_DEVICE_COMPILE__)
+#if defined(__CUDA_ARCH__)
+  return __half2float(__ushort_as_half(x.bits));
+#elif defined(__HIP_DEVICE_COMPILE__)
   return (float)__builtin_bit_cast(_Float16, x.bits);
 #else
   const uint32_t sign = (uint32_t)(x.bits & 0x8000u) << 16;
@@ -226,7 +273,9 @@ template <> __host__ __device__ inline hipb_bf16 hipb_from_f32<hipb_bf16>(float 
   return hipb_bf16{(uint16_t)(u >> 16)};
 }
 template <> __host__ __device__ inline hipb_f16 hipb_from_f32<hipb_f16>(float x) {
-#if defined(__HIP_DEVICE_COMPILE__)
+#if defined(__CUDA_ARCH__)
+  return hipb_f16{__half_as_ushort(__float2half_rn(x))};
+#elif defined(__HIP_DEVICE_COMPILE__)
   return hipb_f16{__builtin_bit_cast(uint16_t, (_Float16)x)};
 #else
   const uint32_t u = hipb_f32_bits(x);
@@ -246,42 +295,55 @@ template <> __host__ __device__ inline hipb_f16 hipb_from_f32<hipb_f16>(float x)
 #endif
 }
 
-/* Sum and max over the 64 lanes of a wave; every lane gets the result. */
-__device__ inline float hipb_wave_sum(float v) {
+/* __shfl_xor within groups of `width` lanes (a power of two <= the wave
+ * size); every lane of the wave must take part. */
+__device__ inline float hipb_shfl_xor(float v, int lane_mask, int width) {
+#if defined(HIPB_CUDA)
+  return __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
+#else
+  return __shfl_xor(v, lane_mask, width);
+#endif
+}
+
+/* Sum and max over the W lanes of a wave; every lane gets the result. */
+template <int W> __device__ inline float hipb_wave_sum(float v) {
+  static_assert(W == 32 || W == 64, "wave size");
 #pragma unroll
-  for (int o = HIPB_WAVE / 2; o > 0; o >>= 1) v += __shfl_xor(v, o, HIPB_WAVE);
+  for (int o = W / 2; o > 0; o >>= 1) v += hipb_shfl_xor(v, o, W);
   return v;
 }
-__device__ inline float hipb_wave_max(float v) {
+template <int W> __device__ inline float hipb_wave_max(float v) {
+  static_assert(W == 32 || W == 64, "wave size");
 #pragma unroll
-  for (int o = HIPB_WAVE / 2; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor(v, o, HIPB_WAVE));
+  for (int o = W / 2; o > 0; o >>= 1) v = fmaxf(v, hipb_shfl_xor(v, o, W));
   return v;
 }
 
-/* Sum and max over a block of BLOCK threads (a multiple of 64; every thread
- * must call it); every thread gets the result. scratch: BLOCK/64 floats of
- * LDS. Ends with a barrier, so scratch can be reused at once. */
-template <int BLOCK> __device__ inline float hipb_block_sum(float v, float *scratch) {
-  static_assert(BLOCK % HIPB_WAVE == 0 && BLOCK / HIPB_WAVE <= HIPB_WAVE, "block size");
-  v = hipb_wave_sum(v);
-  if (BLOCK == HIPB_WAVE) return v;
-  const int lane = threadIdx.x % HIPB_WAVE, wave = threadIdx.x / HIPB_WAVE;
+/* Sum and max over a block of BLOCK threads in waves of W (BLOCK a multiple
+ * of W; every thread must call it); every thread gets the result. scratch:
+ * BLOCK/W floats of LDS. Ends with a barrier, so scratch can be reused at
+ * once. */
+template <int BLOCK, int W> __device__ inline float hipb_block_sum(float v, float *scratch) {
+  static_assert(BLOCK % W == 0 && BLOCK / W <= W, "block size");
+  v = hipb_wave_sum<W>(v);
+  if (BLOCK == W) return v;
+  const int lane = threadIdx.x % W, wave = threadIdx.x / W;
   if (lane == 0) scratch[wave] = v;
   __syncthreads();
-  v = lane < BLOCK / HIPB_WAVE ? scratch[lane] : 0.0f;
-  v = hipb_wave_sum(v);
+  v = lane < BLOCK / W ? scratch[lane] : 0.0f;
+  v = hipb_wave_sum<W>(v);
   __syncthreads();
   return v;
 }
-template <int BLOCK> __device__ inline float hipb_block_max(float v, float *scratch) {
-  static_assert(BLOCK % HIPB_WAVE == 0 && BLOCK / HIPB_WAVE <= HIPB_WAVE, "block size");
-  v = hipb_wave_max(v);
-  if (BLOCK == HIPB_WAVE) return v;
-  const int lane = threadIdx.x % HIPB_WAVE, wave = threadIdx.x / HIPB_WAVE;
+template <int BLOCK, int W> __device__ inline float hipb_block_max(float v, float *scratch) {
+  static_assert(BLOCK % W == 0 && BLOCK / W <= W, "block size");
+  v = hipb_wave_max<W>(v);
+  if (BLOCK == W) return v;
+  const int lane = threadIdx.x % W, wave = threadIdx.x / W;
   if (lane == 0) scratch[wave] = v;
   __syncthreads();
-  v = lane < BLOCK / HIPB_WAVE ? scratch[lane] : -INFINITY;
-  v = hipb_wave_max(v);
+  v = lane < BLOCK / W ? scratch[lane] : -INFINITY;
+  v = hipb_wave_max<W>(v);
   __syncthreads();
   return v;
 }

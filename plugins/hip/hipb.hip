@@ -51,9 +51,15 @@ static void info_int(const struct bench_host *h, const char *key, long long v, c
   h->set_info(h, key, buf);
 }
 
-/* HIP encodes versions as major * 10^7 + minor * 10^5 + patch. */
+/* HIP encodes versions as major * 10^7 + minor * 10^5 + patch, CUDA as
+ * major * 1000 + minor * 10. */
 static void info_version(const struct bench_host *h, const char *key, int v) {
   char buf[64];
+#if defined(HIPB_CUDA)
+  snprintf(buf, sizeof buf, "%d.%d", v / 1000, v % 1000 / 10);
+  h->set_info(h, key, buf);
+  return;
+#endif
   if (v >= 10000000)
     snprintf(buf, sizeof buf, "%d.%d.%d", v / 10000000, v / 100000 % 100, v % 100000);
   else
@@ -61,6 +67,32 @@ static void info_version(const struct bench_host *h, const char *key, int v) {
   h->set_info(h, key, buf);
 }
 
+#if defined(HIPB_CUDA)
+/* The result header of a cuda_* plugin: the same facts under CUDA's names
+ * (clocks through cudaDeviceGetAttribute: CUDA 13 dropped them from
+ * cudaDeviceProp). */
+static void device_info(const struct bench_host *h, const struct hipb_ctx *c) {
+  const hipDeviceProp_t *p = &c->prop;
+  h->set_info(h, "device", p->name);
+  h->set_info(h, "cuda_arch", c->arch);
+  info_int(h, "cuda_device_index", c->device, "");
+  info_int(h, "sm_count", p->multiProcessorCount, "");
+  int khz = 0;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, c->device) == cudaSuccess)
+    info_int(h, "clock", khz / 1000, " MHz");
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, c->device) == cudaSuccess)
+    info_int(h, "memory_clock", khz / 1000, " MHz");
+  info_int(h, "memory_bus", p->memoryBusWidth, " bit");
+  info_int(h, "memory", (long long)(p->totalGlobalMem >> 20), " MiB");
+  info_int(h, "l2_cache", p->l2CacheSize >> 10, " KiB");
+  info_int(h, "shared_per_block", (long long)(p->sharedMemPerBlock >> 10), " KiB");
+  info_int(h, "warp", c->wave, "");
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) == cudaSuccess) info_version(h, "cuda_runtime", v);
+  if (cudaDriverGetVersion(&v) == cudaSuccess) info_version(h, "cuda_driver", v);
+  h->set_info(h, "cuda_built_archs", HIPB_BUILT_ARCHS);
+}
+#else
 static void device_info(const struct bench_host *h, const struct hipb_ctx *c) {
   const hipDeviceProp_t *p = &c->prop;
   h->set_info(h, "device", p->name);
@@ -76,28 +108,58 @@ static void device_info(const struct bench_host *h, const struct hipb_ctx *c) {
   info_int(h, "memory", (long long)(p->totalGlobalMem >> 20), " MiB");
   info_int(h, "l2_cache", p->l2CacheSize >> 10, " KiB");
   info_int(h, "lds_per_block", (long long)(p->sharedMemPerBlock >> 10), " KiB");
-  info_int(h, "wavefront", p->warpSize, "");
+  info_int(h, "wavefront", c->wave, "");
   int v = 0;
   if (hipRuntimeGetVersion(&v) == hipSuccess) info_version(h, "hip_runtime", v);
   if (hipDriverGetVersion(&v) == hipSuccess) info_version(h, "hip_driver", v);
   h->set_info(h, "hip_built_archs", HIPB_BUILT_ARCHS);
   h->set_info(h, "mfma", c->mfma ? "yes" : "no");
 }
+#endif
+
+#if defined(HIPB_CUDA)
+/* The lowest compute capability in HIPB_BUILT_ARCHS ("sm_80,sm_90" -> 80);
+ * the build embeds PTX too, so newer devices JIT it. */
+static int lowest_built_sm(void) {
+  int low = 0;
+  for (const char *p = HIPB_BUILT_ARCHS; (p = strstr(p, "sm_")) != NULL; p += 3) {
+    const int v = atoi(p + 3);
+    if (v > 0 && (low == 0 || v < low)) low = v;
+  }
+  return low;
+}
+#endif
 
 static int init_device(const struct bench_host *h, struct hipb_ctx *c) {
+#if defined(HIPB_CUDA)
+#define API "CUDA"
+#define COUNT_FN "cudaGetDeviceCount"
+#define DEVICE_ENV "BENCH_CUDA_DEVICE"
+#else
+#define API "HIP"
+#define COUNT_FN "hipGetDeviceCount"
+#define DEVICE_ENV "BENCH_HIP_DEVICE"
+#endif
   int count = 0;
   hipError_t err = hipGetDeviceCount(&count);
+#if defined(HIPB_CUDA)
+  if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice || err == cudaErrorInitializationError)
+    return h->skip(h, "no CUDA device (cudaGetDeviceCount: %s: %s)", hipGetErrorName(err),
+                   err == cudaErrorInsufficientDriver
+                       ? "no NVIDIA driver (libcuda.so.1) or one older than this CUDA runtime"
+                       : hipGetErrorString(err));
+#endif
   if (err != hipSuccess)
-    return h->skip(h, "no HIP device (hipGetDeviceCount: %s)", hipGetErrorName(err));
-  if (count <= 0) return h->skip(h, "no HIP device (hipGetDeviceCount found none)");
+    return h->skip(h, "no " API " device (" COUNT_FN ": %s)", hipGetErrorName(err));
+  if (count <= 0) return h->skip(h, "no " API " device (" COUNT_FN " found none)");
 
   int dev = 0;
-  const char *env = getenv("BENCH_HIP_DEVICE");
+  const char *env = getenv(DEVICE_ENV);
   if (env && *env) {
     char *end;
     long v = strtol(env, &end, 10);
     if (*end || v < 0 || v >= count)
-      return h->skip(h, "BENCH_HIP_DEVICE=%s: not a device index (HIP sees %d device%s)", env,
+      return h->skip(h, "%s=%s: not a device index (%s sees %d device%s)", DEVICE_ENV, env, API,
                      count, count == 1 ? "" : "s");
     dev = (int)v;
   }
@@ -105,7 +167,31 @@ static int init_device(const struct bench_host *h, struct hipb_ctx *c) {
   c->device = dev;
   HIPB_CHECK(h, hipSetDevice(dev));
   HIPB_CHECK(h, hipGetDeviceProperties(&c->prop, dev));
-#if !defined(__HIP_CPU_RT__)
+  /* The kernels' W: the host launches the instantiation for the device's
+   * wave size. HIP-CPU emulates 64-lane waves; built with
+   * -DHIPB_HIPCPU_WAVE=32 it runs the wave32 kernels (their shuffles stay
+   * within 32 lanes), as RDNA and NVIDIA GPUs do. */
+#if defined(__HIP_CPU_RT__) && defined(HIPB_HIPCPU_WAVE)
+  c->wave = HIPB_HIPCPU_WAVE;
+#else
+  c->wave = c->prop.warpSize;
+#endif
+  if (c->wave != 32 && c->wave != 64)
+    return h->skip(h, "device %d (%s) runs %d-lane waves; the kernels are written for 32 and 64",
+                   dev, c->prop.name, c->wave);
+#if defined(HIPB_CUDA)
+  (void)base_arch;
+  (void)arch_listed;
+  (void)has_mfma;
+  snprintf(c->arch, sizeof c->arch, "sm_%d%d", c->prop.major, c->prop.minor);
+  c->mfma = 0; /* MFMA is AMD's; cuda_gemm has variant=cublas instead */
+  const int low = lowest_built_sm(), cc = c->prop.major * 10 + c->prop.minor;
+  if (low && cc < low)
+    return h->skip(h,
+                   "built for %s, but device %d (%s) is %s: rebuild with "
+                   "-DCMAKE_CUDA_ARCHITECTURES=%d%d",
+                   HIPB_BUILT_ARCHS, dev, c->prop.name, c->arch, c->prop.major, c->prop.minor);
+#elif !defined(__HIP_CPU_RT__)
   base_arch(c->prop.gcnArchName, c->arch, sizeof c->arch);
   c->mfma = has_mfma(c->arch);
   /* Without a code object for this architecture every launch would fail
@@ -123,7 +209,8 @@ static int init_device(const struct bench_host *h, struct hipb_ctx *c) {
   (void)base_arch;
   (void)arch_listed;
   snprintf(c->arch, sizeof c->arch, "cpu");
-  c->mfma = 1; /* the kernels emulate MFMA on the CPU */
+  c->mfma = c->wave == 64; /* the kernels emulate MFMA on the CPU (as CDNA); a wave32
+                             build stands for RDNA, where MFMA is SKIPPED */
   (void)has_mfma;
 #endif
   device_info(h, c);

@@ -1,41 +1,51 @@
 /* What the row-wise HIP plugins (rmsnorm, layernorm, softmax) share: their
- * parameters, the choice of kernel shape by row length, and the dtype
- * dispatch. Each row is reduced by one wave (64 lanes, __shfl_xor) when it
- * is short enough for its values to stay in registers, else by one block
- * of 256 threads (waves, then LDS, then one wave).
+ * parameters, the choice of kernel shape by row length, and the dtype and
+ * wave-size dispatch. Each row is reduced by one wave (W lanes,
+ * hipb_shfl_xor; W = 64 on CDNA, 32 on RDNA and NVIDIA) when it is short
+ * enough for its values to stay in registers, else by one block of 256
+ * threads (waves, then LDS, then one wave).
  *
- *   cols <= 256    ROWS_WAVE4:  a wave per row, 4 values per lane in registers
- *   cols <= 1024   ROWS_WAVE16: a wave per row, 16 values per lane
- *   longer         ROWS_BLOCK:  a block per row, re-reading the row from
+ *   cols <= 256    ROWS_WAVE256:  a wave per row, 256/W values per lane
+ *   cols <= 1024   ROWS_WAVE1024: a wave per row, 1024/W values per lane
+ *   longer         ROWS_BLOCK:    a block per row, re-reading the row from
  *                  memory (L2) for each pass
- * A wave-per-row block holds 4 rows (256 threads). */
+ * The shape depends on the row length only, the same on every GPU; a
+ * wave-per-row block of 256 threads holds 256/W rows. */
 #ifndef HIPB_ROWS_H
 #define HIPB_ROWS_H
+
+#include <stdio.h>
 
 #include "hipb.h"
 
 #define ROWS_THREADS 256
-#define ROWS_PER_BLOCK (ROWS_THREADS / HIPB_WAVE)
 
-enum rows_shape { ROWS_WAVE4, ROWS_WAVE16, ROWS_BLOCK };
+enum rows_shape { ROWS_WAVE256, ROWS_WAVE1024, ROWS_BLOCK };
+
+/* The most row values a wave-per-row shape holds (VALS per lane x W). */
+#define ROWS_WAVE_COLS(shape) ((shape) == ROWS_WAVE256 ? 256 : 1024)
 
 static inline enum rows_shape rows_shape_of(int64_t cols) {
-  return cols <= 4 * HIPB_WAVE ? ROWS_WAVE4 : cols <= 16 * HIPB_WAVE ? ROWS_WAVE16 : ROWS_BLOCK;
+  return cols <= 256 ? ROWS_WAVE256 : cols <= 1024 ? ROWS_WAVE1024 : ROWS_BLOCK;
 }
 
-static inline const char *rows_shape_name(enum rows_shape s) {
-  return s == ROWS_WAVE4    ? "wave per row, 4 values per lane"
-         : s == ROWS_WAVE16 ? "wave per row, 16 values per lane"
-                            : "block of 256 per row";
+/* "wave64 per row, 4 values per lane" (buf of 64). */
+static inline const char *rows_shape_name(enum rows_shape s, int wave, char *buf, size_t size) {
+  if (s == ROWS_BLOCK)
+    snprintf(buf, size, "block of 256 per row (wave%d reductions)", wave);
+  else
+    snprintf(buf, size, "wave%d per row, %d values per lane", wave, ROWS_WAVE_COLS(s) / wave);
+  return buf;
 }
 
-static inline dim3 rows_grid(enum rows_shape s, int64_t rows) {
-  return dim3(s == ROWS_BLOCK ? (unsigned)rows : (unsigned)((rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK));
+static inline dim3 rows_grid(enum rows_shape s, int64_t rows, int wave) {
+  const int64_t per_block = ROWS_THREADS / wave;
+  return dim3(s == ROWS_BLOCK ? (unsigned)rows : (unsigned)((rows + per_block - 1) / per_block));
 }
 
 /* The row of this thread's wave in a wave-per-row kernel. */
-__device__ inline int64_t rows_wave_row(void) {
-  return (int64_t)blockIdx.x * ROWS_PER_BLOCK + threadIdx.x / HIPB_WAVE;
+template <int W> __device__ inline int64_t rows_wave_row(void) {
+  return (int64_t)blockIdx.x * (ROWS_THREADS / W) + threadIdx.x / W;
 }
 
 /* Call fn<T>(args...) for the case's dtype: float, hipb_f16 or hipb_bf16. */

@@ -15,13 +15,7 @@
 #include <unistd.h>
 
 #include "core/hash.h"
-
-#ifndef BENCH_VERSION
-#define BENCH_VERSION "0.0.0"
-#endif
-#ifndef BENCH_GIT_REVISION
-#define BENCH_GIT_REVISION "unknown"
-#endif
+#include "core/version.h"
 
 #define CACHE_FORMAT 1
 #define CACHE_CAP (64u << 20)
@@ -336,7 +330,7 @@ char *scan_cache_dir(void) {
 
 char *scan_cache_header(const char *kind) {
   return xasprintf("bench-%s-cache\t%d\t%s\t%s\t%d.%d\t%zu\t%zu", kind, CACHE_FORMAT,
-                   BENCH_VERSION, BENCH_GIT_REVISION, BENCH_ABI_MAJOR, BENCH_ABI_MINOR,
+                   bench_version(), bench_git_revision(), BENCH_ABI_MAJOR, BENCH_ABI_MINOR,
                    sizeof(struct bench_plugin), sizeof(struct bench_param));
 }
 

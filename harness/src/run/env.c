@@ -10,16 +10,6 @@
 #include "machine/cpu_model.h"
 #include "core/util.h"
 
-#ifndef BENCH_VERSION
-#define BENCH_VERSION "0.0.0"
-#endif
-#ifndef BENCH_GIT_REVISION
-#define BENCH_GIT_REVISION "unknown"
-#endif
-
-const char *bench_version(void) { return BENCH_VERSION; }
-const char *bench_git_revision(void) { return BENCH_GIT_REVISION; }
-
 /* Quote an argument for a POSIX shell only when it needs it. */
 static void add_quoted(struct strbuf *sb, const char *a) {
   int plain = *a != '\0';

@@ -9,7 +9,6 @@
 void run_env_collect(struct run_env *e, int argc, char **argv, const char *preset,
                      const char *preset_sha256, const char *tag, const char *mode);
 
-const char *bench_version(void);
-const char *bench_git_revision(void);
+#include "core/version.h" /* bench_version(), bench_git_revision() */
 
 #endif

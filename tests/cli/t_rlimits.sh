@@ -96,24 +96,27 @@ for iso in backend case; do
   folder_sane "$w" "$T/n6$iso"
 done
 
-# --- RLIMIT_NPROC (as nobody) ----------------------------------------------
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+# --- RLIMIT_NPROC (as an unprivileged user) -------------------------------
+# A uid of its own, with no passwd entry (the limit counts a real uid's
+# processes; another test running as nobody at the same time would count).
+RUID=$((60000 + $$ % 5000))
+as_user() { setpriv --reuid="$RUID" --regid="$RUID" --clear-groups "$@"; }
 if [ "$(id -u)" != 0 ]; then
-  echo "SKIP part: RLIMIT_NPROC needs root (to run as nobody; root ignores the limit)"
-elif ! command -v setpriv >/dev/null || ! as_nobody test -x "$BENCH" -a -r "$FX_GOOD/fx_ok.so"; then
-  echo "SKIP part: RLIMIT_NPROC: setpriv missing or nobody cannot run $BENCH"
-elif [ "$(ps -u nobody -o pid= | wc -l)" -ne 0 ]; then
-  echo "SKIP part: RLIMIT_NPROC: user nobody already runs processes (they count against the limit)"
+  echo "SKIP part: RLIMIT_NPROC needs root (to run as another user; root ignores the limit)"
+elif ! command -v setpriv >/dev/null || ! as_user test -x "$BENCH" -a -r "$FX_GOOD/fx_ok.so"; then
+  echo "SKIP part: RLIMIT_NPROC: setpriv missing or uid $RUID cannot run $BENCH"
+elif [ -n "$(ps -u "$RUID" -o pid= 2>/dev/null)" ]; then
+  echo "SKIP part: RLIMIT_NPROC: uid $RUID already runs processes (they count against the limit)"
 else
   mkdir -p "$T/home"
-  chown nobody "$T/home"
+  chown "$RUID" "$T/home"
   for n in 1 2; do
     for iso in backend case; do
       w="nproc $n, $iso"
       mkdir -p "$T/p$n$iso"
-      chown nobody "$T/p$n$iso"
+      chown "$RUID" "$T/p$n$iso"
       # (LeakSanitizer forks a tracer at exit: off where no fork is left)
-      limited "$w" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" XDG_CACHE_HOME="$T/home" HOME="$T/home" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+      limited "$w" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" XDG_CACHE_HOME="$T/home" HOME="$T/home" setpriv --reuid="$RUID" --regid="$RUID" --clear-groups \
         bash -c 'ulimit -u "$1"; shift; exec "$@"' - "$n" \
         "$BENCH" --isolation "$iso" "${ARGS[@]}" --results-dir "$T/p$n$iso"
       if [ "$n" = 1 ]; then
@@ -154,7 +157,7 @@ else
 fi
 
 # --- an unusable TMPDIR ----------------------------------------------------
-# bench needs no temporary folder: a missing one, a file, and (as nobody) a
+# bench needs no temporary folder: a missing one, a file, and (as another user) a
 # read-only folder change nothing.
 : >"$T/afile"
 for td in /nonexistent "$T/afile"; do
@@ -162,14 +165,14 @@ for td in /nonexistent "$T/afile"; do
   limited "TMPDIR=$td" env TMPDIR="$td" "$BENCH" "${ARGS[@]}" --results-dir "$T/t${#td}"
   all_done "TMPDIR=$td" "$T/t${#td}"
 done
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && as_nobody test -x "$BENCH"; then
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && as_user test -x "$BENCH"; then
   mkdir -p "$T/ro" "$T/tro" "$T/home"
   chmod 555 "$T/ro"
-  chown nobody "$T/tro" "$T/home"
+  chown "$RUID" "$T/tro" "$T/home"
   limited "TMPDIR read-only" env TMPDIR="$T/ro" XDG_CACHE_HOME="$T/home" HOME="$T/home" \
-    setpriv --reuid=nobody --regid=nogroup --clear-groups "$BENCH" "${ARGS[@]}" --results-dir "$T/tro"
+    setpriv --reuid="$RUID" --regid="$RUID" --clear-groups "$BENCH" "${ARGS[@]}" --results-dir "$T/tro"
   all_done "TMPDIR read-only" "$T/tro"
 else
-  echo "SKIP part: read-only TMPDIR: needs root to run as nobody (root writes anywhere)"
+  echo "SKIP part: read-only TMPDIR: needs root to run as another user (root writes anywhere)"
 fi
 finish

@@ -107,6 +107,9 @@ expect_in "$T/fout" '^1  fx_hang +n=8 +TIMEOUT ' "the live table at the end"
 expect_in "$T/fout" '^done: 2 of 2 cases' "the live run's end"
 
 head -n 2 "$T/ev.jsonl" >"$T/stuck.jsonl"
+# An empty fout first: the live run's "progress:" lines in it must not send
+# the Ctrl-C before bench has started (it would reach the shell's child).
+rm -f "$T/fout"
 "$BENCH" events --follow "$T/stuck.jsonl" >"$T/fout" 2>&1 &
 fpid=$!
 wait_for 60 grep -q '^progress: ' "$T/fout" && ok || fail "--follow drew no table of the stuck run"

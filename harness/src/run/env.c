@@ -49,8 +49,8 @@ void run_env_collect(struct run_env *e, int argc, char **argv, const char *prese
   e->caches = *cpu_caches();
   struct utsname u;
   e->os = uname(&u) == 0 ? xasprintf("%s %s %s", u.sysname, u.release, u.machine) : xstrdup("unknown");
-  e->bench_version = xstrdup(BENCH_VERSION);
-  e->git_revision = xstrdup(BENCH_GIT_REVISION);
+  e->bench_version = xstrdup(bench_version());
+  e->git_revision = xstrdup(bench_git_revision());
   struct strbuf cmd = STRBUF_INIT;
   for (int i = 0; i < argc; i++) {
     if (i) strbuf_adds(&cmd, " ");

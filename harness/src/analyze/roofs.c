@@ -65,14 +65,24 @@ static void set_source(char **dst, const struct rs_entry *e, const char *what) {
   *dst = xasprintf("measured: %s %s%s(%s, %s)", e->plugin, e->params, *e->params ? " " : "", what, e->date);
 }
 
+/* Why a ceiling of r is missing: the newest failed case that would have
+ * measured it, else that no such case ran on the device. */
+static void set_missing(char **dst, const struct rs_entry *e) {
+  free(*dst);
+  *dst = xasprintf("%s %s%s%s on %s", e->plugin, e->params, *e->params ? " " : "", case_status_name(e->r->status),
+                   e->date);
+}
+
 void roofs_build(const struct result_set *s, const size_t *idx, size_t n, struct roof_set *out) {
   memset(out, 0, sizeof *out);
+  /* a device gets a roof only when one of its cases has data (an OK case
+   * with samples): a plugin that was only SKIPPED names no device */
   for (size_t i = 0; i < n; i++) {
     const struct rs_entry *e = &s->entries[idx[i]];
-    struct roof *r = roof_for(out, case_device(e));
     if (e->r->status != CASE_OK) continue;
     double med = median_of(e);
     if (!(med > 0)) continue;
+    struct roof *r = roof_for(out, case_device(e));
     if (is_gemm_plugin(e->plugin) && e->r->flops > 0 && e->r->flops / med > r->peak_gflops) {
       r->peak_gflops = e->r->flops / med;
       set_source(&r->peak_source, e, "best GEMM");
@@ -91,6 +101,33 @@ void roofs_build(const struct result_set *s, const size_t *idx, size_t n, struct
       break;
     }
   }
+  /* the reasons for the ceilings still missing */
+  for (size_t i = 0; i < n; i++) {
+    const struct rs_entry *e = &s->entries[idx[i]];
+    if (e->r->status == CASE_OK) continue;
+    struct roof *r = (struct roof *)roof_of(out, case_device(e));
+    if (!r) continue;
+    if (is_gemm_plugin(e->plugin) && !(r->peak_gflops > 0)) set_missing(&r->peak_missing, e);
+    if (is_copy_case(e) && !(r->bw_gbps > 0)) set_missing(&r->bw_missing, e);
+  }
+  for (size_t i = 0; i < out->n; i++) {
+    struct roof *r = &out->roofs[i];
+    char *why;
+    if (!(r->peak_gflops > 0)) {
+      why = r->peak_missing ? xasprintf("no compute roof: %s", r->peak_missing)
+                            : xstrdup("no compute roof: no OK GEMM case (cpu_gemm, vk_gemm*, hip_gemm) on this "
+                                      "device and no published peak for it");
+      free(r->peak_missing);
+      r->peak_missing = why;
+    }
+    if (!(r->bw_gbps > 0)) {
+      why = r->bw_missing ? xasprintf("no memory roof: %s", r->bw_missing)
+                          : xstrdup("no memory roof: no OK copy case (membw_cpu kernel=copy, vk_copy, hip_copy) on "
+                                    "this device and no published bandwidth for it");
+      free(r->bw_missing);
+      r->bw_missing = why;
+    }
+  }
 }
 
 const struct roof *roof_of(const struct roof_set *rs, const char *device) {
@@ -104,6 +141,8 @@ void roofs_release(struct roof_set *rs) {
     free(rs->roofs[i].device);
     free(rs->roofs[i].peak_source);
     free(rs->roofs[i].bw_source);
+    free(rs->roofs[i].peak_missing);
+    free(rs->roofs[i].bw_missing);
   }
   free(rs->roofs);
   memset(rs, 0, sizeof *rs);

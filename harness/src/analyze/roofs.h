@@ -14,6 +14,8 @@ struct roof {
   double bw_gbps;      /* 0 when unknown */
   char *peak_source;   /* "measured: cpu_gemm m=2048 ... (2026-11-20)", "published: ..." */
   char *bw_source;
+  char *peak_missing;  /* NULL when peak_gflops is known, else why not: "no compute roof: ..." */
+  char *bw_missing;    /* likewise for bw_gbps: "no memory roof: membw_cpu kernel=copy ERROR on ..." */
 };
 
 struct roof_set {
@@ -25,12 +27,16 @@ struct roof_set {
  * run's CPU model, else its backend. */
 const char *case_device(const struct rs_entry *e);
 
-/* Roofs for every device of the entries e[idx[0..n)]: per device the best
+/* Roofs for every device that has data among the entries e[idx[0..n)] (an
+ * OK case with samples; a plugin that was only SKIPPED or failed adds no
+ * device): per device the best
  * GFLOP/s of its GEMM plugins (cpu_gemm, vk_gemm*, hip_gemm) and the best
  * GB/s of its copy plugins (membw_cpu kernel=copy, vk_copy, hip_copy), OK
  * cases only; a ceiling not measured comes from the published table when
  * the device's name matches an entry (one FP32 vector peak per device;
- * matrix-core f16/bf16 peaks are not in the table). */
+ * matrix-core f16/bf16 peaks are not in the table). A ceiling still
+ * unknown has its reason in peak_missing / bw_missing: the failed case that
+ * would have measured it, or that none ran on the device. */
 void roofs_build(const struct result_set *s, const size_t *idx, size_t n, struct roof_set *out);
 const struct roof *roof_of(const struct roof_set *rs, const char *device); /* NULL if none */
 void roofs_release(struct roof_set *rs);

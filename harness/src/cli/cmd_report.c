@@ -59,7 +59,10 @@ static double entry_median(const struct rs_entry *e, double *cv) {
 
 static char *verify_text(const struct case_result *r) {
   const struct check_result *c = &r->check;
-  if (!c->checked) return xstrdup(r->status == CASE_OK || r->status == CASE_WRONG_ANSWER ? "not checked" : "-");
+  if (!c->checked) {
+    if (r->status == CASE_OK || r->status == CASE_WRONG_ANSWER) return xstrdup("not checked");
+    return xstrdup(r->message && *r->message ? r->message : "-"); /* why it was SKIPPED, ERROR, ... */
+  }
   return xasprintf("%s %s, max_abs_err %.2g", c->method[0] ? c->method : "check", c->pass ? "pass" : "FAIL",
                    c->max_abs_err);
 }
@@ -100,7 +103,7 @@ static json_t *history_json(const struct history *h) {
   for (size_t d = 0; d < h->ndates; d++) json_array_append_new(dates, json_string(h->dates[d]));
   for (size_t i = 0; i < h->nrows; i++) {
     const struct history_row *row = &h->rows[i];
-    json_t *s = json_object(), *med = json_array(), *shift = json_array();
+    json_t *s = json_object(), *med = json_array(), *shift = json_array(), *status = json_array();
     json_object_set_new(s, "plugin", json_string(row->first->plugin));
     json_object_set_new(s, "params", json_string(row->first->params));
     json_object_set_new(s, "tag", json_string(row->first->tag));
@@ -108,10 +111,12 @@ static json_t *history_json(const struct history *h) {
       double cv, m = NAN;
       if (row->cells[d] && row->cells[d]->r->status == CASE_OK) m = entry_median(row->cells[d], &cv);
       json_array_append_new(med, num_or_null(m));
+      json_array_append_new(status, row->cells[d] ? json_string(case_status_name(row->cells[d]->r->status)) : json_null());
       json_array_append_new(shift, json_boolean(row->shift[d] == V_FASTER || row->shift[d] == V_SLOWER));
     }
     json_object_set_new(s, "median_ns", med);
     json_object_set_new(s, "shift", shift);
+    json_object_set_new(s, "status", status);
     json_array_append_new(series, s);
   }
   json_object_set_new(o, "dates", dates);
@@ -167,6 +172,8 @@ static json_t *roofs_json(const struct roof_set *rs) {
     json_object_set_new(o, "bw_gbps", r->bw_gbps > 0 ? json_real(r->bw_gbps) : json_null());
     json_object_set_new(o, "peak_source", r->peak_source ? json_string(r->peak_source) : json_null());
     json_object_set_new(o, "bw_source", r->bw_source ? json_string(r->bw_source) : json_null());
+    json_object_set_new(o, "peak_missing", r->peak_missing ? json_string(r->peak_missing) : json_null());
+    json_object_set_new(o, "bw_missing", r->bw_missing ? json_string(r->bw_missing) : json_null());
     json_array_append_new(arr, o);
   }
   return arr;

@@ -222,6 +222,11 @@ for s in results compare history roofline; do
 done
 echo "screenshots of each section: $SHOTS"
 
+# one case: the summary line's grammar
+run_bench report --results-dir "$T/r" --plugin hip_attention -o "$T/one.html"
+expect_rc 0 "report of one case"
+expect_in "$T/out" "wrote $T/one.html \(1 case, 1 date, 1 device;" "singular for 1"
+
 # usage
 run_bench report --results-dir "$T/r" -o "$T/x.html" --chartjs "$T/nonexistent.js"
 expect_rc 2 "Chart.js missing"

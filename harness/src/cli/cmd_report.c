@@ -319,8 +319,8 @@ int cmd_report(int argc, char **argv) {
   if (!data || fill_template(&page, js.buf, data) != 0 || write_file_atomic(path, page.buf, page.len) != 0) {
     rc = EXIT_FAILED;
   } else {
-    printf("wrote %s (%zu cases, %zu dates, %zu devices; Chart.js from %s)\n", term_str(path), n, h.ndates, roofs.n,
-           term_str(chartjs));
+    printf("wrote %s (%zu case%s, %zu date%s, %zu device%s; Chart.js from %s)\n", term_str(path), n, n == 1 ? "" : "s",
+           h.ndates, h.ndates == 1 ? "" : "s", roofs.n, roofs.n == 1 ? "" : "s", term_str(chartjs));
   }
   free(path);
   free(data);

@@ -3,7 +3,8 @@
  * samples are known: for bench compare's tests and its timing script.
  *
  * SPEC, one item per line ('#' starts a comment):
- *   run DATE PLUGIN [TAG]          start a run file (saved at the next run / EOF)
+ *   run DATE PLUGIN [TAG] [sha256=HEX]  start a run file (saved at the next
+ *                                  run / EOF), with that plugin hash
  *   case PARAMS STATUS MEDIAN_NS SPREAD N [key=value...]
  * PARAMS "m=64,n=64" or "-"; STATUS OK, WRONG_ANSWER, CRASH, TIMEOUT, ...;
  * N samples spread over MEDIAN_NS * (1 +- SPREAD) (a triangular shape,
@@ -60,7 +61,11 @@ int main(int argc, char **argv) {
       f.env.cpus = 2;
       f.env.preset = xstrdup("smoke");
       f.env.mode = xstrdup("perf");
-      f.env.tag = nt >= 4 ? xstrdup(tok[3]) : NULL;
+      f.env.tag = NULL;
+      for (int k = 3; k < nt; k++) {
+        if (strncmp(tok[k], "sha256=", 7) == 0) f.plugin_sha256 = xstrdup(tok[k] + 7);
+        else if (!f.env.tag) f.env.tag = xstrdup(tok[k]);
+      }
       f.plugin = xstrdup(tok[2]);
       f.plugin_path = xasprintf("/planted/%s.so", tok[2]);
       index = 0;

@@ -57,7 +57,8 @@ static void add_file(struct result_set *s, struct run_file *f, const char *path)
   s->nfiles++;
 }
 
-/* Runs by date, then file name. */
+/* Runs by date, then start time (a second run of a day is saved as
+ * NAME.2.json, which sorts before NAME.json), then file name. */
 struct file_order {
   const struct run_file *f;
   const char *path;
@@ -66,6 +67,8 @@ struct file_order {
 static int cmp_file_order(const void *pa, const void *pb) {
   const struct file_order *a = pa, *b = pb;
   int c = strcmp(a->f->env.date ? a->f->env.date : "", b->f->env.date ? b->f->env.date : "");
+  if (c) return c;
+  c = strcmp(a->f->env.started ? a->f->env.started : "", b->f->env.started ? b->f->env.started : "");
   if (c) return c;
   c = strcmp(a->path, b->path);
   return c ? c : (a->i > b->i) - (a->i < b->i);

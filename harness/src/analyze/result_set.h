@@ -32,7 +32,7 @@ struct result_set {
   struct run_file *files;
   char **paths;
   size_t n;
-  struct rs_entry *entries; /* by date, file name, case index */
+  struct rs_entry *entries; /* by date, start time, file name, case index */
 };
 
 /* Load path (a result .json, or a folder: its *.json not starting with '.',
@@ -61,8 +61,8 @@ struct rs_keyed {
 struct rs_keyed *rs_sorted_keys(const struct result_set *s, int with_tag);
 void rs_keys_release(struct rs_keyed *k, size_t n);
 
-/* The newest entry per key (by date, then file name: a later file of the
- * same day wins), sorted by key: indices into s->entries in *idx (caller
+/* The newest entry per key (by date, start time, then file name: a later
+ * run of the same day wins), sorted by key: indices into s->entries in *idx (caller
  * frees), count in *n. */
 void rs_latest(const struct result_set *s, int with_tag, size_t **idx, size_t *n);
 

@@ -6,7 +6,8 @@
 # changed. Prints per preset the false-alarm rate over all cases (target:
 # at most 5%), the verdict counts and the exit statuses; then a detection
 # line: the same pairs with every sample of B scaled by 1.2 (a planted 20%
-# slowdown), the share of cases called SLOWER.
+# slowdown), the share of cases called SLOWER. Then the same two lines with
+# three repeats' runs pooled on each side.
 #
 # usage: scripts/self_compare.sh [--repeats N] [--presets LIST] [--plugin LIST]
 #                                [--bench PATH] [--before PATH] [--keep DIR]
@@ -105,4 +106,26 @@ for preset in "${plist[@]}"; do
   awk -v p="$preset" '{c+=$1; s+=$3; f+=$2}
     END {printf "%-8s 20%% slowdown (B x 1.2): SLOWER in %d of %d cases (%.1f%%), FASTER in %d\n", p, s, c, c ? 100*s/c : 0, f}' \
     "$work/$preset.slow"
+  # pooled: the runs of three repeats a side in one folder (same day, same
+  # plugin hash: compare pools them with runs as the unit)
+  : >"$work/$preset.pool" >"$work/$preset.poolslow"
+  for ((i = 1; i + 2 <= repeats; i += 3)); do
+    rm -rf "$work/pool"
+    mkdir -p "$work/pool/a" "$work/pool/b" "$work/pool/b20"
+    for k in "$i" $((i + 1)) $((i + 2)); do
+      for side in a b b20; do
+        for f in "$work/$preset/$k/$side"/*.json; do cp "$f" "$work/pool/$side/$k-$(basename "$f")"; done
+      done
+    done
+    tally "$bench" "$work/pool/a" "$work/pool/b" >>"$work/$preset.pool"
+    tally "$bench" "$work/pool/a" "$work/pool/b20" >>"$work/$preset.poolslow"
+  done
+  if [ -s "$work/$preset.pool" ]; then
+    awk -v p="$preset" '{c+=$1; f+=$2; s+=$3; if ($7 != 0) e++}
+      END {printf "%-8s pooled (3 runs a side) false alarms %d of %d cases (%.1f%%); exit non-zero in %d of %d compares\n",
+           p, f+s, c, c ? 100*(f+s)/c : 0, e, NR}' "$work/$preset.pool"
+    awk -v p="$preset" '{c+=$1; s+=$3; f+=$2}
+      END {printf "%-8s pooled (3 runs a side) 20%% slowdown: SLOWER in %d of %d cases (%.1f%%), FASTER in %d\n", p, s, c, c ? 100*s/c : 0, f}' \
+      "$work/$preset.poolslow"
+  fi
 done

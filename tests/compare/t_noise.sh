@@ -2,7 +2,8 @@
 # far a case's level moves between runs, so each side's interval gets a
 # between-run term (the history of the case in the folder, the side's own
 # runs pooled, or the backend's default), FASTER/SLOWER need 10 samples a
-# side, and the output says which term was used. A real 20% slowdown with
+# side and, under the default term, runs that settled; and the output says
+# which term was used. A real 20% slowdown with
 # a known run-to-run spread is still SLOWER.
 . "$(dirname "$0")/lib.sh"
 
@@ -94,6 +95,32 @@ b = c["hist"]["old"]["between_run"]
 assert b["term"] == "history" and b["history_runs"] == 3 and b["runs"] == 1 and b["df"] == 3 and b["sigma"] < 0.02, b
 assert c["single"]["new"]["between_run"]["term"] == "default" and c["single"]["new"]["between_run"]["df"] is None
 assert c["few"]["few_samples"] is True and c["many"]["few_samples"] is False
+PY
+
+# 2b. A run that did not settle (its noise target not reached: the machine
+#    did not let it measure what was asked) with no history to show its
+#    case's spread calls no change: a 2x slowdown from single runs is
+#    SLOWER when both settled, NOISY when the new one did not.
+"$GEN" "$T/u_old" 1 <<'SPEC' || fail "gen unsettled old"
+run 2026-11-20 px
+case c=settled OK 1000 0.02 40
+case c=unsettled OK 1000 0.02 40
+SPEC
+"$GEN" "$T/u_new" 2 <<'SPEC' || fail "gen unsettled new"
+run 2026-11-21 px
+case c=settled OK 2000 0.02 40
+case c=unsettled OK 2000 0.02 40 settled=0
+SPEC
+run_bench compare "$T/u_old" "$T/u_new" --format csv
+expect_eq "$(terms "$T/out" c=settled)" "default/default 1/1 SLOWER" "2x slower, both settled"
+expect_eq "$(terms "$T/out" c=unsettled)" "default/default 1/1 NOISY" "2x slower, the new run did not settle"
+run_bench compare "$T/u_old" "$T/u_new"
+expect_in "$T/out" '^note: 1 case NOISY rather than FASTER/SLOWER: a run that did not settle' "the table says why"
+run_bench compare "$T/u_old" "$T/u_new" --format json
+python3 - "$T/out" <<'PY' && ok || fail "json: unsettled"
+import json, sys
+c = {x["params"]["c"]: x for x in json.load(open(sys.argv[1]))["cases"]}
+assert c["unsettled"]["unsettled"] is True and c["settled"]["unsettled"] is False
 PY
 
 # 3. A history run of another build (plugin hash) is no history: the old

@@ -156,6 +156,12 @@ void compare_case_sides(const struct case_side *old, const struct case_side *new
     out->verdict = V_NOISY;
     out->few_samples = 1;
   }
+  if ((out->verdict == V_FASTER || out->verdict == V_SLOWER) &&
+      ((out->old_noise.term == CS_TERM_DEFAULT && !o->settled) ||
+       (out->new_noise.term == CS_TERM_DEFAULT && !n->settled))) {
+    out->verdict = V_NOISY;
+    out->unsettled = 1;
+  }
 }
 
 int compare_parse_threshold(const char *s, double *out) {

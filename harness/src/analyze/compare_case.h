@@ -38,6 +38,10 @@ struct case_compare {
    * because a side had fewer than CS_MIN_SAMPLES samples */
   struct cs_noise old_noise, new_noise;
   int few_samples;
+  /* ... or because a side with the default term is a run that did not
+   * settle (reach its noise target): the default assumes a run measured
+   * what it was asked, and no run-to-run spread is known for it */
+  int unsettled;
 };
 
 /* Either side may be NULL (MISSING / NEW). */
@@ -58,7 +62,9 @@ struct case_side {
  * run gets its history's spread or the backend's default, a side of
  * several runs is pooled with runs as the unit; same_runs: the two sides
  * are the same measurements (term none). FASTER and SLOWER need
- * CS_MIN_SAMPLES samples on each side, else NOISY (few_samples set).
+ * CS_MIN_SAMPLES samples on each side, else NOISY (few_samples set), and
+ * a settled run on each side that takes the default term (else NOISY,
+ * unsettled set).
  * bench compare uses it; compare_case stays the within-run comparison of
  * two single runs. */
 void compare_case_sides(const struct case_side *old, const struct case_side *new_, int same_runs, double threshold,

@@ -499,13 +499,14 @@ static void batch_note(const struct row *rows, size_t n, int md) {
 /* Which between-run term widened the intervals (compare_stats.h), counted
  * per side, and the cases the minimum of samples held back. */
 static void term_note(const struct row *rows, size_t n, int md) {
-  size_t count[2][4] = {{0}}, few = 0, timed = 0;
+  size_t count[2][4] = {{0}}, few = 0, unsettled = 0, timed = 0;
   for (size_t i = 0; i < n; i++) {
     if (!rows[i].cc.timed) continue;
     timed++;
     count[0][rows[i].cc.old_noise.term]++;
     count[1][rows[i].cc.new_noise.term]++;
     few += rows[i].cc.few_samples;
+    unsettled += rows[i].cc.unsettled;
   }
   if (!timed) return;
   printf("%sbetween-run term (how far a run's level moves from run to run, added to each interval):", md ? "\n" : "");
@@ -532,6 +533,10 @@ static void term_note(const struct row *rows, size_t n, int md) {
   if (few)
     printf("%snote: %zu case%s NOISY rather than FASTER/SLOWER: fewer than %d samples on a side\n", md ? "\n" : "",
            few, few > 1 ? "s" : "", CS_MIN_SAMPLES);
+  if (unsettled)
+    printf("%snote: %zu case%s NOISY rather than FASTER/SLOWER: a run that did not settle (reach its noise target) "
+           "and no earlier runs to show how far its level moves\n",
+           md ? "\n" : "", unsettled, unsettled > 1 ? "s" : "");
 }
 
 static json_t *jnum_or_null(int have, double v) {
@@ -588,6 +593,7 @@ static void output_json(const struct row *rows, size_t n, const struct compare_o
     json_object_set_new(c, "p", jnum_or_null(r->cc.timed, r->cc.c.p));
     json_object_set_new(c, "verdict", json_string(verdict_name(r->cc.verdict)));
     json_object_set_new(c, "few_samples", json_boolean(r->cc.few_samples));
+    json_object_set_new(c, "unsettled", json_boolean(r->cc.unsettled));
     json_array_append_new(cases, c);
   }
   json_object_set_new(root, "cases", cases);

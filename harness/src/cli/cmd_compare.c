@@ -25,8 +25,13 @@
   "       bench compare --by operation PATH... [options]\n"                                       \
   "\n"                                                                                            \
   "OLD and NEW are result .json files or results folders (the newest run of each\n"              \
-  "case is used). Cases are matched by plugin, parameters and tag (the tag is\n"                 \
+  "case is shown). Cases are matched by plugin, parameters and tag (the tag is\n"               \
   "left out when the two sides share none or a side is selected by --*-tag).\n"                  \
+  "Samples of one run cannot show how far a case moves between runs, so each\n"                  \
+  "side's interval is widened by a between-run term: the spread of earlier runs\n"               \
+  "of the case (same plugin hash) in its results, of several runs of it that\n"                  \
+  "day (pooled, runs as the unit), or else 10% + 20%/sqrt(samples). FASTER and\n"               \
+  "SLOWER need 10 samples a side (and, with that default, runs that settled).\n"                \
   "\n"                                                                                            \
   "  --old-date D, --new-date D   keep the runs of that date (YYYY-MM-DD or a prefix)\n"         \
   "  --old-tag T, --new-tag T     keep the runs with that tag\n"                                  \

@@ -82,7 +82,7 @@ PY
 echo "self_compare: $repeats self-compares per preset of --plugin $plugins ($(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
 IFS=, read -r -a plist <<<"$presets"
 for preset in "${plist[@]}"; do
-  : >"$work/$preset.after" >"$work/$preset.before" >"$work/$preset.slow"
+  for f in after before slow pool poolslow; do : >"$work/$preset.$f"; done
   for i in $(seq 1 "$repeats"); do
     d="$work/$preset/$i"
     for side in a b; do
@@ -108,7 +108,6 @@ for preset in "${plist[@]}"; do
     "$work/$preset.slow"
   # pooled: the runs of three repeats a side in one folder (same day, same
   # plugin hash: compare pools them with runs as the unit)
-  : >"$work/$preset.pool" >"$work/$preset.poolslow"
   for ((i = 1; i + 2 <= repeats; i += 3)); do
     rm -rf "$work/pool"
     mkdir -p "$work/pool/a" "$work/pool/b" "$work/pool/b20"

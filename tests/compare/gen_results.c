@@ -3,12 +3,14 @@
  * samples are known: for bench compare's tests and its timing script.
  *
  * SPEC, one item per line ('#' starts a comment):
- *   run DATE PLUGIN [TAG]          start a run file (saved at the next run / EOF)
+ *   run DATE PLUGIN [TAG] [sha256=HEX]  start a run file (saved at the next
+ *                                  run / EOF), with that plugin hash
  *   case PARAMS STATUS MEDIAN_NS SPREAD N [key=value...]
  * PARAMS "m=64,n=64" or "-"; STATUS OK, WRONG_ANSWER, CRASH, TIMEOUT, ...;
  * N samples spread over MEDIAN_NS * (1 +- SPREAD) (a triangular shape,
  * drawn from SEED and the line number); keys: op, backend, flops, bytes,
- * device=1 (device samples too, 0.9 x the host ones), batch=N, devname=NAME (the
+ * device=1 (device samples too, 0.9 x the host ones), batch=N, settled=0 (the run
+ * did not reach its noise target), devname=NAME (the
  * "device" info; '_' stands for a blank), check=METHOD (a passed check). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +62,11 @@ int main(int argc, char **argv) {
       f.env.cpus = 2;
       f.env.preset = xstrdup("smoke");
       f.env.mode = xstrdup("perf");
-      f.env.tag = nt >= 4 ? xstrdup(tok[3]) : NULL;
+      f.env.tag = NULL;
+      for (int k = 3; k < nt; k++) {
+        if (strncmp(tok[k], "sha256=", 7) == 0) f.plugin_sha256 = xstrdup(tok[k] + 7);
+        else if (!f.env.tag) f.env.tag = xstrdup(tok[k]);
+      }
       f.plugin = xstrdup(tok[2]);
       f.plugin_path = xasprintf("/planted/%s.so", tok[2]);
       index = 0;
@@ -87,7 +93,7 @@ int main(int argc, char **argv) {
       }
       double median = atof(tok[3]), spread = atof(tok[4]);
       size_t n = (size_t)atol(tok[5]);
-      int device = 0, batch = 1;
+      int device = 0, batch = 1, settled = 1;
       for (int k = 6; k < nt; k++) {
         char *eq = strchr(tok[k], '=');
         if (!eq) continue;
@@ -99,6 +105,7 @@ int main(int argc, char **argv) {
         else if (strcmp(tok[k], "bytes") == 0) r->bytes = atof(v);
         else if (strcmp(tok[k], "device") == 0) device = atoi(v);
         else if (strcmp(tok[k], "batch") == 0) batch = atoi(v);
+        else if (strcmp(tok[k], "settled") == 0) settled = atoi(v);
         else if (strcmp(tok[k], "devname") == 0) {
           char *name = xstrdup(v);
           for (char *q = name; *q; q++)
@@ -125,7 +132,7 @@ int main(int argc, char **argv) {
           for (size_t i = 0; i < n; i++) r->device_ns[i] = 0.9 * r->host_clock_ns[i];
           stats_compute(r->device_ns, n, &r->device);
         }
-        r->settled = 1;
+        r->settled = settled;
         r->target_noise = 0.02;
       }
       r->wall_s = 0.1;

@@ -38,14 +38,17 @@ plant "$NEW" || fail plant
 run_bench compare "$T/old" "$T/new" --format csv
 expect_rc 0 "compare with bad samples"
 for c in $CLASSES; do expect_eq "$(verdict "$T/out" px "c=$c")" NO_DATA "compare c=$c"; done
-expect_eq "$(verdict "$T/out" px c=good)" SAME "compare c=good"
+# (one run a side, no history: the default between-run term, so NOISY)
+expect_eq "$(verdict "$T/out" px c=good)" NOISY "compare c=good"
 expect_eq "$(grep -c 'warning' "$T/err")" 1 "one warning for the file"
 expect_in "$T/err" "warning: .*$(basename "$NEW").*5 cases.*negative.*zero.*not finite.*above 1e15 ns" "the warning names the file and the classes"
 run_bench compare "$T/old" "$T/new"
-expect_not_in "$T/out" '-150|[Nn]a[Nn]|[Ii]nf|FASTER|SLOWER|NOISY' "no ratio from bad data in the table"
+expect_not_in "$T/out" '-150|[Nn]a[Nn]|[Ii]nf|FASTER|SLOWER' "no ratio from bad data in the table"
+expect_eq "$(grep -c 'NOISY' "$T/out")" 2 "the good case's row and the verdict counts only"
 # the same with the bad file on the old side
 run_bench compare "$T/new" "$T/old"
-expect_not_in "$T/out" '-150|[Nn]a[Nn]|[Ii]nf|FASTER|SLOWER|NOISY' "bad samples on the old side"
+expect_not_in "$T/out" '-150|[Nn]a[Nn]|[Ii]nf|FASTER|SLOWER' "bad samples on the old side"
+expect_eq "$(grep -c 'NOISY' "$T/out")" 2 "old side: the good case's row and the verdict counts only"
 run_bench compare "$T/new" "$T/old" --format csv
 for c in $CLASSES; do expect_eq "$(verdict "$T/out" px "c=$c")" NO_DATA "old side c=$c"; done
 

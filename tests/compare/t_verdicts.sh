@@ -3,8 +3,11 @@
 # exit codes and the folder + date/tag selectors.
 . "$(dirname "$0")/lib.sh"
 
-# old: 2026-11-20, new: 2026-11-21; medians in ns, relative spread, samples
-"$GEN" "$T/old" 1 <<'SPEC' || fail "gen old"
+# old: 2026-11-20, new: 2026-11-21; medians in ns, relative spread, samples.
+# Each folder also holds three earlier days' runs of the same cases (the
+# history: bench compare estimates each case's run-to-run spread from them,
+# here tight, instead of taking the default between-run term).
+cat >"$T/old.spec" <<'SPEC' || fail "old spec"
 run 2026-11-20 px
 case c=same    OK 1000 0.02 40
 case c=faster  OK 1000 0.02 40
@@ -21,7 +24,7 @@ run 2026-11-20 py
 case c=a OK 500 0.01 30
 case c=b OK 500 0.01 30 batch=1
 SPEC
-"$GEN" "$T/new" 2 <<'SPEC' || fail "gen new"
+cat >"$T/new.spec" <<'SPEC' || fail "new spec"
 run 2026-11-21 px
 case c=same    OK 1000 0.02 40
 case c=faster  OK 700 0.02 40
@@ -38,6 +41,15 @@ run 2026-11-21 py
 case c=a OK 350 0.01 30
 case c=b OK 500 0.01 30 batch=1000
 SPEC
+"$GEN" "$T/old" 1 <"$T/old.spec" || fail "gen old"
+"$GEN" "$T/new" 2 <"$T/new.spec" || fail "gen new"
+# history: earlier days, OK cases only (a failed run is no history)
+for d in 15 16 17; do
+  grep -v -E 'CRASH|TIMEOUT|WRONG_ANSWER|c=gone|c=added' "$T/old.spec" | sed "s/2026-11-20/2026-11-$d/" | "$GEN" "$T/old" "$d" ||
+    fail "gen old history"
+  grep -v -E 'CRASH|TIMEOUT|WRONG_ANSWER|c=gone|c=added' "$T/new.spec" | sed "s/2026-11-21/2026-11-$d/" | "$GEN" "$T/new" "$d" ||
+    fail "gen new history"
+done
 
 run_bench compare "$T/old" "$T/new" --format csv
 expect_rc 1 "a SLOWER and failures: exit 1"
@@ -116,7 +128,14 @@ expect_in "$T/err" "broken.json" "names the file"
 mkdir -p "$T/all" && cp "$T"/old/*.json "$T"/new/*.json "$T/all/"
 run_bench compare "$T/all" --old-date 2026-11-20 --new-date 2026-11-21 --format csv
 expect_rc 1 "folder + dates"
-expect_eq "$(verdict "$T/out" px c=slower)" SLOWER "dates: c=slower"
+# the runs of those dates only, no history: one run a side with the default
+# between-run term, too wide to call a 30% change; the ratio shows the
+# right runs were picked
+python3 - "$T/out" <<'PY' && ok || fail "dates: c=slower is the 20th against the 21st"
+import csv, sys
+r = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["params"] == "c=slower"][0]
+assert 1.25 < float(r["ratio"]) < 1.35 and r["old_term"] == r["new_term"] == "default", r
+PY
 expect_eq "$(verdict "$T/out" px c=gone)" MISSING "dates: c=gone"
 run_bench compare "$T/all" "$T/all" --format csv
 expect_eq "$(verdict "$T/out" px c=slower)" SAME "a folder against itself: the newest run on both sides"

@@ -156,6 +156,57 @@ static void test_verdict_rules(void) {
   CHECK_STR(cs_verdict_name(CS_SLOWER), "SLOWER");
 }
 
+static void test_between_run(void) {
+  CHECK_NEAR(cs_t975(1), 12.706, 1e-9);
+  CHECK_NEAR(cs_t975(30), 2.0423, 0.001); /* beyond the table */
+  CHECK_NEAR(cs_t975(INFINITY), 1.96, 0.0001);
+  CHECK(cs_t975(2.5) < 4.303 && cs_t975(2.5) > 3.182);
+  CHECK_NEAR(cs_between_default("cpu", 4), 0.20, 1e-12);
+  CHECK_NEAR(cs_between_default("no-such-backend", 4), cs_between_default("cpu", 4), 0);
+  CHECK_STR(cs_term_name(CS_TERM_POOLED), "pooled");
+
+  /* one run a side, no history: the default term, sigma = the prior */
+  double a[40], b[40];
+  for (int i = 0; i < 40; i++) a[i] = b[i] = 1000.0 + (double)(i % 5);
+  const double *xa[] = {a}, *xb[] = {b};
+  size_t n1[] = {40};
+  struct cs_side so = {.nruns = 1, .x = xa, .n = n1, .prior = 0.1}, sn = so;
+  sn.x = xb;
+  struct cs_ratio r;
+  struct cs_noise no, nn;
+  REQUIRE(cs_compare_sides(&so, &sn, 0, &r, &no, &nn) == 0);
+  CHECK(no.term == CS_TERM_DEFAULT && nn.term == CS_TERM_DEFAULT && no.sigma == 0.1 && isinf(no.df));
+  CHECK_NEAR(r.ratio, 1.0, 1e-12);
+  CHECK(r.lo <= exp(-1.959964 * sqrt(0.02)) + 1e-9 && r.hi >= exp(1.959964 * sqrt(0.02)) - 1e-9);
+  /* the same runs on both sides: no term, only the within-run interval */
+  REQUIRE(cs_compare_sides(&so, &so, 1, &r, &no, &nn) == 0);
+  CHECK(no.term == CS_TERM_NONE && no.sigma == 0 && r.lo <= 1.0 && r.hi >= 1.0 && r.hi / r.lo < 1.01);
+
+  /* three runs a side at 1000, 1020, 1040 and 1.2 times that: pooled, the
+   * level the geometric mean, the spread theirs with 2 degrees of freedom */
+  double p[3][10], q[3][10];
+  const double *xp[3], *xq[3];
+  size_t n10[] = {10, 10, 10};
+  for (int k = 0; k < 3; k++) {
+    for (int i = 0; i < 10; i++) p[k][i] = 1000.0 + 20.0 * k, q[k][i] = 1.2 * p[k][i];
+    xp[k] = p[k], xq[k] = q[k];
+  }
+  struct cs_side po = {.nruns = 3, .x = xp, .n = n10, .prior = 0.1}, pn = po;
+  pn.x = xq;
+  REQUIRE(cs_compare_sides(&po, &pn, 0, &r, &no, &nn) == 0);
+  CHECK(no.term == CS_TERM_POOLED && no.df == 2 && no.runs == 3 && no.samples == 30);
+  CHECK_NEAR(r.old_median, exp((log(1000) + log(1020) + log(1040)) / 3), 1e-9);
+  CHECK_NEAR(r.ratio, 1.2, 1e-12);
+  CHECK_NEAR(no.se, no.sigma / sqrt(3), 1e-15);
+  CHECK(no.sigma > 0.015 && no.sigma < 0.025 && r.lo > 1.05 && r.hi < 1.35);
+  /* one run with a history of medians: the history term */
+  double hist[] = {1000, 1300, 700};
+  struct cs_side sh = so;
+  sh.hist_medians = hist, sh.nhist = 3;
+  REQUIRE(cs_compare_sides(&sh, &sn, 0, &r, &no, &nn) == 0);
+  CHECK(no.term == CS_TERM_HISTORY && no.df == 3 && no.sigma > 0.2 && no.history == 3);
+}
+
 static void test_geomean(void) {
   double x[] = {2, 0.5}, y[] = {1, 4, NAN, -1, 0};
   CHECK_NEAR(cs_geomean(x, 2), 1.0, 1e-15);
@@ -165,5 +216,5 @@ static void test_geomean(void) {
 
 TEST_MAIN(TEST_ENTRY(test_median), TEST_ENTRY(test_mann_whitney), TEST_ENTRY(test_bootstrap_reproducible),
           TEST_ENTRY(test_bootstrap_coverage), TEST_ENTRY(test_compare), TEST_ENTRY(test_compare_drift),
-          TEST_ENTRY(test_verdict_rules),
+          TEST_ENTRY(test_verdict_rules), TEST_ENTRY(test_between_run),
           TEST_ENTRY(test_geomean))

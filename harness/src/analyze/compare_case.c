@@ -34,31 +34,47 @@ static enum verdict failure_of(enum case_status s) {
   }
 }
 
-void compare_case(const struct case_result *old, const struct case_result *new_, double threshold,
-                  struct case_compare *out) {
+/* The verdict from the two sides' statuses; 1 when that decides it (out
+ * set), 0 when both are OK and the timing must. */
+static int status_verdict(const struct case_result *old, const struct case_result *new_, struct case_compare *out) {
   memset(out, 0, sizeof *out);
   out->c.ratio = out->c.lo = out->c.hi = NAN;
   out->c.p = 1.0;
   if (!new_) {
     out->verdict = V_MISSING;
-    return;
+    return 1;
   }
   if (!old) {
     out->verdict = V_NEW;
-    return;
+    return 1;
   }
   if (case_status_failed(new_->status)) {
     out->verdict = failure_of(new_->status);
-    return;
+    return 1;
   }
   if (case_status_failed(old->status)) {
     out->verdict = new_->status == CASE_OK ? V_FIXED : V_SKIPPED;
-    return;
+    return 1;
   }
   if (old->status != CASE_OK || new_->status != CASE_OK) {
     out->verdict = V_SKIPPED;
-    return;
+    return 1;
   }
+  return 0;
+}
+
+static enum verdict speed_verdict(enum cs_verdict v) {
+  switch (v) {
+  case CS_SAME: return V_SAME;
+  case CS_FASTER: return V_FASTER;
+  case CS_SLOWER: return V_SLOWER;
+  default: return V_NOISY;
+  }
+}
+
+void compare_case(const struct case_result *old, const struct case_result *new_, double threshold,
+                  struct case_compare *out) {
+  if (status_verdict(old, new_, out)) return;
   out->device = rs_has_device(old) && rs_has_device(new_);
   size_t no, nn;
   const double *xo = rs_samples(old, out->device, &no), *xn = rs_samples(new_, out->device, &nn);
@@ -67,11 +83,84 @@ void compare_case(const struct case_result *old, const struct case_result *new_,
     return;
   }
   out->timed = 1;
-  switch (cs_verdict_of(&out->c, threshold, COMPARE_ALPHA)) {
-  case CS_SAME: out->verdict = V_SAME; break;
-  case CS_FASTER: out->verdict = V_FASTER; break;
-  case CS_SLOWER: out->verdict = V_SLOWER; break;
-  default: out->verdict = V_NOISY; break;
+  out->verdict = speed_verdict(cs_verdict_of(&out->c, threshold, COMPARE_ALPHA));
+}
+
+static int all_device(const struct case_side *s) {
+  for (size_t i = 0; i < s->nruns; i++)
+    if (!rs_has_device(s->runs[i])) return 0;
+  for (size_t i = 0; i < s->nhistory; i++)
+    if (!rs_has_device(s->history[i])) return 0;
+  return 1;
+}
+
+/* The cs_side of a case_side (arrays owned by the caller's holder). */
+struct side_arrays {
+  const double **x;
+  size_t *n;
+  double *hist;
+};
+
+static int side_of(const struct case_side *s, int device, struct cs_side *cs, struct side_arrays *a) {
+  a->x = xcalloc(s->nruns + 1, sizeof *a->x);
+  a->n = xcalloc(s->nruns + 1, sizeof *a->n);
+  a->hist = xcalloc(s->nhistory + 1, sizeof *a->hist);
+  memset(cs, 0, sizeof *cs);
+  size_t total = 0;
+  for (size_t i = 0; i < s->nruns; i++) {
+    a->x[i] = rs_samples(s->runs[i], device, &a->n[i]);
+    if (!a->n[i]) return -1;
+    total += a->n[i];
+  }
+  size_t nh = 0;
+  for (size_t i = 0; i < s->nhistory; i++) {
+    size_t n;
+    const double *x = rs_samples(s->history[i], device, &n);
+    double m = n ? cs_median(x, n) : NAN;
+    if (m > 0.0) a->hist[nh++] = m;
+  }
+  const struct case_result *newest = s->runs[s->nruns - 1];
+  *cs = (struct cs_side){.nruns = s->nruns, .x = a->x, .n = a->n, .hist_medians = a->hist, .nhist = nh,
+                         .prior = cs_between_default(newest->backend, total / s->nruns)};
+  return 0;
+}
+
+static void side_arrays_release(struct side_arrays *a) {
+  free(a->x);
+  free(a->n);
+  free(a->hist);
+}
+
+void compare_case_sides(const struct case_side *old, const struct case_side *new_, int same_runs, double threshold,
+                        struct case_compare *out) {
+  const struct case_result *o = old && old->nruns ? old->runs[old->nruns - 1] : NULL;
+  const struct case_result *n = new_ && new_->nruns ? new_->runs[new_->nruns - 1] : NULL;
+  if (status_verdict(o, n, out)) return;
+  out->device = all_device(old) && all_device(new_);
+  struct cs_side so, sn;
+  struct side_arrays ao, an;
+  int rc = side_of(old, out->device, &so, &ao);
+  if (rc == 0) rc = side_of(new_, out->device, &sn, &an);
+  else memset(&an, 0, sizeof an);
+  if (rc == 0) rc = cs_compare_sides(&so, &sn, same_runs, &out->c, &out->old_noise, &out->new_noise);
+  side_arrays_release(&ao);
+  side_arrays_release(&an);
+  if (rc != 0) {
+    out->verdict = V_NO_DATA;
+    return;
+  }
+  out->timed = 1;
+  out->verdict = speed_verdict(cs_verdict_of(&out->c, threshold, COMPARE_ALPHA));
+  if ((out->verdict == V_FASTER || out->verdict == V_SLOWER) &&
+      (out->old_noise.samples < CS_MIN_SAMPLES || out->new_noise.samples < CS_MIN_SAMPLES)) {
+    out->verdict = V_NOISY;
+    out->few_samples = 1;
+  }
+  if ((out->verdict == V_FASTER || out->verdict == V_SLOWER) &&
+      ((out->old_noise.term == CS_TERM_DEFAULT && !o->settled) ||
+       (out->new_noise.term == CS_TERM_DEFAULT && !n->settled))) {
+    out->verdict = V_NOISY;
+    out->unsettled = 1;
   }
 }
 

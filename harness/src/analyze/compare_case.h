@@ -33,10 +33,41 @@ struct case_compare {
   int timed;          /* c holds a ratio (both OK with samples) */
   int device;         /* the device timer was compared (both had it) */
   struct cs_ratio c;  /* new / old */
+  /* compare_case_sides only (compare_case leaves them zero): each side's
+   * between-run term, and whether a FASTER/SLOWER was held back to NOISY
+   * because a side had fewer than CS_MIN_SAMPLES samples */
+  struct cs_noise old_noise, new_noise;
+  int few_samples;
+  /* ... or because a side with the default term is a run that did not
+   * settle (reach its noise target): the default assumes a run measured
+   * what it was asked, and no run-to-run spread is known for it */
+  int unsettled;
 };
 
 /* Either side may be NULL (MISSING / NEW). */
 void compare_case(const struct case_result *old, const struct case_result *new_, double threshold,
                   struct case_compare *out);
+
+/* One side of a case for compare_case_sides: its runs to pool (the newest,
+ * whose status decides failures, last; nruns 0 for an absent side) and its
+ * earlier runs with the same plugin hash (history, OK ones with samples). */
+struct case_side {
+  const struct case_result *const *runs;
+  size_t nruns;
+  const struct case_result *const *history;
+  size_t nhistory;
+};
+
+/* compare_case with the between-run term (compare_stats.h): a side of one
+ * run gets its history's spread or the backend's default, a side of
+ * several runs is pooled with runs as the unit; same_runs: the two sides
+ * are the same measurements (term none). FASTER and SLOWER need
+ * CS_MIN_SAMPLES samples on each side, else NOISY (few_samples set), and
+ * a settled run on each side that takes the default term (else NOISY,
+ * unsettled set).
+ * bench compare uses it; compare_case stays the within-run comparison of
+ * two single runs. */
+void compare_case_sides(const struct case_side *old, const struct case_side *new_, int same_runs, double threshold,
+                        struct case_compare *out);
 
 #endif

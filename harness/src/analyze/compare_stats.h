@@ -51,6 +51,73 @@ const char *cs_verdict_name(enum cs_verdict v); /* "SAME", "FASTER", "SLOWER", "
  * interval straddles a bound, or the test cannot tell). */
 enum cs_verdict cs_verdict_of(const struct cs_ratio *c, double threshold, double alpha);
 
+/* ---- between-run noise ------------------------------------------------------
+ * Samples from one process cannot show how much a case's level moves from
+ * one run (process) to the next: page placement, the cores a thread team
+ * lands on, the machine's load. Comparing two single runs with the interval
+ * above alone calls that movement a change. So each side's level gets a
+ * between-run term: sigma, the relative (log-scale) standard deviation of
+ * one run's median around the case's true level.
+ *   pooled   the side has several runs of the case (same day, same plugin
+ *            hash): runs are the unit, the level is the geometric mean of
+ *            the runs' medians, sigma their spread (with the history's; the
+ *            default below CS_MIN_RUNS runs) over sqrt(runs);
+ *   history  one run, and earlier runs of the case with the same plugin hash
+ *            in the same results (CS_MIN_RUNS with it): sigma is the spread
+ *            of their medians and its own;
+ *   default  one run and no history: cs_between_default;
+ *   none     both sides are the very same runs (a folder against itself).
+ * A spread is estimated from the runs' and the history's medians together
+ * once there are at least CS_MIN_RUNS of them (else the default stands in),
+ * floored at CS_MIN_SIGMA; the interval then takes Student's t quantile at
+ * the Welch-Satterthwaite degrees of freedom (a default counts as known). */
+enum cs_term { CS_TERM_NONE, CS_TERM_DEFAULT, CS_TERM_HISTORY, CS_TERM_POOLED };
+const char *cs_term_name(enum cs_term t); /* "none", "default", "history", "pooled" */
+
+#define CS_MIN_RUNS 3
+#define CS_MIN_SIGMA 0.005
+/* FASTER and SLOWER need at least this many samples on each side (pooled
+ * runs counted together): nvbench's and hyperfine's minimum of 10. */
+#define CS_MIN_SAMPLES 10
+
+/* The default sigma of one run's median for a backend ("cpu", "vulkan",
+ * "hip", ...; NULL: cpu) and a run of n samples: a + b / sqrt(n), the
+ * figures measured with repeated runs (compare_stats.c says which). */
+double cs_between_default(const char *backend, size_t n);
+
+/* Student's t distribution's 97.5% quantile for df degrees of freedom
+ * (1.96 for INFINITY). */
+double cs_t975(double df);
+
+/* One side of a comparison: the samples of each of its runs (nruns >= 1),
+ * the medians of earlier runs of the case (history, may be none) and the
+ * default sigma for it. */
+struct cs_side {
+  size_t nruns;
+  const double *const *x;
+  const size_t *n;
+  const double *hist_medians;
+  size_t nhist;
+  double prior;
+};
+/* What a side's between-run term was. */
+struct cs_noise {
+  enum cs_term term;
+  size_t runs, history, samples;
+  double sigma; /* relative spread of one run's level (0 for none) */
+  double se;    /* of the side's level: sigma / sqrt(runs) */
+  double df;    /* degrees of freedom of sigma (INFINITY: the default) */
+};
+
+/* new / old with the between-run terms: the ratio of the sides' levels
+ * (the median of a single run, the geometric mean of the run medians of a
+ * pooled side); the interval is cs_compare's within-run one (sides of one
+ * run only) widened in quadrature on the log scale by t sqrt(se_old^2 +
+ * se_new^2), t Student's 97.5% quantile; p is Mann-Whitney over all samples. same_runs: both sides are
+ * the same measurements (term none). 0, or -1 as cs_compare. */
+int cs_compare_sides(const struct cs_side *old, const struct cs_side *new_, int same_runs, struct cs_ratio *out,
+                     struct cs_noise *nold, struct cs_noise *nnew);
+
 /* exp(mean(log x)) over the positive finite values of x; NAN when none. */
 double cs_geomean(const double *x, size_t n);
 

@@ -57,7 +57,8 @@ static void add_file(struct result_set *s, struct run_file *f, const char *path)
   s->nfiles++;
 }
 
-/* Runs by date, then file name. */
+/* Runs by date, then start time (a second run of a day is saved as
+ * NAME.2.json, which sorts before NAME.json), then file name. */
 struct file_order {
   const struct run_file *f;
   const char *path;
@@ -66,6 +67,8 @@ struct file_order {
 static int cmp_file_order(const void *pa, const void *pb) {
   const struct file_order *a = pa, *b = pb;
   int c = strcmp(a->f->env.date ? a->f->env.date : "", b->f->env.date ? b->f->env.date : "");
+  if (c) return c;
+  c = strcmp(a->f->env.started ? a->f->env.started : "", b->f->env.started ? b->f->env.started : "");
   if (c) return c;
   c = strcmp(a->path, b->path);
   return c ? c : (a->i > b->i) - (a->i < b->i);
@@ -217,4 +220,52 @@ int rs_tags_overlap(const struct result_set *a, const struct result_set *b) {
       if (strcmp(x, y) == 0) return 1;
     }
   return 0;
+}
+
+static int same_hash(const struct rs_entry *a, const struct rs_entry *b) {
+  const char *x = a->file->plugin_sha256, *y = b->file->plugin_sha256;
+  return (!x && !y) || (x && y && strcmp(x, y) == 0);
+}
+
+static int timed_ok(const struct rs_entry *e) {
+  size_t n;
+  return e->r->status == CASE_OK && rs_samples(e->r, 0, &n) && n > 0;
+}
+
+void rs_group_runs(const struct result_set *s, int with_tag, struct rs_group **out, size_t *n) {
+  struct rs_keyed *k = rs_sorted_keys(s, with_tag);
+  struct rs_group *g = xcalloc(s->n ? s->n : 1, sizeof *g);
+  size_t ng = 0;
+  for (size_t i = 0; i < s->n;) {
+    size_t j = i;
+    while (j + 1 < s->n && strcmp(k[j + 1].key, k[i].key) == 0) j++;
+    /* k[i..j]: one key, chronological; the newest is k[j] */
+    struct rs_group *grp = &g[ng++];
+    const struct rs_entry *newest = &s->entries[k[j].idx];
+    grp->newest = k[j].idx;
+    grp->pool = xcalloc(j - i + 1, sizeof *grp->pool);
+    grp->hist = xcalloc(j - i + 1, sizeof *grp->hist);
+    if (!timed_ok(newest)) {
+      grp->pool[grp->npool++] = k[j].idx;
+    } else {
+      for (size_t m = i; m <= j; m++) {
+        const struct rs_entry *e = &s->entries[k[m].idx];
+        if (!timed_ok(e) || !same_hash(e, newest)) continue;
+        if (strcmp(e->date, newest->date) == 0) grp->pool[grp->npool++] = k[m].idx;
+        else if (strcmp(e->date, newest->date) < 0) grp->hist[grp->nhist++] = k[m].idx;
+      }
+    }
+    i = j + 1;
+  }
+  rs_keys_release(k, s->n);
+  *out = g;
+  *n = ng;
+}
+
+void rs_groups_release(struct rs_group *g, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(g[i].pool);
+    free(g[i].hist);
+  }
+  free(g);
 }

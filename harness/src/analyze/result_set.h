@@ -32,7 +32,7 @@ struct result_set {
   struct run_file *files;
   char **paths;
   size_t n;
-  struct rs_entry *entries; /* by date, file name, case index */
+  struct rs_entry *entries; /* by date, start time, file name, case index */
 };
 
 /* Load path (a result .json, or a folder: its *.json not starting with '.',
@@ -61,10 +61,25 @@ struct rs_keyed {
 struct rs_keyed *rs_sorted_keys(const struct result_set *s, int with_tag);
 void rs_keys_release(struct rs_keyed *k, size_t n);
 
-/* The newest entry per key (by date, then file name: a later file of the
- * same day wins), sorted by key: indices into s->entries in *idx (caller
+/* The newest entry per key (by date, start time, then file name: a later
+ * run of the same day wins), sorted by key: indices into s->entries in *idx (caller
  * frees), count in *n. */
 void rs_latest(const struct result_set *s, int with_tag, size_t **idx, size_t *n);
+
+/* The runs of each key, sorted by key: the newest entry (as rs_latest),
+ * the entries pooled with it and its history. Pooled: the entries of the
+ * newest one's date with the same plugin hash (sha256; two files without
+ * one count as the same), OK with samples, oldest first and the newest
+ * last; just the newest when it is not OK or has no samples. History: the
+ * entries of earlier dates with that plugin hash, OK with samples. Indices
+ * into s->entries. Free with rs_groups_release. */
+struct rs_group {
+  size_t newest;
+  size_t *pool, npool;
+  size_t *hist, nhist;
+};
+void rs_group_runs(const struct result_set *s, int with_tag, struct rs_group **out, size_t *n);
+void rs_groups_release(struct rs_group *g, size_t n);
 
 /* The raw per-iteration samples to compare: device times when use_device
  * and the case has them, else host times. *n is 0 when there are none. */

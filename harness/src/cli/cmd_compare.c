@@ -25,8 +25,13 @@
   "       bench compare --by operation PATH... [options]\n"                                       \
   "\n"                                                                                            \
   "OLD and NEW are result .json files or results folders (the newest run of each\n"              \
-  "case is used). Cases are matched by plugin, parameters and tag (the tag is\n"                 \
+  "case is shown). Cases are matched by plugin, parameters and tag (the tag is\n"               \
   "left out when the two sides share none or a side is selected by --*-tag).\n"                  \
+  "Samples of one run cannot show how far a case moves between runs, so each\n"                  \
+  "side's interval is widened by a between-run term: the spread of earlier runs\n"               \
+  "of the case (same plugin hash) in its results, of several runs of it that\n"                  \
+  "day (pooled, runs as the unit), or else 10% + 20%/sqrt(samples). FASTER and\n"               \
+  "SLOWER need 10 samples a side (and, with that default, runs that settled).\n"                \
   "\n"                                                                                            \
   "  --old-date D, --new-date D   keep the runs of that date (YYYY-MM-DD or a prefix)\n"         \
   "  --old-tag T, --new-tag T     keep the runs with that tag\n"                                  \
@@ -188,17 +193,50 @@ static int cmp_rows(const void *pa, const void *pb) {
   return rs_entry_order(any_side(pa), any_side(pb));
 }
 
-/* Merge-join the newest case of each key on both sides. */
+/* A side's runs of one key as compare_case_sides takes them. */
+struct side_runs {
+  const struct case_result **runs, **hist;
+  struct case_side side;
+};
+
+static void side_runs_of(const struct result_set *s, const struct rs_group *g, struct side_runs *out) {
+  memset(out, 0, sizeof *out);
+  if (!g) return;
+  out->runs = xcalloc(g->npool + 1, sizeof *out->runs);
+  out->hist = xcalloc(g->nhist + 1, sizeof *out->hist);
+  for (size_t i = 0; i < g->npool; i++) out->runs[i] = s->entries[g->pool[i]].r;
+  for (size_t i = 0; i < g->nhist; i++) out->hist[i] = s->entries[g->hist[i]].r;
+  out->side = (struct case_side){out->runs, g->npool, out->hist, g->nhist};
+}
+
+static void side_runs_release(struct side_runs *s) {
+  free(s->runs);
+  free(s->hist);
+}
+
+/* Both sides pool the very same runs (the same files: a folder against
+ * itself), so no between-run term applies. */
+static int same_runs(const struct result_set *old, const struct rs_group *a, const struct result_set *new_,
+                     const struct rs_group *b) {
+  if (a->npool != b->npool) return 0;
+  for (size_t i = 0; i < a->npool; i++)
+    if (strcmp(old->entries[a->pool[i]].path, new_->entries[b->pool[i]].path) != 0) return 0;
+  return 1;
+}
+
+/* Merge-join the cases of each key on both sides: the newest run shown,
+ * the runs of its day pooled, earlier ones as history. */
 static struct row *match(const struct result_set *old, const struct result_set *new_, int with_tag,
                          double threshold, size_t *nrows) {
-  size_t *io, *in, no, nn;
-  rs_latest(old, with_tag, &io, &no);
-  rs_latest(new_, with_tag, &in, &nn);
+  struct rs_group *go, *gn;
+  size_t no, nn;
+  rs_group_runs(old, with_tag, &go, &no);
+  rs_group_runs(new_, with_tag, &gn, &nn);
   struct row *rows = xcalloc(no + nn + 1, sizeof *rows);
   size_t n = 0, i = 0, j = 0;
   while (i < no || j < nn) {
-    const struct rs_entry *a = i < no ? &old->entries[io[i]] : NULL;
-    const struct rs_entry *b = j < nn ? &new_->entries[in[j]] : NULL;
+    const struct rs_entry *a = i < no ? &old->entries[go[i].newest] : NULL;
+    const struct rs_entry *b = j < nn ? &new_->entries[gn[j].newest] : NULL;
     int c;
     if (!a) c = 1;
     else if (!b) c = -1;
@@ -209,12 +247,18 @@ static struct row *match(const struct result_set *old, const struct result_set *
       free(kb);
     }
     struct row *r = &rows[n++];
+    const struct rs_group *ga = c <= 0 ? &go[i] : NULL, *gb = c >= 0 ? &gn[j] : NULL;
     if (c <= 0) r->old = a, i++;
     if (c >= 0) r->new_ = b, j++;
-    compare_case(r->old ? r->old->r : NULL, r->new_ ? r->new_->r : NULL, threshold, &r->cc);
+    struct side_runs so, sn;
+    side_runs_of(old, ga, &so);
+    side_runs_of(new_, gb, &sn);
+    compare_case_sides(&so.side, &sn.side, ga && gb && same_runs(old, ga, new_, gb), threshold, &r->cc);
+    side_runs_release(&so);
+    side_runs_release(&sn);
   }
-  free(io);
-  free(in);
+  rs_groups_release(go, no);
+  rs_groups_release(gn, nn);
   qsort(rows, n, sizeof *rows, cmp_rows);
   *nrows = n;
   return rows;
@@ -337,6 +381,7 @@ static char *p_text(const struct case_compare *cc) {
 }
 
 static void batch_note(const struct row *rows, size_t n, int md);
+static void term_note(const struct row *rows, size_t n, int md);
 
 static void output_table(const struct row *rows, size_t n, const struct compare_opts *o,
                          const struct summary *s) {
@@ -346,12 +391,14 @@ static void output_table(const struct row *rows, size_t n, const struct compare_
   static const char *const titles_txt[] = {"plugin", "params", "tag", "old", "new", "ratio", "95% CI", "p", "verdict"};
   static const int right_txt[] = {0, 0, 0, 1, 1, 1, 0, 1, 0};
   static const char *const titles_csv[] = {"plugin", "params", "tag", "old_status", "new_status", "old_median_ns",
-                                           "new_median_ns", "ratio", "ci_lo", "ci_hi", "p", "verdict"};
+                                           "new_median_ns", "ratio", "ci_lo", "ci_hi", "p", "verdict",
+                                           "old_runs", "old_term", "old_between", "new_runs", "new_term",
+                                           "new_between"};
   /* the text table leaves out the tag column when no case has a tag */
-  const char *titles[12];
-  int right[12];
+  const char *titles[18];
+  int right[18];
   size_t nc = 0;
-  for (size_t c = 0; c < (csv ? 12u : 9u); c++) {
+  for (size_t c = 0; c < (csv ? 18u : 9u); c++) {
     if (!csv && !tags && c == 2) continue;
     titles[nc] = csv ? titles_csv[c] : titles_txt[c];
     right[nc++] = csv ? 0 : right_txt[c];
@@ -362,7 +409,7 @@ static void output_table(const struct row *rows, size_t n, const struct compare_
     const struct row *r = &rows[i];
     const struct rs_entry *e = any_side(r);
     double mo = side_median(r->old, &r->cc, 1), mn = side_median(r->new_, &r->cc, 0);
-    char *cells[12] = {0};
+    char *cells[18] = {0};
     size_t k = 0;
     cells[k++] = xstrdup(e->plugin);
     cells[k++] = xstrdup(*e->params || csv ? e->params : "-");
@@ -387,6 +434,14 @@ static void output_table(const struct row *rows, size_t n, const struct compare_
       cells[k++] = p_text(&r->cc);
     }
     cells[k++] = xstrdup(verdict_name(r->cc.verdict));
+    if (csv) {
+      const struct cs_noise *nz[2] = {&r->cc.old_noise, &r->cc.new_noise};
+      for (int side = 0; side < 2; side++) {
+        cells[k++] = r->cc.timed ? xasprintf("%zu", nz[side]->runs) : xstrdup("");
+        cells[k++] = xstrdup(r->cc.timed ? cs_term_name(nz[side]->term) : "");
+        cells[k++] = r->cc.timed ? xasprintf("%.6g", nz[side]->sigma) : xstrdup("");
+      }
+    }
     size_t row = table_add_row(&t, cells);
     if (!csv) table_set_colour(&t, row, k - 1, verdict_colour(r->cc.verdict));
   }
@@ -407,6 +462,7 @@ static void output_table(const struct row *rows, size_t n, const struct compare_
     if (f != TABLE_MD)
       printf("ratio = new/old median time per iteration (below 1 is faster); p: Mann-Whitney U\n");
     batch_note(rows, n, f == TABLE_MD);
+    term_note(rows, n, f == TABLE_MD);
   }
 }
 
@@ -445,11 +501,55 @@ static void batch_note(const struct row *rows, size_t n, int md) {
   printf("%s\n", count > shown ? ", ..." : "");
 }
 
+/* Which between-run term widened the intervals (compare_stats.h), counted
+ * per side, and the cases the minimum of samples held back. */
+static void term_note(const struct row *rows, size_t n, int md) {
+  size_t count[2][4] = {{0}}, few = 0, unsettled = 0, timed = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!rows[i].cc.timed) continue;
+    timed++;
+    count[0][rows[i].cc.old_noise.term]++;
+    count[1][rows[i].cc.new_noise.term]++;
+    few += rows[i].cc.few_samples;
+    unsettled += rows[i].cc.unsettled;
+  }
+  if (!timed) return;
+  printf("%sbetween-run term (how far a run's level moves from run to run, added to each interval):", md ? "\n" : "");
+  static const char *const side_name[2] = {"old", "new"};
+  for (int side = 0; side < 2; side++) {
+    printf("%s %s", side ? ";" : "", side_name[side]);
+    const char *sep = " ";
+    for (int t = CS_TERM_POOLED; t >= CS_TERM_NONE; t--)
+      if (count[side][t]) {
+        printf("%s%zu %s", sep, count[side][t], cs_term_name((enum cs_term)t));
+        sep = ", ";
+      }
+  }
+  if (count[0][CS_TERM_DEFAULT] || count[1][CS_TERM_DEFAULT]) {
+    char *a = fmt_fixed(100.0 * cs_between_default("cpu", (size_t)-1), 0);
+    char *b = fmt_fixed(100.0 * (cs_between_default("cpu", 1) - cs_between_default("cpu", (size_t)-1)), 0);
+    printf(" (default: %s%% + %s%%/sqrt(samples) of a run's median; earlier runs of a case in the folder, or several "
+           "runs of it that day, replace it)",
+           a, b);
+    free(a);
+    free(b);
+  }
+  printf("\n");
+  if (few)
+    printf("%snote: %zu case%s NOISY rather than FASTER/SLOWER: fewer than %d samples on a side\n", md ? "\n" : "",
+           few, few > 1 ? "s" : "", CS_MIN_SAMPLES);
+  if (unsettled)
+    printf("%snote: %zu case%s NOISY rather than FASTER/SLOWER: a run that did not settle (reach its noise target) "
+           "and no earlier runs to show how far its level moves\n",
+           md ? "\n" : "", unsettled, unsettled > 1 ? "s" : "");
+}
+
 static json_t *jnum_or_null(int have, double v) {
   return have && isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *side_json(const struct rs_entry *e, double median) {
+static json_t *side_json(const struct rs_entry *e, double median, const struct case_compare *cc,
+                         const struct cs_noise *nz) {
   if (!e) return json_null();
   json_t *o = json_object();
   json_object_set_new(o, "status", json_string(case_status_name(e->r->status)));
@@ -458,6 +558,16 @@ static json_t *side_json(const struct rs_entry *e, double median) {
   json_object_set_new(o, "batch", json_integer(e->r->batch));
   json_object_set_new(o, "date", json_string(e->date));
   json_object_set_new(o, "file", json_string(e->path));
+  if (cc->timed) {
+    json_t *b = json_object();
+    json_object_set_new(b, "term", json_string(cs_term_name(nz->term)));
+    json_object_set_new(b, "sigma", json_real(nz->sigma));
+    json_object_set_new(b, "df", isfinite(nz->df) ? json_real(nz->df) : json_null());
+    json_object_set_new(b, "runs", json_integer((json_int_t)nz->runs));
+    json_object_set_new(b, "history_runs", json_integer((json_int_t)nz->history));
+    json_object_set_new(b, "samples", json_integer((json_int_t)nz->samples));
+    json_object_set_new(o, "between_run", b);
+  }
   return o;
 }
 
@@ -467,6 +577,7 @@ static void output_json(const struct row *rows, size_t n, const struct compare_o
   json_object_set_new(root, "old", json_string(o->old_path));
   json_object_set_new(root, "new", json_string(o->new_path));
   json_object_set_new(root, "threshold", json_real(o->threshold));
+  json_object_set_new(root, "min_samples", json_integer(CS_MIN_SAMPLES));
   json_t *cases = json_array();
   for (size_t i = 0; i < n; i++) {
     const struct row *r = &rows[i];
@@ -478,14 +589,16 @@ static void output_json(const struct row *rows, size_t n, const struct compare_o
       json_object_set_new(params, e->r->params[k].key, json_string(e->r->params[k].value));
     json_object_set_new(c, "params", params);
     json_object_set_new(c, "tag", json_string(e->tag));
-    json_object_set_new(c, "old", side_json(r->old, side_median(r->old, &r->cc, 1)));
-    json_object_set_new(c, "new", side_json(r->new_, side_median(r->new_, &r->cc, 0)));
+    json_object_set_new(c, "old", side_json(r->old, side_median(r->old, &r->cc, 1), &r->cc, &r->cc.old_noise));
+    json_object_set_new(c, "new", side_json(r->new_, side_median(r->new_, &r->cc, 0), &r->cc, &r->cc.new_noise));
     json_object_set_new(c, "timer", r->cc.timed ? json_string(r->cc.device ? "device" : "host") : json_null());
     json_object_set_new(c, "ratio", jnum_or_null(r->cc.timed, r->cc.c.ratio));
     json_object_set_new(c, "ci_lo", jnum_or_null(r->cc.timed, r->cc.c.lo));
     json_object_set_new(c, "ci_hi", jnum_or_null(r->cc.timed, r->cc.c.hi));
     json_object_set_new(c, "p", jnum_or_null(r->cc.timed, r->cc.c.p));
     json_object_set_new(c, "verdict", json_string(verdict_name(r->cc.verdict)));
+    json_object_set_new(c, "few_samples", json_boolean(r->cc.few_samples));
+    json_object_set_new(c, "unsettled", json_boolean(r->cc.unsettled));
     json_array_append_new(cases, c);
   }
   json_object_set_new(root, "cases", cases);

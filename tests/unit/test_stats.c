@@ -224,6 +224,20 @@ static void test_level_shift_does_not_settle(void) {
   CHECK(noise < 0.005);
 }
 
+/* Drift beyond 100% of the median (steady at 100 ns, the last block at
+ * 100 us: a stall): the widened interval would reach below 0; a time
+ * interval never does (the result reader drops a case with a negative
+ * bound, which compare then showed as NO_DATA). */
+static void test_huge_drift_lower_bound_not_negative(void) {
+  double x[32];
+  for (int i = 0; i < 32; i++) x[i] = i < 30 ? 100.0 + (double)(i % 3) : 100000.0;
+  struct stats st;
+  stats_compute(x, 32, &st);
+  CHECK(st.drift * st.median > st.median); /* the case this test is about */
+  CHECK(st.ci_lo >= 0.0);
+  CHECK(st.ci_hi >= st.median);
+}
+
 /* Autocorrelated noise: AR(1) with coefficient 0.98 around 1000 ns (a slow
  * wander, +-0.5% typical). The independent-sample interval of 600 samples
  * says +-0.06%; the samples hold about as much information as ~6 independent
@@ -272,5 +286,6 @@ TEST_MAIN(TEST_ENTRY(test_empty), TEST_ENTRY(test_one), TEST_ENTRY(test_two),
           TEST_ENTRY(test_median_ci_ranks), TEST_ENTRY(test_outliers),
           TEST_ENTRY(test_heavy_tail_settles), TEST_ENTRY(test_bimodal_does_not_settle),
           TEST_ENTRY(test_level_shift_does_not_settle),
+          TEST_ENTRY(test_huge_drift_lower_bound_not_negative),
           TEST_ENTRY(test_autocorrelated_does_not_settle),
           TEST_ENTRY(test_batch_stable))

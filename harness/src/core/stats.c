@@ -116,6 +116,9 @@ void stats_compute(const double *x, size_t n, struct stats *out) {
   double half = out->drift * out->median;
   if (out->median - half < out->ci_lo) out->ci_lo = out->median - half;
   if (out->median + half > out->ci_hi) out->ci_hi = out->median + half;
+  /* A time is never negative: drift over 100% of the median would put the
+   * widened lower bound below 0 (and the reader drops such a case). */
+  if (out->ci_lo < 0.0) out->ci_lo = 0.0;
   out->outliers = count_outliers(s, n, out->median);
 
   /* Two passes: the mean, then the squared deviations from it (stable for

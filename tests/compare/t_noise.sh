@@ -92,7 +92,7 @@ d = json.load(open(sys.argv[1]))
 assert d["min_samples"] == 10
 c = {x["params"]["c"]: x for x in d["cases"]}
 b = c["hist"]["old"]["between_run"]
-assert b["term"] == "history" and b["history_runs"] == 3 and b["runs"] == 1 and b["df"] == 3 and b["sigma"] < 0.02, b
+assert b["term"] == "history" and b["history_runs"] == 3 and b["runs"] == 1 and b["df"] == 2 and b["sigma"] < 0.02, b
 assert c["single"]["new"]["between_run"]["term"] == "default" and c["single"]["new"]["between_run"]["df"] is None
 assert c["few"]["few_samples"] is True and c["many"]["few_samples"] is False
 PY

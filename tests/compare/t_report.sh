@@ -21,12 +21,19 @@ if [ -z "$CHROMIUM" ]; then
   skip "no chromium on this system and none to install (apt-cache has no candidate for chromium)"
 fi
 
-# two dates; a measured CPU roof (membw_cpu copy: 10 GB/s; cpu_gemm: 100
-# GFLOP/s at 1000 FLOP/byte, above the ridge point of 10 FLOP/byte); a GPU
+# two dates (cpu_gemm's two cases on two earlier ones too: the history
+# that makes one run's change decidable, as in bench compare); a measured
+# CPU roof (membw_cpu copy: 10 GB/s; cpu_gemm: 100 GFLOP/s at 1000 FLOP/byte, above the ridge point of 10 FLOP/byte); a GPU
 # named MI300X without GEMM or copy measurements (published peaks); a
 # Vulkan device with a GEMM but a failed copy (no memory roof); a HIP plugin
 # that was only SKIPPED (no device row, no history chart)
 "$GEN" "$T/r" 1 <<'SPEC' || fail gen
+run 2026-11-18 cpu_gemm
+case m=64,dtype=f32 OK 1000 0.01 30 flops=1e5 bytes=100 check=sampled
+case m=32,dtype=f32 OK 1000 0.01 30 flops=5e4 bytes=50 check=sampled
+run 2026-11-19 cpu_gemm
+case m=64,dtype=f32 OK 1000 0.01 30 flops=1e5 bytes=100 check=sampled
+case m=32,dtype=f32 OK 1000 0.01 30 flops=5e4 bytes=50 check=sampled
 run 2026-11-20 cpu_gemm
 case m=64,dtype=f32 OK 1000 0.01 30 flops=1e5 bytes=100 check=sampled
 case m=32,dtype=f32 OK 1000 0.01 30 flops=5e4 bytes=50 check=sampled
@@ -53,7 +60,7 @@ case size=64MiB ERROR 0 0 0 devname=llvmpipe_(LLVM_15.0.6,_256_bits) backend=vul
 SPEC
 run_bench report --results-dir "$T/r" -o "$T/report.html"
 expect_rc 0 "report"
-expect_in "$T/out" "wrote $T/report.html \(9 cases, 2 dates, 3 devices" "summary line"
+expect_in "$T/out" "wrote $T/report.html \(9 cases, 4 dates, 3 devices" "summary line"
 expect_not_in "$T/report.html" '<(script|link|img|iframe)[^>]*(src|href)=' "no external resources"
 expect_in "$T/report.html" 'Chart.js v[0-9]' "Chart.js inlined"
 
@@ -90,7 +97,7 @@ assert cases[("hip_gemm", "m=64 dtype=f16")]["pct_roof"] is None
 cmp = {(r["plugin"], r["params"]): r for r in data["compare"]["rows"]}
 assert cmp[("cpu_gemm", "m=32 dtype=f32")]["verdict"] == "SLOWER", cmp
 assert cmp[("cpu_gemm", "m=64 dtype=f32")]["verdict"] == "SAME", cmp
-assert data["history"]["dates"] == ["2026-11-20", "2026-11-21"]
+assert data["history"]["dates"] == ["2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21"]
 PY
 
 # in a real browser. probe.html is the page with a script after it that
@@ -181,7 +188,8 @@ for c in cmp.values():
 hist = sorted(c["title"] for c in by["history"])
 assert hist == ["cpu_gemm", "membw_cpu"], hist
 for c in by["history"]:
-    assert c["marks"]["series"] == 4 and len(c["ticks"]) >= 3, c
+    # points: cases x dates run (cpu_gemm has two earlier dates)
+    assert c["marks"]["series"] == {"cpu_gemm": 8, "membw_cpu": 4}[c["title"]] and len(c["ticks"]) >= 3, c
 assert sorted(p["singles"]) == ["cpu_gemm m=16 dtype=f32", "hip_attention m=64 dtype=f32",
                                 "vk_gemm m=256 n=256 k=256 dtype=f32"], p["singles"]
 assert [n.split(":")[0] for n in p["none"]] == ["hip_gemm", "vk_copy"], p["none"]

@@ -326,17 +326,19 @@ static double side_level(const struct cs_side *s, int same_runs, struct cs_noise
   size_t nl = s->nruns + s->nhist, m = 0;
   double *l = xmalloc((nl ? nl : 1) * sizeof *l), sum_runs = 0.0;
   int bad = 0;
+  /* A single run's own median stays out of its spread: a real change in
+   * it would otherwise count as noise and hide itself. */
   for (size_t r = 0; r < s->nruns; r++) {
     double med = cs_median(s->x[r], s->n[r]);
     if (!(med > 0.0)) bad = 1;
-    else sum_runs += (l[m++] = log(med));
+    else if (s->nruns >= 2) sum_runs += (l[m++] = log(med));
   }
   for (size_t h = 0; h < s->nhist; h++)
     if (s->hist_medians[h] > 0.0) l[m++] = log(s->hist_medians[h]);
   double level = s->nruns == 1 || bad ? cs_median(all, total) : exp(sum_runs / (double)s->nruns);
   double var = s->prior * s->prior;
   nz->df = INFINITY;
-  if (m >= CS_MIN_RUNS) {
+  if (m >= (s->nruns >= 2 ? CS_MIN_RUNS : CS_MIN_RUNS - 1)) {
     double mean = 0.0, ss = 0.0;
     for (size_t i = 0; i < m; i++) mean += l[i];
     mean /= (double)m;

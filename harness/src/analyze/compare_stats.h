@@ -63,12 +63,14 @@ enum cs_verdict cs_verdict_of(const struct cs_ratio *c, double threshold, double
  *            the runs' medians, sigma their spread (with the history's; the
  *            default below CS_MIN_RUNS runs) over sqrt(runs);
  *   history  one run, and earlier runs of the case with the same plugin hash
- *            in the same results (CS_MIN_RUNS with it): sigma is the spread
- *            of their medians and its own;
+ *            in the same results (at least CS_MIN_RUNS - 1 of them): sigma
+ *            is the spread of their medians (not of the run's own: a real
+ *            change in it would widen its own interval and hide itself);
  *   default  one run and no history: cs_between_default;
  *   none     both sides are the very same runs (a folder against itself).
- * A spread is estimated from the runs' and the history's medians together
- * once there are at least CS_MIN_RUNS of them (else the default stands in),
+ * A pooled side's spread is estimated from its runs' and its history's
+ * medians together once there are at least CS_MIN_RUNS of them (else the
+ * default stands in),
  * floored at CS_MIN_SIGMA; the interval then takes Student's t quantile at
  * the Welch-Satterthwaite degrees of freedom (a default counts as known). */
 enum cs_term { CS_TERM_NONE, CS_TERM_DEFAULT, CS_TERM_HISTORY, CS_TERM_POOLED };

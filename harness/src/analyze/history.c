@@ -15,6 +15,24 @@ static int cmp_rows(const void *pa, const void *pb) {
   return rs_entry_order(((const struct history_row *)pa)->first, ((const struct history_row *)pb)->first);
 }
 
+void history_compare(const struct history_row *row, size_t dp, size_t d, double threshold,
+                     struct case_compare *out) {
+  const struct rs_entry *eo = row->cells[dp], *en = row->cells[d];
+  const struct case_result **ho = xcalloc(dp + 1, sizeof *ho), **hn = xcalloc(dp + 1, sizeof *hn);
+  size_t nho = 0, nhn = 0;
+  for (size_t i = 0; i < dp; i++) {
+    const struct rs_entry *x = row->cells[i];
+    if (!x || !rs_timed_ok(x)) continue;
+    if (rs_same_plugin(x, eo)) ho[nho++] = x->r;
+    if (rs_same_plugin(x, en)) hn[nhn++] = x->r;
+  }
+  const struct case_result *ro = eo->r, *rn = en->r;
+  struct case_side so = {&ro, 1, ho, nho}, sn = {&rn, 1, hn, nhn};
+  compare_case_sides(&so, &sn, 0, threshold, out);
+  free(ho);
+  free(hn);
+}
+
 void history_build(const struct result_set *s, double threshold, struct history *h) {
   memset(h, 0, sizeof *h);
   /* the dates */
@@ -45,6 +63,7 @@ void history_build(const struct result_set *s, double threshold, struct history 
   for (size_t r = 0; r < h->nrows; r++) {
     struct history_row *row = &h->rows[r];
     const struct rs_entry *prev = NULL;
+    size_t prev_d = 0;
     for (size_t d = 0; d < h->ndates; d++) {
       row->shift[d] = V_NO_DATA;
       row->ratio[d] = NAN;
@@ -52,13 +71,14 @@ void history_build(const struct result_set *s, double threshold, struct history 
       if (!e || e->r->status != CASE_OK) continue;
       if (prev) {
         struct case_compare cc;
-        compare_case(prev->r, e->r, threshold, &cc);
+        history_compare(row, (size_t)(prev_d), d, threshold, &cc);
         if (cc.timed) {
           row->shift[d] = cc.verdict;
           row->ratio[d] = cc.c.ratio;
         }
       }
       prev = e;
+      prev_d = d;
     }
   }
   qsort(h->rows, h->nrows, sizeof *h->rows, cmp_rows);

@@ -28,4 +28,11 @@ struct history {
 void history_build(const struct result_set *s, double threshold, struct history *h);
 void history_release(struct history *h);
 
+/* The run of row at date d against its OK run at date dp (dp < d) as bench
+ * compare judges two single runs: each side's between-run term from the
+ * row's OK runs before dp of that side's plugin hash (history), else the
+ * backend's default (compare_case_sides). */
+void history_compare(const struct history_row *row, size_t dp, size_t d, double threshold,
+                     struct case_compare *out);
+
 #endif

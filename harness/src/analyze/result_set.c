@@ -222,12 +222,12 @@ int rs_tags_overlap(const struct result_set *a, const struct result_set *b) {
   return 0;
 }
 
-static int same_hash(const struct rs_entry *a, const struct rs_entry *b) {
+int rs_same_plugin(const struct rs_entry *a, const struct rs_entry *b) {
   const char *x = a->file->plugin_sha256, *y = b->file->plugin_sha256;
   return (!x && !y) || (x && y && strcmp(x, y) == 0);
 }
 
-static int timed_ok(const struct rs_entry *e) {
+int rs_timed_ok(const struct rs_entry *e) {
   size_t n;
   return e->r->status == CASE_OK && rs_samples(e->r, 0, &n) && n > 0;
 }
@@ -245,12 +245,12 @@ void rs_group_runs(const struct result_set *s, int with_tag, struct rs_group **o
     grp->newest = k[j].idx;
     grp->pool = xcalloc(j - i + 1, sizeof *grp->pool);
     grp->hist = xcalloc(j - i + 1, sizeof *grp->hist);
-    if (!timed_ok(newest)) {
+    if (!rs_timed_ok(newest)) {
       grp->pool[grp->npool++] = k[j].idx;
     } else {
       for (size_t m = i; m <= j; m++) {
         const struct rs_entry *e = &s->entries[k[m].idx];
-        if (!timed_ok(e) || !same_hash(e, newest)) continue;
+        if (!rs_timed_ok(e) || !rs_same_plugin(e, newest)) continue;
         if (strcmp(e->date, newest->date) == 0) grp->pool[grp->npool++] = k[m].idx;
         else if (strcmp(e->date, newest->date) < 0) grp->hist[grp->nhist++] = k[m].idx;
       }

@@ -79,6 +79,12 @@ struct rs_group {
   size_t *hist, nhist;
 };
 void rs_group_runs(const struct result_set *s, int with_tag, struct rs_group **out, size_t *n);
+
+/* 1 when a and b ran the same plugin file (same sha256; two entries
+ * without one count as the same). */
+int rs_same_plugin(const struct rs_entry *a, const struct rs_entry *b);
+/* 1 when e is OK with samples. */
+int rs_timed_ok(const struct rs_entry *e);
 void rs_groups_release(struct rs_group *g, size_t n);
 
 /* The raw per-iteration samples to compare: device times when use_device

@@ -130,18 +130,19 @@ static json_t *compare_json(const struct history *h, double threshold) {
   for (size_t i = 0; i < h->nrows; i++) {
     const struct history_row *row = &h->rows[i];
     const struct rs_entry *newest = NULL, *prev = NULL;
+    size_t dn = 0, dp = 0;
     for (size_t d = h->ndates; d-- > 0;) {
       const struct rs_entry *e = row->cells[d];
       if (!e || e->r->status != CASE_OK) continue;
-      if (!newest) newest = e;
+      if (!newest) newest = e, dn = d;
       else {
-        prev = e;
+        prev = e, dp = d;
         break;
       }
     }
     if (!prev) continue;
     struct case_compare cc;
-    compare_case(prev->r, newest->r, threshold, &cc);
+    history_compare(row, dp, dn, threshold, &cc);
     if (!cc.timed) continue;
     json_t *r = json_object();
     json_object_set_new(r, "plugin", json_string(row->first->plugin));

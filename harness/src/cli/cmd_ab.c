@@ -37,9 +37,10 @@
   "usage: bench ab OLD NEW [options]\n"                                                           \
   "Measure two builds of the same plugins in one interleaved run: for each case an\n"             \
   "old and a new worker (never running at once) take short blocks of samples in\n"                \
-  "rounds of random order; the verdict comes from the rounds' paired log-ratios\n"                \
-  "new/old of block medians (device time when both sides report it), with the\n"                  \
-  "worker pair as the unit (a fresh pair every --rounds-per-pair rounds).\n"                      \
+  "rounds (the order alternating from a random start); the verdict comes from\n"                  \
+  "the rounds' paired log-ratios new/old of block medians (device time when both\n"               \
+  "sides report it), with the worker pair as the unit (a fresh pair every\n"                      \
+  "--rounds-per-pair rounds).\n"                                                                  \
   "OLD and NEW are plugin folders or single .so files; plugins pair by name, cases\n"             \
   "by parameters (one side only: MISSING or NEW).\n"                                              \
   "  --preset NAME|FILE     sampling policy (default standard); its max_time is the\n"            \
@@ -49,8 +50,8 @@
   "  --filter EXPR          only the cases that match (as bench run; repeatable)\n"               \
   "  --threshold T          SAME band, 5% or 0.05 (default 5%)\n"                                 \
   "  --fail-on LIST         slower, wrong, missing, noisy, none (default slower,wrong)\n"         \
-  "  --rounds-per-pair N    rounds before fresh workers (default 3)\n"                            \
-  "  --min-pairs N          worker pairs before an early stop (default 4)\n"                      \
+  "  --rounds-per-pair N    rounds before fresh workers (default 4)\n"                            \
+  "  --min-pairs N          worker pairs before an early stop (default 6)\n"                      \
   "  --seed N               the sides' order in the rounds (default: random)\n"                   \
   "  --results-dir DIR      where the result files go (default results)\n"                        \
   "  --format text|md       terminal table as text (default) or Markdown\n"                       \
@@ -138,8 +139,8 @@ static int parse(int argc, char **argv, struct ab_cli *o) {
   o->results_dir = "results";
   o->threshold = COMPARE_DEFAULT_THRESHOLD;
   o->fail_on = FAIL_SLOWER | FAIL_WRONG;
-  o->ab.rounds_per_pair = 3;
-  o->ab.min_pairs = 4;
+  o->ab.rounds_per_pair = 4;
+  o->ab.min_pairs = 6;
   o->ab.seed = (uint64_t)now_ns() ^ ((uint64_t)getpid() << 32);
   optind = 1;
   opterr = 0;

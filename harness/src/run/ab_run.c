@@ -134,8 +134,12 @@ void ab_run_case(const struct plugin *op, const struct case_def *oc, const struc
       for (int s = 0; s < started; s++) ab_worker_kill(&w[s]);
       break;
     }
+    /* the order alternates within a pair from a random start (ABBA...): a
+     * side's place in the round (first after the other's block, or after
+     * the parent's work) never favours one side over a pair */
+    int first = (int)(next_rand(&rng) & 1);
     for (int k = 0; k < o->rounds_per_pair && !failed && !child_interrupted(); k++) {
-      struct ab_round rd = {pair, (int)(next_rand(&rng) & 1), 0, 0, 0, 0, 1};
+      struct ab_round rd = {pair, (first + k) & 1, 0, 0, 0, 0, 1};
       for (int step = 0; step < 2 && !failed; step++) {
         int s = rd.new_first ? 1 - step : step;
         size_t n = block_size(sample_ns[s] > sample_ns[1 - s] ? sample_ns[s] : sample_ns[1 - s], target);

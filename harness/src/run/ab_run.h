@@ -1,7 +1,7 @@
 /* One case of bench ab: the old and the new build of a plugin measured in
  * interleaved rounds. Each side runs in its own worker (ab_worker.h), the
- * two never at the same time; a round is one block of samples on each side
- * in a random order, and its paired log-ratio is log(new / old) of the two
+ * two never at the same time; a round is one block of samples on each side,
+ * the order alternating within a pair from a random start, and its paired log-ratio is log(new / old) of the two
  * block medians (device time when both sides reported it for every
  * sample, else host time for all rounds). Every rounds_per_pair rounds
  * both workers verify their output and are replaced by a fresh pair, so

@@ -109,11 +109,14 @@ void ab_run_case(const struct plugin *op, const struct case_def *oc, const struc
   double sample_ns[2] = {0, 0};
   int failed = 0;
   double host[2][AB_BLOCK_MAX], dev[2][AB_BLOCK_MAX];
-  int pair;
+  int pair, batch = 0;
   for (pair = 0; !failed && !child_interrupted(); pair++) {
     struct ab_worker w[2];
-    int started = 0;
-    for (int s = 0; s < 2; s++) {
+    int started = 0, spawn_first = (int)(next_rand(&rng) & 1);
+    /* the side started first varies too: where a process lands (its core,
+     * its memory) may depend on when it was forked */
+    for (int i = 0; i < 2; i++) {
+      int s = spawn_first ^ i;
       struct case_result tmp;
       case_result_init(&tmp);
       if (ab_worker_start(&w[s], pls[s], cs[s], pol, &tmp) != 0) {
@@ -125,15 +128,19 @@ void ab_run_case(const struct plugin *op, const struct case_def *oc, const struc
         failed = 1;
         break;
       }
-      side[s]->r.batch = w[s].batch;
       if (s == 1) out->pairs++;
       case_result_release(&tmp);
       started++;
     }
     if (failed) {
-      for (int s = 0; s < started; s++) ab_worker_kill(&w[s]);
+      for (int i = 0; i < started; i++) ab_worker_kill(&w[spawn_first ^ i]);
       break;
     }
+    /* One batch for the whole case and both sides, the smaller of the first
+     * pair's picks: a longer sample is more often preempted on a busy
+     * machine, so sides with different batches would differ by that alone. */
+    if (batch == 0) batch = w[0].batch < w[1].batch ? w[0].batch : w[1].batch;
+    side[0]->r.batch = side[1]->r.batch = batch;
     /* the order alternates within a pair from a random start (ABBA...): a
      * side's place in the round (first after the other's block, or after
      * the parent's work) never favours one side over a pair */
@@ -144,13 +151,13 @@ void ab_run_case(const struct plugin *op, const struct case_def *oc, const struc
         int s = rd.new_first ? 1 - step : step;
         size_t n = block_size(sample_ns[s] > sample_ns[1 - s] ? sample_ns[s] : sample_ns[1 - s], target);
         int dok;
-        if (ab_worker_block(&w[s], n, host[s], dev[s], &dok, &side[s]->r) != 0) {
+        if (ab_worker_block(&w[s], n, batch, host[s], dev[s], &dok, &side[s]->r) != 0) {
           failed = 1;
           break;
         }
         side_add(side[s], host[s], dev[s], n, dok);
         double hm = cs_median(host[s], n), dm = dok ? cs_median(dev[s], n) : 0;
-        sample_ns[s] = hm * w[s].batch;
+        sample_ns[s] = hm * batch;
         if (s == 0) rd.old_host = hm, rd.old_dev = dm;
         else rd.new_host = hm, rd.new_dev = dm;
         rd.dev_ok = rd.dev_ok && dok;

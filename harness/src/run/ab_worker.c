@@ -1,5 +1,6 @@
 /* The command-driven worker of bench ab (see ab_worker.h). Messages are
- * short text: the parent sends "B <n>" (a block), "V" (verify, teardown
+ * short text: the parent sends "B <n> <batch>" (a block of n samples of
+ * batch iterations each), "V" (verify, teardown
  * and exit); the worker answers "<nonce>R <line>" where line is "ok <batch>",
  * "s <dev_ok> <host> <dev> ..." or a case result in one JSON line. */
 #include "run/ab_worker.h"
@@ -73,8 +74,11 @@ static void worker_main(int fd, const char *nonce, const struct plugin *pl,
     if (n <= 0) _exit(1); /* the parent is gone */
     cmd[n] = '\0';
     if (cmd[0] == 'B') {
-      size_t want = (size_t)strtoul(cmd + 1, NULL, 10);
+      char *end;
+      size_t want = (size_t)strtoul(cmd + 1, &end, 10);
+      long batch = strtol(end, NULL, 10);
       if (want > AB_BLOCK_MAX) want = AB_BLOCK_MAX;
+      if (batch > 0) r.batch = (int)batch; /* the case's, the same on both sides */
       int dev_ok;
       if (measure_block(&pr, state, pol, &r, want, host, dev, &dev_ok) != BENCH_OK) {
         ok = 0;
@@ -261,11 +265,11 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
   return -1;
 }
 
-int ab_worker_block(struct ab_worker *w, size_t n, double *host, double *dev, int *dev_ok,
+int ab_worker_block(struct ab_worker *w, size_t n, int batch, double *host, double *dev, int *dev_ok,
                     struct case_result *r) {
-  char cmd[32];
+  char cmd[64];
   if (n > AB_BLOCK_MAX) n = AB_BLOCK_MAX;
-  snprintf(cmd, sizeof cmd, "B %zu", n);
+  snprintf(cmd, sizeof cmd, "B %zu %d", n, batch);
   if (send(w->fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0) {
     record_gone(w, r, 0);
     return -1;

@@ -30,11 +30,12 @@ struct ab_worker {
  * case identity. */
 int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct case_def *c,
                     const struct run_policy *pol, struct case_result *r);
-/* n samples (n <= AB_BLOCK_MAX) into host/dev (per iteration, ns); *dev_ok
+/* n samples (n <= AB_BLOCK_MAX) of batch iterations each (0: the
+ * worker's own pick, w->batch) into host/dev (per iteration, ns); *dev_ok
  * when every one had a device time. 0, or -1 with r's status and message
  * (the worker is gone). */
 #define AB_BLOCK_MAX 256
-int ab_worker_block(struct ab_worker *w, size_t n, double *host, double *dev, int *dev_ok,
+int ab_worker_block(struct ab_worker *w, size_t n, int batch, double *host, double *dev, int *dev_ok,
                     struct case_result *r);
 /* Verify and tear down, then let the worker go: r gets the status, the
  * check and the plugin's info (its timings are left alone). 0, or -1 when

@@ -38,4 +38,33 @@ if [ -n "$old" ] && [ -n "$new" ]; then
   r=$(json_case "$new" 'c["nsamples"]')
   [ "$r" -gt 0 ] && ok || fail "the crash was not mid-run (no new samples before it)"
 fi
+
+# Ctrl-C while the workers run: exit 130, the case INTERRUPTED and saved,
+# no worker left behind
+cat >"$T/long.ini" <<'INI'
+[run]
+tier = smoke
+warmup_time = 20ms
+max_time = 60s
+batch_min_time = 1ms
+timeout = 30s
+INI
+rm -rf "$T/results"
+"$BENCH" ab --preset "$T/long.ini" --results-dir "$T/results" "$AB/base" "$AB/same" --plugin ab_spin \
+  >"$T/out" 2>"$T/err" &
+pid=$!
+has_worker() { pgrep -P "$pid" >/dev/null; }
+wait_for 30 has_worker && ok || fail "no worker appeared"
+kill -INT "$pid"
+wait "$pid"
+RC=$?
+expect_rc 130 "interrupted"
+expect_in "$T/out" 'ab_spin n=20000: .*INTERRUPTED' "the case is INTERRUPTED"
+new=$(ls "$T"/results/*_ab_spin_long_new.json 2>/dev/null)
+expect_nonempty "result file after Ctrl-C" $new
+if [ -n "$new" ]; then
+  [ "$(json_case "$new" 'c["status"]')" = INTERRUPTED ] && ok || fail "saved status"
+fi
+left=$(pgrep -f "ab/builds/(base|same)" -P "$pid" 2>/dev/null || true)
+[ -z "$left" ] && ok || fail "workers left: $left"
 finish

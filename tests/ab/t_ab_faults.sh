@@ -55,6 +55,7 @@ rm -rf "$T/results"
 pid=$!
 has_worker() { pgrep -P "$pid" >/dev/null; }
 wait_for 30 has_worker && ok || fail "no worker appeared"
+workers=$(pgrep -P "$pid")
 kill -INT "$pid"
 wait "$pid"
 RC=$?
@@ -65,6 +66,7 @@ expect_nonempty "result file after Ctrl-C" $new
 if [ -n "$new" ]; then
   [ "$(json_case "$new" 'c["status"]')" = INTERRUPTED ] && ok || fail "saved status"
 fi
-left=$(pgrep -f "ab/builds/(base|same)" -P "$pid" 2>/dev/null || true)
-[ -z "$left" ] && ok || fail "workers left: $left"
+expect_nonempty "workers seen" $workers
+gone() { for w in $workers; do [ -e "/proc/$w" ] && ! grep -q '^State:.*Z' "/proc/$w/status" && return 1; done; return 0; }
+wait_for 10 gone && ok || fail "workers left after bench ab ended: $workers"
 finish

@@ -45,6 +45,11 @@ ab "$AB/base/ab_spin.so" "$AB/same/ab_spin.so" --fail-on none
 expect_rc 0 "single .so files"
 expect_in "$T/out" 'ab_spin n=20000: old [0-9.]+ us, new [0-9.]+ us, new/old [0-9.]+ \[' "single .so files paired"
 expect_not_in "$T/out" 'ab_gone|ab_fresh' "single .so: other plugins of the folder"
+# --format md: a Markdown table, one row per case
+ab "$AB/base/ab_spin.so" "$AB/same/ab_spin.so" --fail-on none --format md
+expect_rc 0 "--format md"
+expect_in "$T/out" '^\| plugin \| case \| old \| new \| new/old \[95% CI\] \| verdict \| rounds \|$' "md header"
+expect_in "$T/out" '^\| ab_spin \| n=20000 \| [0-9.]+ us \| [0-9.]+ us \| [0-9.]+ \[.*\] \| (SAME|FASTER|SLOWER|NOISY) \|' "md row"
 # usage
 ab "$AB/base"
 expect_rc 2 "one side only"

@@ -99,6 +99,23 @@ static void worker_main(int fd, const char *nonce, const struct plugin *pl,
   _exit(0);
 }
 
+/* The last lines the worker printed (at most 2 KiB), or NULL. */
+static char *log_tail(struct ab_worker *w) {
+  if (w->log_fd < 0) return NULL;
+  off_t end = lseek(w->log_fd, 0, SEEK_END);
+  if (end <= 0) return NULL;
+  off_t from = end > 2048 ? end - 2048 : 0;
+  char *buf = xcalloc(1, (size_t)(end - from) + 1);
+  ssize_t n = pread(w->log_fd, buf, (size_t)(end - from), from);
+  if (n <= 0) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  while (n > 0 && buf[n - 1] == '\n') buf[--n] = '\0';
+  return buf;
+}
+
 static void reap(struct ab_worker *w, int *status) {
   *status = 0;
   if (w->pid > 0) {
@@ -110,6 +127,8 @@ static void reap(struct ab_worker *w, int *status) {
   w->pid = -1;
   if (w->fd >= 0) close(w->fd);
   w->fd = -1;
+  if (w->log_fd >= 0) close(w->log_fd);
+  w->log_fd = -1;
 }
 
 void ab_worker_kill(struct ab_worker *w) {
@@ -120,7 +139,12 @@ void ab_worker_kill(struct ab_worker *w) {
 /* Why the worker gave no answer, into r. */
 static void record_gone(struct ab_worker *w, struct case_result *r, int timed_out) {
   int st;
+  char *tail = log_tail(w);
   reap(w, &st);
+  if (tail) {
+    free(r->stderr_tail);
+    r->stderr_tail = tail;
+  }
   free(r->message);
   if (child_interrupted()) {
     r->status = CASE_INTERRUPTED;
@@ -185,6 +209,13 @@ static int take_result(struct ab_worker *w, const char *line, struct case_result
   free(r->message);
   r->message = got.message;
   got.message = NULL;
+  if (got.status != CASE_OK) {
+    char *tail = log_tail(w);
+    if (tail) {
+      free(r->stderr_tail);
+      r->stderr_tail = tail;
+    }
+  }
   r->check = got.check;
   memcpy(r->output_hash, got.output_hash, sizeof r->output_hash);
   r->determinism = got.determinism;
@@ -207,6 +238,10 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
   w->pid = -1;
   w->fd = -1;
   w->timeout_s = pol->timeout_s;
+  FILE *log = tmpfile(); /* unlinked: gone with the last descriptor */
+  w->log_fd = log ? dup(fileno(log)) : -1;
+  if (log) fclose(log);
+  if (w->log_fd >= 0) fcntl(w->log_fd, F_SETFD, FD_CLOEXEC);
   w->batch = 1;
   unsigned char rnd[8];
   if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
@@ -215,6 +250,8 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
   }
   for (size_t i = 0; i < sizeof rnd; i++) snprintf(w->nonce + 2 * i, 3, "%02x", rnd[i]);
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    if (w->log_fd >= 0) close(w->log_fd);
+    w->log_fd = -1;
     r->status = CASE_ERROR;
     r->message = xasprintf("socketpair: %s", strerror(errno));
     return -1;
@@ -224,6 +261,8 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
   if (pid < 0) {
     close(sv[0]);
     close(sv[1]);
+    if (w->log_fd >= 0) close(w->log_fd);
+    w->log_fd = -1;
     r->status = CASE_ERROR;
     r->message = xasprintf("fork: %s", strerror(errno));
     return -1;
@@ -236,9 +275,11 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
     int nul = open("/dev/null", O_RDWR);
     if (nul >= 0) {
       dup2(nul, 0);
-      dup2(nul, 1);
-      if (!getenv("BENCH_AB_WORKER_STDERR")) dup2(nul, 2);
       close(nul);
+    }
+    if (w->log_fd >= 0) { /* kept for the result of a failed side */
+      dup2(w->log_fd, 1);
+      dup2(w->log_fd, 2);
     }
     worker_main(sv[1], w->nonce, pl, c, pol);
   }

@@ -23,6 +23,7 @@ struct ab_worker {
   char nonce[17];
   double timeout_s;
   int batch;
+  int log_fd;   /* the worker's stdout and stderr (an unlinked temporary file), or -1 */
 };
 
 /* Start a worker for case c of pl and wait until it is warm. 0, or -1 with

@@ -47,5 +47,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+int cmd_ab(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ void usage(FILE *f) {
           "       bench rollup [--results-dir DIR]\n"
           "       bench events FILE [--follow | --summary]\n"
           "       bench compare OLD NEW [options]   (see bench compare --help)\n"
+          "       bench ab OLD NEW [options]        (see bench ab --help)\n"
           "       bench history [--results-dir DIR] [--plugin P]\n"
           "       bench report [--results-dir DIR] [-o report.html]\n"
           "       bench results --name --plugin P --preset PRESET [--tag T] [--date D]\n"

@@ -365,6 +365,58 @@ teardown:
   free(s.dev);
 }
 
+int measure_begin(struct plugin_run *pr, const struct case_def *c, const struct run_policy *pol,
+                  struct case_result *r, void **state) {
+  const struct plugin *pl = pr->pl;
+  struct host_state *h = &pr->h;
+  host_bind(h, c, r, pol->verify);
+  for (size_t i = 0; i < pr->init.ninfo; i++)
+    kv_list_add(&r->ninfo, &r->info, pr->init.info[i].key, pr->init.info[i].value);
+  r->target_noise = pol->target_noise;
+  snprintf(r->stop_rule, sizeof r->stop_rule, "%s", stop_rule_name(pol->stop_rule));
+  r->check.pass = 1;
+  snprintf(r->check.method, sizeof r->check.method, "none");
+  *state = NULL;
+  int rc = pl->desc->setup(&h->api, pr->ctx, state);
+  const char *where = "setup";
+  if (rc == BENCH_OK && !h->bug) {
+    double iter_ns;
+    where = "run";
+    warm_up(pl, h, *state, pol, r, &iter_ns, &rc);
+    if (rc == BENCH_OK && !h->bug) r->batch = pick_batch(pl, h, *state, pol, r, iter_ns, &rc);
+  }
+  if (rc == BENCH_OK && !h->bug) return BENCH_OK;
+  record_failure(r, h, rc, where);
+  if (*state && pl->desc->teardown) pl->desc->teardown(&h->api, *state);
+  *state = NULL;
+  return BENCH_ERROR;
+}
+
+int measure_block(struct plugin_run *pr, void *state, const struct run_policy *pol,
+                  struct case_result *r, size_t n, double *host, double *dev, int *dev_ok) {
+  struct host_state *h = &pr->h;
+  *dev_ok = 1;
+  for (size_t i = 0; i < n; i++) {
+    int dok, rc = take_sample(pr->pl, h, state, pol, r->batch, &host[i], &dev[i], &dok);
+    if (rc != BENCH_OK || h->bug) {
+      record_failure(r, h, rc, "run");
+      return BENCH_ERROR;
+    }
+    *dev_ok = *dev_ok && dok;
+  }
+  return BENCH_OK;
+}
+
+void measure_end(struct plugin_run *pr, void *state, const struct run_policy *pol,
+                 struct case_result *r, int ok) {
+  const struct plugin *pl = pr->pl;
+  if (ok) {
+    r->status = CASE_OK;
+    verify_output(pl, &pr->h, state, pol, r);
+  }
+  if (state && pl->desc->teardown) pl->desc->teardown(&pr->h.api, state);
+}
+
 void measure_case(const struct plugin *pl, const struct case_def *c,
                   const struct run_policy *pol, struct case_result *r) {
   struct plugin_run pr;

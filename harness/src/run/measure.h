@@ -32,6 +32,20 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
                  struct case_result *r);
 void measure_deinit(struct plugin_run *pr);
 
+/* measure_one in three steps, for a driver that asks for samples in blocks
+ * (bench ab): measure_begin sets up case c (setup, warm-up, batch size into
+ * r->batch) and returns BENCH_OK with *state set, or not OK with r's status
+ * and message saying why (teardown done); measure_block takes n timed samples
+ * of r->batch iterations into host[0..n) and dev[0..n) (*dev_ok: every one
+ * had a device time), BENCH_OK or r's status set; measure_end verifies the
+ * output (when ok) and tears down. */
+int measure_begin(struct plugin_run *pr, const struct case_def *c, const struct run_policy *pol,
+                  struct case_result *r, void **state);
+int measure_block(struct plugin_run *pr, void *state, const struct run_policy *pol,
+                  struct case_result *r, size_t n, double *host, double *dev, int *dev_ok);
+void measure_end(struct plugin_run *pr, void *state, const struct run_policy *pol,
+                 struct case_result *r, int ok);
+
 /* Fill r (already holding the case identity) with the outcome. Never exits;
  * whatever the plugin does short of crashing or hanging ends up in r. */
 void measure_case(const struct plugin *pl, const struct case_def *c,

@@ -1,0 +1,100 @@
+/* Paired log-ratio statistics of bench ab (paired.h). */
+#include "analyze/paired.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+/* Density of Student's t with df degrees of freedom. */
+static double t_pdf(double x, double df) {
+  return exp(lgamma((df + 1) / 2) - lgamma(df / 2) - 0.5 * log(df * M_PI) -
+             (df + 1) / 2 * log1p(x * x / df));
+}
+
+/* P(0 <= T <= x) by Simpson's rule (x >= 0); fine enough for intervals. */
+static double t_half_mass(double x, double df) {
+  if (x <= 0) return 0;
+  if (x > 1e4) x = 1e4;
+  int n = 2000;
+  double h = x / n, s = t_pdf(0, df) + t_pdf(x, df);
+  for (int i = 1; i < n; i++) s += t_pdf(i * h, df) * (i % 2 ? 4 : 2);
+  double m = s * h / 3;
+  return m > 0.5 ? 0.5 : m;
+}
+
+double paired_t_p(double t, double df) {
+  if (!(df > 0) || isnan(t)) return 1;
+  if (isinf(t)) return 0;
+  double p = 1 - 2 * t_half_mass(fabs(t), df);
+  return p < 0 ? 0 : p;
+}
+
+double paired_t_quantile(double q, double df) {
+  double lo = 0, hi = 1;
+  while (0.5 + t_half_mass(hi, df) < q && hi < 1e4) hi *= 2;
+  for (int i = 0; i < 60; i++) {
+    double mid = (lo + hi) / 2;
+    if (0.5 + t_half_mass(mid, df) < q) lo = mid; else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int paired_estimate(const double *logr, const int *pair, size_t n, double level,
+                    struct paired_est *e) {
+  memset(e, 0, sizeof *e);
+  e->nrounds = n;
+  e->p = 1;
+  e->lo = 0;
+  e->hi = INFINITY;
+  if (n == 0) {
+    e->ratio = NAN;
+    return -1;
+  }
+  /* each pair's median log-ratio, pairs in order of first appearance */
+  int *id = xcalloc(n, sizeof *id);
+  double *unit = xcalloc(n, sizeof *unit), *vals = xcalloc(n, sizeof *vals);
+  size_t np = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t j = 0;
+    while (j < np && id[j] != pair[i]) j++;
+    if (j < np) continue;
+    id[np] = pair[i];
+    size_t m = 0;
+    for (size_t k = i; k < n; k++)
+      if (pair[k] == pair[i]) vals[m++] = logr[k];
+    qsort(vals, m, sizeof *vals, cmp_double);
+    unit[np++] = m % 2 ? vals[m / 2] : (vals[m / 2 - 1] + vals[m / 2]) / 2;
+  }
+  e->npairs = np;
+  double mean = 0;
+  for (size_t j = 0; j < np; j++) mean += unit[j];
+  mean /= (double)np;
+  e->ratio = exp(mean);
+  if (np >= 2) {
+    double ss = 0;
+    for (size_t j = 0; j < np; j++) ss += (unit[j] - mean) * (unit[j] - mean);
+    double df = (double)(np - 1);
+    double se = sqrt(ss / df / (double)np);
+    double t = paired_t_quantile(0.5 + level / 2, df);
+    e->lo = exp(mean - t * se);
+    e->hi = exp(mean + t * se);
+    e->p = se > 0 ? paired_t_p(mean / se, df) : (mean != 0 ? 0 : 1);
+  }
+  free(id);
+  free(unit);
+  free(vals);
+  return 0;
+}
+
+enum cs_verdict paired_verdict(const struct paired_est *e, double threshold, double alpha) {
+  struct cs_ratio c = {1, e->ratio, e->ratio, e->lo, e->hi, e->p};
+  if (!isfinite(e->ratio) || !isfinite(e->hi)) return CS_NOISY;
+  return cs_verdict_of(&c, threshold, alpha);
+}

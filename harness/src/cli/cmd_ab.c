@@ -1,0 +1,539 @@
+/* bench ab OLD NEW: two builds of the same plugins measured in one
+ * interleaved run (run/ab_run.h), case by case, with the verdict words,
+ * thresholds, --fail-on and exit codes of bench compare. Each side's cases
+ * are saved as ordinary result files tagged old and new (so compare,
+ * history and report read them); the new side's results carry the rounds
+ * and the paired verdict in their info (ab_*). */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/compare_case.h"
+#include "analyze/paired.h"
+#include "cli/commands.h"
+#include "core/child.h"
+#include "core/term.h"
+#include "core/util.h"
+#include "plan/case_filter.h"
+#include "plan/cases.h"
+#include "plan/param_cli.h"
+#include "plan/plugin_loader.h"
+#include "plan/preset.h"
+#include "results/io.h"
+#include "run/ab_run.h"
+#include "run/env.h"
+#include "run/runner.h"
+
+#ifndef BENCH_REL_PRESET_DIR
+#define BENCH_REL_PRESET_DIR "share/bench/presets"
+#endif
+
+#define USAGE                                                                                       \
+  "usage: bench ab OLD NEW [options]\n"                                                           \
+  "Measure two builds of the same plugins in one interleaved run: for each case an\n"             \
+  "old and a new worker (never running at once) take short blocks of samples in\n"                \
+  "rounds (the order alternating from a random start); the verdict comes from\n"                  \
+  "the rounds' paired log-ratios new/old of block medians (device time when both\n"               \
+  "sides report it), with the worker pair as the unit (a fresh pair every\n"                      \
+  "--rounds-per-pair rounds).\n"                                                                  \
+  "OLD and NEW are plugin folders or single .so files; plugins pair by name, cases\n"             \
+  "by parameters (one side only: MISSING or NEW).\n"                                              \
+  "  --preset NAME|FILE     sampling policy (default standard); its max_time is the\n"            \
+  "                         wall budget of one case, its warm-up that of each worker\n"           \
+  "  --plugin PATTERN       only these plugins (names, comma lists, globs; repeatable)\n"         \
+  "  --param NAME=VALUES    override a parameter (as bench run; repeatable)\n"                    \
+  "  --filter EXPR          only the cases that match (as bench run; repeatable)\n"               \
+  "  --threshold T          SAME band, 5% or 0.05 (default 5%)\n"                                 \
+  "  --fail-on LIST         slower, wrong, missing, noisy, none (default slower,wrong)\n"         \
+  "  --rounds-per-pair N    rounds before fresh workers (default 4)\n"                            \
+  "  --min-pairs N          worker pairs before an early stop (default 6)\n"                      \
+  "  --seed N               the sides' order in the rounds (default: random)\n"                   \
+  "  --results-dir DIR      where the result files go (default results)\n"                        \
+  "  --format text|md       terminal table as text (default) or Markdown\n"                       \
+  "Verdicts: SAME (95% interval within 1 +- threshold), FASTER/SLOWER (wholly\n"                  \
+  "outside it, t test p < 0.05), NOISY; a case stops early once its 99% interval\n"               \
+  "decides (after --min-pairs pairs), else at max_time with the 95% interval.\n"                  \
+  "A failed NEW side is WRONG_ANSWER, CRASH, TIMEOUT, ERROR (no ratio); FIXED when\n"             \
+  "only OLD failed.\n"                                                                            \
+  "Exit status: 0 no regression; 1 a case in --fail-on; 2 usage; 130 interrupted.\n"
+
+enum { FAIL_SLOWER = 1, FAIL_WRONG = 2, FAIL_MISSING = 4, FAIL_NOISY = 8 };
+
+struct ab_cli {
+  const char *old_dir, *new_dir;
+  const char *preset;
+  const char **plugins, **params, **filters;
+  size_t nplugins, nparams, nfilters;
+  const char *results_dir;
+  double threshold;
+  unsigned fail_on;
+  int md;
+  struct ab_opts ab;
+};
+
+/* One side: its plugins, preset and cases. */
+struct side {
+  struct plugin_set set;
+  const struct plugin **sel;
+  size_t nsel;
+  struct preset preset;
+  struct case_list cases;
+};
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "bench: error: ");
+  fprintf(stderr, fmt, term_str(arg));
+  fprintf(stderr, " (see bench ab --help)\n");
+  return -1;
+}
+
+static int parse_fail_on(const char *s, unsigned *out) {
+  char *list = xstrdup(s), *save = NULL;
+  unsigned v = 0;
+  int rc = 0;
+  for (char *p = strtok_r(list, ",", &save); p && rc == 0; p = strtok_r(NULL, ",", &save)) {
+    p = trim(p);
+    if (strcmp(p, "slower") == 0) v |= FAIL_SLOWER;
+    else if (strcmp(p, "wrong") == 0) v |= FAIL_WRONG;
+    else if (strcmp(p, "missing") == 0) v |= FAIL_MISSING;
+    else if (strcmp(p, "noisy") == 0) v |= FAIL_NOISY;
+    else if (strcmp(p, "none") != 0) rc = usage_error("--fail-on takes slower, wrong, missing, noisy or none, not '%s'", p);
+  }
+  free(list);
+  *out = v;
+  return rc;
+}
+
+static void push(const char ***list, size_t *n, const char *v) {
+  *list = xrealloc(*list, (*n + 1) * sizeof **list);
+  (*list)[(*n)++] = v;
+}
+
+static int parse_int(const char *s, int lo, int *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (*s == '\0' || *end || v < lo || v > 1000000) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+/* -1 on bad usage, 1 after --help, 0 to go on. */
+static int parse(int argc, char **argv, struct ab_cli *o) {
+  enum { O_PRESET = 256, O_PLUGIN, O_PARAM, O_FILTER, O_THRESHOLD, O_FAIL_ON, O_FORMAT,
+         O_RESULTS, O_RPP, O_MINPAIRS, O_SEED, O_HELP };
+  static const struct option longopts[] = {
+      {"preset", required_argument, NULL, O_PRESET},     {"plugin", required_argument, NULL, O_PLUGIN},
+      {"param", required_argument, NULL, O_PARAM},       {"filter", required_argument, NULL, O_FILTER},
+      {"threshold", required_argument, NULL, O_THRESHOLD}, {"fail-on", required_argument, NULL, O_FAIL_ON},
+      {"format", required_argument, NULL, O_FORMAT},     {"results-dir", required_argument, NULL, O_RESULTS},
+      {"rounds-per-pair", required_argument, NULL, O_RPP}, {"min-pairs", required_argument, NULL, O_MINPAIRS},
+      {"seed", required_argument, NULL, O_SEED},         {"help", no_argument, NULL, O_HELP},
+      {NULL, 0, NULL, 0}};
+  memset(o, 0, sizeof *o);
+  o->preset = "standard";
+  o->results_dir = "results";
+  o->threshold = COMPARE_DEFAULT_THRESHOLD;
+  o->fail_on = FAIL_SLOWER | FAIL_WRONG;
+  o->ab.rounds_per_pair = 4;
+  o->ab.min_pairs = 6;
+  o->ab.seed = (uint64_t)now_ns() ^ ((uint64_t)getpid() << 32);
+  optind = 1;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    switch (c) {
+    case O_PRESET: o->preset = optarg; break;
+    case O_PLUGIN: push(&o->plugins, &o->nplugins, optarg); break;
+    case O_PARAM: push(&o->params, &o->nparams, optarg); break;
+    case O_FILTER: push(&o->filters, &o->nfilters, optarg); break;
+    case O_THRESHOLD:
+      if (compare_parse_threshold(optarg, &o->threshold) != 0)
+        return usage_error("--threshold takes a fraction or a percentage in [0, 1), not '%s'", optarg);
+      break;
+    case O_FAIL_ON:
+      if (parse_fail_on(optarg, &o->fail_on) != 0) return -1;
+      break;
+    case O_FORMAT:
+      if (strcmp(optarg, "md") == 0) o->md = 1;
+      else if (strcmp(optarg, "text") != 0) return usage_error("--format takes text or md, not '%s'", optarg);
+      break;
+    case O_RESULTS: o->results_dir = optarg; break;
+    case O_RPP:
+      if (parse_int(optarg, 1, &o->ab.rounds_per_pair) != 0)
+        return usage_error("--rounds-per-pair takes a whole number >= 1, not '%s'", optarg);
+      break;
+    case O_MINPAIRS:
+      if (parse_int(optarg, 2, &o->ab.min_pairs) != 0)
+        return usage_error("--min-pairs takes a whole number >= 2, not '%s'", optarg);
+      break;
+    case O_SEED: {
+      char *end;
+      o->ab.seed = strtoull(optarg, &end, 10);
+      if (!*optarg || *end || o->ab.seed == 0) return usage_error("--seed takes a whole number > 0, not '%s'", optarg);
+      break;
+    }
+    case O_HELP: fputs(USAGE, stdout); return 1;
+    default:
+      return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+    }
+  }
+  if (argc - optind != 2) {
+    fprintf(stderr, "bench: error: bench ab takes two plugin folders or .so files, OLD and NEW (see bench ab --help)\n");
+    return -1;
+  }
+  o->old_dir = argv[optind];
+  o->new_dir = argv[optind + 1];
+  o->ab.threshold = o->threshold;
+  return 0;
+}
+
+static int selected(const char *name, const struct ab_cli *o) {
+  if (o->nplugins == 0) return 1;
+  for (size_t i = 0; i < o->nplugins; i++) {
+    char *list = xstrdup(o->plugins[i]), *save = NULL;
+    for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
+      if (fnmatch(trim(p), name, 0) == 0) {
+        free(list);
+        return 1;
+      }
+    free(list);
+  }
+  return 0;
+}
+
+static char *preset_path(const char *name) {
+  char *ed = exe_dir();
+  char *d = xasprintf("%s/../%s", ed, BENCH_REL_PRESET_DIR);
+  free(ed);
+  const char *dirs[] = {d};
+  char *path = preset_resolve(name, dirs, 1);
+  free(d);
+  return path;
+}
+
+/* Discover, select and expand one side. 0, or -1 after error(). */
+static int side_load(struct side *s, const char *what, const char *dir, const struct ab_cli *o) {
+  struct stat st;
+  if (stat(dir, &st) != 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
+    return error("%s '%s': no such folder or .so file", what, term_str(dir));
+  char *path = preset_path(o->preset);
+  if (!path) return -1;
+  int rc = preset_load(path, &s->preset);
+  free(path);
+  if (rc != 0) return -1;
+  char *dirs[] = {(char *)dir};
+  plugins_discover(dirs, 1, &s->set);
+  for (size_t i = 0; i < s->set.n; i++)
+    if (selected(s->set.items[i].desc->name, o)) {
+      s->sel = xrealloc(s->sel, (s->nsel + 1) * sizeof *s->sel);
+      s->sel[s->nsel++] = &s->set.items[i];
+    }
+  const struct bench_plugin **descs = xcalloc(s->nsel + 1, sizeof *descs);
+  const char **known = xcalloc(s->set.n + 1, sizeof *known);
+  for (size_t i = 0; i < s->nsel; i++) descs[i] = s->sel[i]->desc;
+  for (size_t i = 0; i < s->set.n; i++) known[i] = s->set.items[i].desc->name;
+  rc = param_cli_apply(&s->preset, descs, s->nsel, o->params, o->nparams);
+  if (rc == 0) rc = cases_expand(descs, s->nsel, known, s->set.n, &s->preset, &s->cases);
+  if (rc == 0 && o->nfilters && s->cases.n)
+    rc = case_filter_apply(o->filters, o->nfilters, descs, s->nsel, &s->cases);
+  free(descs);
+  free(known);
+  return rc;
+}
+
+static void side_release(struct side *s) {
+  case_list_release(&s->cases);
+  preset_release(&s->preset);
+  free(s->sel);
+  plugin_set_release(&s->set);
+}
+
+/* The result file of one plugin on one side. */
+struct out_file {
+  struct run_file f;
+  struct results_run saver;
+  int failed;
+};
+
+static void out_open(struct out_file *of, const struct preset *p, const struct plugin *pl,
+                     const char *tag, const char *dir, int argc, char **argv) {
+  memset(of, 0, sizeof *of);
+  run_env_collect(&of->f.env, argc, argv, p->name, p->sha256, tag, "perf");
+  of->f.plugin = xstrdup(pl->desc->name);
+  of->f.plugin_path = xstrdup(pl->path);
+  of->f.plugin_sha256 = xstrdup(pl->sha256);
+  results_run_init(&of->saver, dir);
+}
+
+static void out_add(struct out_file *of, struct case_result *r) {
+  of->f.cases = xrealloc(of->f.cases, (of->f.ncases + 1) * sizeof *of->f.cases);
+  of->f.cases[of->f.ncases++] = *r;
+  case_result_init(r);
+  if (!of->failed && results_run_add(&of->saver, &of->f) != 0) of->failed = 1;
+}
+
+static int out_close(struct out_file *of) {
+  if (!of->failed && of->f.ncases && results_run_finish(&of->saver, &of->f) != 0) of->failed = 1;
+  results_run_release(&of->saver);
+  run_file_release(&of->f);
+  return of->failed ? -1 : 0;
+}
+
+/* Counts for the closing line of a plugin. */
+struct tally {
+  int n[V_COUNT];
+  double logsum;   /* of the timed cases' ratios */
+  int timed;
+  struct paired_est one; /* the estimate when one case was timed */
+  double level;          /* its interval's */
+};
+
+static void fmt_time(double ns, char *buf, size_t len) {
+  if (!(ns > 0)) snprintf(buf, len, "-");
+  else if (ns < 1e3) snprintf(buf, len, "%.1f ns", ns);
+  else if (ns < 1e6) snprintf(buf, len, "%.2f us", ns / 1e3);
+  else if (ns < 1e9) snprintf(buf, len, "%.3f ms", ns / 1e6);
+  else snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+static double side_median(const struct ab_side *s) {
+  const struct case_result *r = &s->r;
+  if (!r->nsamples) return NAN;
+  return r->device_ns ? r->device.median : r->host_clock.median;
+}
+
+static enum verdict to_verdict(enum cs_verdict v) {
+  return v == CS_SAME ? V_SAME : v == CS_FASTER ? V_FASTER : v == CS_SLOWER ? V_SLOWER : V_NOISY;
+}
+
+static void print_row(const struct ab_cli *o, const char *plugin, const char *label, int k, int total,
+                      const struct ab_case *c, enum verdict v) {
+  char ot[32], nt[32], ratio[96] = "-", rounds[96] = "";
+  fmt_time(side_median(&c->old), ot, sizeof ot);
+  fmt_time(side_median(&c->new_), nt, sizeof nt);
+  if (c->timed) {
+    if (isfinite(c->est.hi))
+      snprintf(ratio, sizeof ratio, "%.4f [%.4f, %.4f]%s", c->est.ratio, c->est.lo, c->est.hi,
+               c->level > 0.95 ? " (99%)" : "");
+    else
+      snprintf(ratio, sizeof ratio, "%.4f [one pair: no interval]", c->est.ratio);
+  }
+  snprintf(rounds, sizeof rounds, "%zu rounds, %d pairs%s%s, %.1f s", c->nrounds, c->pairs,
+           c->timed && c->early ? ", stopped early" : "", c->timed && c->device ? ", device time" : "",
+           c->wall_s);
+  const char *why = NULL;
+  if (verdict_is_failure(v)) why = c->new_.r.message;
+  else if (v == V_FIXED) why = c->old.r.message;
+  if (o->md) {
+    printf("| %s | %s | %s | %s | %s | %s | %s |\n", plugin, label, ot, nt, ratio, verdict_name(v), rounds);
+  } else {
+    printf("[%d/%d] %s %s: old %s, new %s, new/old %s  %s  (%s)\n", k, total, term_str(plugin),
+           term_str(label), ot, nt, ratio, verdict_name(v), rounds);
+    if (why) printf("      %s\n", term_str(why));
+  }
+  fflush(stdout);
+}
+
+static void closing_line(const char *plugin, const struct tally *t) {
+  printf("%s: ", term_str(plugin));
+  if (t->timed == 1 && isfinite(t->one.hi)) {
+    double r = t->one.ratio, lo = t->one.lo, hi = t->one.hi;
+    int level = (int)lround(t->level * 100);
+    if (r >= 1 && lo >= 1)
+      printf("NEW is %.1f%% slower than OLD, %d%% CI %.1f-%.1f%%", (r - 1) * 100, level, (lo - 1) * 100, (hi - 1) * 100);
+    else if (r < 1 && hi <= 1)
+      printf("NEW is %.1f%% faster than OLD, %d%% CI %.1f-%.1f%%", (1 - r) * 100, level, (1 - hi) * 100, (1 - lo) * 100);
+    else
+      printf("NEW is %.1f%% %s than OLD, %d%% CI from %.1f%% faster to %.1f%% slower", fabs(r - 1) * 100,
+             r >= 1 ? "slower" : "faster", level, (1 - lo) * 100, (hi - 1) * 100);
+  } else if (t->timed > 0) {
+    double g = exp(t->logsum / t->timed);
+    printf("NEW is %.1f%% %s than OLD (geometric mean of %d cases)", fabs(g - 1) * 100,
+           g >= 1 ? "slower" : "faster", t->timed);
+  } else {
+    printf("no case was timed on both sides");
+  }
+  const char *sep = ": ";
+  for (int v = 0; v < V_COUNT; v++)
+    if (t->n[v]) {
+      printf("%s%d %s", sep, t->n[v], verdict_name((enum verdict)v));
+      sep = ", ";
+    }
+  printf("\n");
+}
+
+/* The case of cases[from..to) of side s whose label is label, or NULL. */
+static const struct case_def *find_case(const struct side *s, size_t pi, const char *label) {
+  for (size_t i = 0; i < s->cases.n; i++) {
+    if (s->cases.cases[i].plugin_index != pi) continue;
+    char *l = case_label(&s->cases.cases[i]);
+    int same = strcmp(l, label) == 0;
+    free(l);
+    if (same) return &s->cases.cases[i];
+  }
+  return NULL;
+}
+
+static int fails(enum verdict v, unsigned fail_on) {
+  return (v == V_SLOWER && (fail_on & FAIL_SLOWER)) || (verdict_is_failure(v) && (fail_on & FAIL_WRONG)) ||
+         (v == V_MISSING && (fail_on & FAIL_MISSING)) || (v == V_NOISY && (fail_on & FAIL_NOISY));
+}
+
+/* Record the paired verdict and the rounds on the new side's result. */
+static void annotate(struct ab_case *c, enum verdict v) {
+  struct case_result *r = &c->new_.r;
+  kv_list_add(&r->ninfo, &r->info, "ab_side", "new");
+  kv_list_add(&c->old.r.ninfo, &c->old.r.info, "ab_side", "old");
+  kv_list_add(&r->ninfo, &r->info, "ab_verdict", verdict_name(v));
+  if (!c->timed) return;
+  char buf[160];
+  snprintf(buf, sizeof buf, "%.6f", c->est.ratio);
+  kv_list_add(&r->ninfo, &r->info, "ab_ratio", buf);
+  snprintf(buf, sizeof buf, "%.6f %.6f", c->est.lo, c->est.hi);
+  kv_list_add(&r->ninfo, &r->info, "ab_ci", buf);
+  snprintf(buf, sizeof buf, "%zu rounds, %zu pairs, %s, %s", c->nrounds, c->est.npairs,
+           c->device ? "device time" : "host time", c->early ? "stopped early (99% interval)" : "max_time (95% interval)");
+  kv_list_add(&r->ninfo, &r->info, "ab_estimate", buf);
+  char *rounds = ab_rounds_text(c);
+  kv_list_add(&r->ninfo, &r->info, "ab_rounds", rounds);
+  free(rounds);
+}
+
+int cmd_ab(int argc, char **argv) {
+  struct ab_cli o;
+  int rc = parse(argc, argv, &o);
+  if (rc != 0) {
+    free(o.plugins);
+    free(o.params);
+    free(o.filters);
+    return rc > 0 ? EXIT_OK : EXIT_USAGE;
+  }
+  struct side S[2];
+  memset(S, 0, sizeof S);
+  int exit_code = EXIT_USAGE;
+  plugin_scan_configure(0, 0);
+  if (side_load(&S[0], "OLD", o.old_dir, &o) != 0 || side_load(&S[1], "NEW", o.new_dir, &o) != 0)
+    goto out;
+  if (S[0].nsel == 0 && S[1].nsel == 0) {
+    error("no plugins selected in '%s' or '%s'", term_str(o.old_dir), term_str(o.new_dir));
+    goto out;
+  }
+  {
+    const char *tags[2] = {"old", "new"};
+    for (int s = 0; s < 2; s++) {
+      const char **names = xcalloc(S[s].nsel + 1, sizeof *names);
+      for (size_t i = 0; i < S[s].nsel; i++) names[i] = S[s].sel[i]->desc->name;
+      rc = results_check_dir(o.results_dir, names, S[s].nsel, S[s].preset.name, tags[s]);
+      free(names);
+      if (rc != 0) goto out;
+    }
+  }
+  child_install_signal_handlers();
+  o.ab.max_time_s = S[1].preset.policy.max_time_s;
+  exit_code = EXIT_OK;
+  printf("bench %s ab: %s (old) against %s (new), preset %s, threshold %.3g%%, max %.3g s per case\n",
+         bench_version(), term_str(o.old_dir), term_str(o.new_dir), term_str(S[1].preset.name),
+         o.threshold * 100, o.ab.max_time_s);
+  if (o.md) {
+    printf("| plugin | case | old | new | new/old [95%% CI] | verdict | rounds |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+  }
+  int save_failed = 0, k = 0;
+  /* plugins in name order over both sides */
+  size_t a = 0, b = 0;
+  while ((a < S[0].nsel || b < S[1].nsel) && !child_interrupted()) {
+    int cmp = a >= S[0].nsel ? 1 : b >= S[1].nsel ? -1 : strcmp(S[0].sel[a]->desc->name, S[1].sel[b]->desc->name);
+    struct tally t;
+    memset(&t, 0, sizeof t);
+    if (cmp < 0) { /* only in OLD */
+      printf("%s: MISSING (in OLD only)\n", term_str(S[0].sel[a]->desc->name));
+      if (o.fail_on & FAIL_MISSING) exit_code = EXIT_FAILED;
+      a++;
+      continue;
+    }
+    if (cmp > 0) {
+      printf("%s: NEW (in NEW only)\n", term_str(S[1].sel[b]->desc->name));
+      b++;
+      continue;
+    }
+    const struct plugin *op = S[0].sel[a], *np = S[1].sel[b];
+    struct out_file of[2];
+    out_open(&of[0], &S[0].preset, op, "old", o.results_dir, argc, argv);
+    out_open(&of[1], &S[1].preset, np, "new", o.results_dir, argc, argv);
+    /* the new side's cases in order, then the old side's it lacks */
+    for (size_t i = 0; i < S[1].cases.n && !child_interrupted(); i++) {
+      const struct case_def *nc = &S[1].cases.cases[i];
+      if (nc->plugin_index != b) continue;
+      char *label = case_label(nc);
+      const struct case_def *oc = find_case(&S[0], a, label);
+      k++;
+      if (!oc) {
+        printf("[%d] %s %s: NEW (case in NEW only)\n", k, term_str(np->desc->name), term_str(label));
+        t.n[V_NEW]++;
+        free(label);
+        continue;
+      }
+      struct ab_case c;
+      ab_run_case(op, oc, np, nc, (int)i, &S[1].preset.policy, &o.ab, &c);
+      enum verdict v;
+      if (c.timed) {
+        v = to_verdict(c.verdict);
+      } else {
+        struct case_compare cc;
+        compare_case(&c.old.r, &c.new_.r, o.threshold, &cc);
+        v = cc.verdict;
+        if (v == V_SAME || v == V_FASTER || v == V_SLOWER || v == V_NOISY) v = V_NO_DATA;
+        if (c.new_.r.status == CASE_INTERRUPTED) v = V_INTERRUPTED;
+      }
+      annotate(&c, v);
+      print_row(&o, np->desc->name, label, k, (int)S[1].cases.n, &c, v);
+      t.n[v]++;
+      if (c.timed) {
+        t.timed++;
+        t.logsum += log(c.est.ratio);
+        t.one = c.est;
+        t.level = c.level;
+      }
+      if (fails(v, o.fail_on)) exit_code = EXIT_FAILED;
+      out_add(&of[0], &c.old.r);
+      out_add(&of[1], &c.new_.r);
+      ab_case_release(&c);
+      free(label);
+    }
+    for (size_t i = 0; i < S[0].cases.n; i++) {
+      const struct case_def *oc = &S[0].cases.cases[i];
+      if (oc->plugin_index != a) continue;
+      char *label = case_label(oc);
+      if (!find_case(&S[1], b, label)) {
+        printf("    %s %s: MISSING (case in OLD only)\n", term_str(op->desc->name), term_str(label));
+        t.n[V_MISSING]++;
+        if (o.fail_on & FAIL_MISSING) exit_code = EXIT_FAILED;
+      }
+      free(label);
+    }
+    closing_line(np->desc->name, &t);
+    for (int s = 0; s < 2; s++)
+      if (out_close(&of[s]) != 0) save_failed = 1;
+    a++;
+    b++;
+  }
+  child_kill_descendants(NULL, 0);
+  if (rollup_write(o.results_dir) < 0) save_failed = 1;
+  if (save_failed) {
+    error("some results could not be written to '%s' (see above)", term_str(o.results_dir));
+    exit_code = EXIT_FAILED;
+  }
+  if (child_interrupted()) exit_code = EXIT_INTERRUPTED;
+out:
+  side_release(&S[0]);
+  side_release(&S[1]);
+  free(o.plugins);
+  free(o.params);
+  free(o.filters);
+  return exit_code;
+}

@@ -1,0 +1,357 @@
+/* The command-driven worker of bench ab (see ab_worker.h). Messages are
+ * short text: the parent sends "B <n> <batch>" (a block of n samples of
+ * batch iterations each), "V" (verify, teardown
+ * and exit); the worker answers "<nonce>R <line>" where line is "ok <batch>",
+ * "s <dev_ok> <host> <dev> ..." or a case result in one JSON line. */
+#include "run/ab_worker.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "core/child.h"
+#include "core/util.h"
+#include "results/io.h"
+#include "run/measure.h"
+
+#define MSG_MAX 65536
+
+static void send_msg(int fd, const char *nonce, const char *text) {
+  size_t len = strlen(text);
+  if (len > MSG_MAX - 18) len = MSG_MAX - 18;
+  char *buf = xcalloc(1, len + 18);
+  memcpy(buf, nonce, 16);
+  buf[16] = 'R';
+  memcpy(buf + 17, text, len);
+  ssize_t rc;
+  do rc = send(fd, buf, len + 17, MSG_NOSIGNAL);
+  while (rc < 0 && errno == EINTR);
+  free(buf);
+}
+
+static void send_result(int fd, const char *nonce, const struct case_result *r) {
+  char *line = case_result_to_json_line(r);
+  send_msg(fd, nonce, line);
+  free(line);
+}
+
+/* The worker's life: never returns. */
+static void worker_main(int fd, const char *nonce, const struct plugin *pl,
+                        const struct case_def *c, const struct run_policy *pol) {
+  struct plugin_run pr;
+  struct case_result r;
+  case_result_init(&r);
+  if (measure_init(&pr, pl) != BENCH_OK) {
+    r.status = pr.init.status;
+    r.message = xstrdup(pr.init.message ? pr.init.message : "init failed");
+    send_result(fd, nonce, &r);
+    _exit(0);
+  }
+  void *state = NULL;
+  if (measure_begin(&pr, c, pol, &r, &state) != BENCH_OK) {
+    send_result(fd, nonce, &r);
+    measure_deinit(&pr);
+    _exit(0);
+  }
+  char msg[64];
+  snprintf(msg, sizeof msg, "ok %d", r.batch);
+  send_msg(fd, nonce, msg);
+  double host[AB_BLOCK_MAX], dev[AB_BLOCK_MAX];
+  int ok = 1;
+  for (;;) {
+    char cmd[64];
+    ssize_t n = recv(fd, cmd, sizeof cmd - 1, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(1); /* the parent is gone */
+    cmd[n] = '\0';
+    if (cmd[0] == 'B') {
+      char *end;
+      size_t want = (size_t)strtoul(cmd + 1, &end, 10);
+      long batch = strtol(end, NULL, 10);
+      if (want > AB_BLOCK_MAX) want = AB_BLOCK_MAX;
+      if (batch > 0) r.batch = (int)batch; /* the case's, the same on both sides */
+      int dev_ok;
+      if (measure_block(&pr, state, pol, &r, want, host, dev, &dev_ok) != BENCH_OK) {
+        ok = 0;
+        break;
+      }
+      char *out = xcalloc(1, 32 + want * 52);
+      size_t len = (size_t)sprintf(out, "s %d", dev_ok);
+      for (size_t i = 0; i < want; i++) len += (size_t)sprintf(out + len, " %.17g %.17g", host[i], dev[i]);
+      send_msg(fd, nonce, out);
+      free(out);
+    } else {
+      break;
+    }
+  }
+  measure_end(&pr, state, pol, &r, ok);
+  send_result(fd, nonce, &r);
+  measure_deinit(&pr);
+  _exit(0);
+}
+
+/* The last lines the worker printed (at most 2 KiB), or NULL. */
+static char *log_tail(struct ab_worker *w) {
+  if (w->log_fd < 0) return NULL;
+  off_t end = lseek(w->log_fd, 0, SEEK_END);
+  if (end <= 0) return NULL;
+  off_t from = end > 2048 ? end - 2048 : 0;
+  char *buf = xcalloc(1, (size_t)(end - from) + 1);
+  ssize_t n = pread(w->log_fd, buf, (size_t)(end - from), from);
+  if (n <= 0) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  while (n > 0 && buf[n - 1] == '\n') buf[--n] = '\0';
+  return buf;
+}
+
+static void reap(struct ab_worker *w, int *status) {
+  *status = 0;
+  if (w->pid > 0) {
+    kill(-w->pid, SIGKILL);
+    kill(w->pid, SIGKILL);
+    while (waitpid(w->pid, status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  w->pid = -1;
+  if (w->fd >= 0) close(w->fd);
+  w->fd = -1;
+  if (w->log_fd >= 0) close(w->log_fd);
+  w->log_fd = -1;
+}
+
+void ab_worker_kill(struct ab_worker *w) {
+  int st;
+  reap(w, &st);
+}
+
+/* Why the worker gave no answer, into r. */
+static void record_gone(struct ab_worker *w, struct case_result *r, int timed_out) {
+  int st;
+  char *tail = log_tail(w);
+  reap(w, &st);
+  if (tail) {
+    free(r->stderr_tail);
+    r->stderr_tail = tail;
+  }
+  free(r->message);
+  if (child_interrupted()) {
+    r->status = CASE_INTERRUPTED;
+    r->message = xasprintf("interrupted by %s", strsignal(child_interrupted()));
+  } else if (timed_out) {
+    r->status = CASE_TIMEOUT;
+    r->message = xasprintf("the worker gave no answer within %.3g s (the preset's timeout); killed",
+                           w->timeout_s);
+  } else if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL) {
+    r->status = CASE_CRASH;
+    r->signal = WTERMSIG(st);
+    r->message = xasprintf("killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+  } else {
+    r->status = CASE_CRASH;
+    r->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r->message = xasprintf("the worker ended (status %d) without an answer", r->exit_code);
+  }
+}
+
+/* The worker's next answer (malloc'd, without the nonce), or NULL after
+ * record_gone. Foreign messages are dropped. */
+static char *answer(struct ab_worker *w, struct case_result *r) {
+  double t0 = now_s();
+  char *buf = xcalloc(1, MSG_MAX + 1);
+  for (;;) {
+    double left = w->timeout_s > 0 ? w->timeout_s - (now_s() - t0) : 1e9;
+    if (left <= 0 || child_interrupted()) break;
+    struct pollfd p = {w->fd, POLLIN, 0};
+    int prc = poll(&p, 1, left > 1e6 ? -1 : (int)(left * 1000) + 1);
+    if (prc < 0 && errno == EINTR) continue;
+    if (prc <= 0) continue;
+    ssize_t n = recv(w->fd, buf, MSG_MAX, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      free(buf);
+      record_gone(w, r, 0);
+      return NULL;
+    }
+    buf[n] = '\0';
+    if (n > 17 && memcmp(buf, w->nonce, 16) == 0 && buf[16] == 'R') {
+      memmove(buf, buf + 17, (size_t)n - 16);
+      return buf;
+    }
+  }
+  free(buf);
+  record_gone(w, r, !child_interrupted());
+  return NULL;
+}
+
+/* A case result line from the worker into r (identity kept, timings left). */
+static int take_result(struct ab_worker *w, const char *line, struct case_result *r) {
+  struct case_result got;
+  char err[256];
+  if (case_result_from_json_line(line, &got, err, sizeof err) != 0) {
+    ab_worker_kill(w);
+    free(r->message);
+    r->status = CASE_ERROR;
+    r->message = xasprintf("unreadable answer from the worker: %s", err);
+    return -1;
+  }
+  r->status = got.status;
+  free(r->message);
+  r->message = got.message;
+  got.message = NULL;
+  if (got.status != CASE_OK) {
+    char *tail = log_tail(w);
+    if (tail) {
+      free(r->stderr_tail);
+      r->stderr_tail = tail;
+    }
+  }
+  r->check = got.check;
+  memcpy(r->output_hash, got.output_hash, sizeof r->output_hash);
+  r->determinism = got.determinism;
+  if (got.flops > 0 || got.bytes > 0) {
+    r->flops = got.flops;
+    r->bytes = got.bytes;
+    r->work_source = got.work_source;
+  }
+  for (size_t i = 0; i < got.ninfo; i++)
+    if (!kv_list_get(r->ninfo, r->info, got.info[i].key))
+      kv_list_add(&r->ninfo, &r->info, got.info[i].key, got.info[i].value);
+  if (got.warmup_iters > r->warmup_iters) r->warmup_iters = got.warmup_iters;
+  case_result_release(&got);
+  return r->status == CASE_OK ? 0 : -1;
+}
+
+int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct case_def *c,
+                    const struct run_policy *pol, struct case_result *r) {
+  int sv[2];
+  w->pid = -1;
+  w->fd = -1;
+  w->timeout_s = pol->timeout_s;
+  FILE *log = tmpfile(); /* unlinked: gone with the last descriptor */
+  w->log_fd = log ? dup(fileno(log)) : -1;
+  if (log) fclose(log);
+  if (w->log_fd >= 0) fcntl(w->log_fd, F_SETFD, FD_CLOEXEC);
+  w->batch = 1;
+  unsigned char rnd[8];
+  if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+    unsigned long long x = (unsigned long long)(now_s() * 1e9) ^ (unsigned long long)getpid();
+    memcpy(rnd, &x, sizeof rnd);
+  }
+  for (size_t i = 0; i < sizeof rnd; i++) snprintf(w->nonce + 2 * i, 3, "%02x", rnd[i]);
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    if (w->log_fd >= 0) close(w->log_fd);
+    w->log_fd = -1;
+    r->status = CASE_ERROR;
+    r->message = xasprintf("socketpair: %s", strerror(errno));
+    return -1;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    if (w->log_fd >= 0) close(w->log_fd);
+    w->log_fd = -1;
+    r->status = CASE_ERROR;
+    r->message = xasprintf("fork: %s", strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    signal(SIGINT, SIG_IGN);
+    int nul = open("/dev/null", O_RDWR);
+    if (nul >= 0) {
+      dup2(nul, 0);
+      close(nul);
+    }
+    if (w->log_fd >= 0) { /* kept for the result of a failed side */
+      dup2(w->log_fd, 1);
+      dup2(w->log_fd, 2);
+    }
+    worker_main(sv[1], w->nonce, pl, c, pol);
+  }
+  setpgid(pid, pid);
+  close(sv[1]);
+  w->pid = pid;
+  w->fd = sv[0];
+  char *a = answer(w, r);
+  if (!a) return -1;
+  if (strncmp(a, "ok ", 3) == 0) {
+    w->batch = atoi(a + 3);
+    r->batch = w->batch;
+    free(a);
+    return 0;
+  }
+  take_result(w, a, r);
+  free(a);
+  ab_worker_kill(w);
+  if (r->status == CASE_OK) {
+    r->status = CASE_ERROR;
+    free(r->message);
+    r->message = xstrdup("the worker answered out of turn");
+  }
+  return -1;
+}
+
+int ab_worker_block(struct ab_worker *w, size_t n, int batch, double *host, double *dev, int *dev_ok,
+                    struct case_result *r) {
+  char cmd[64];
+  if (n > AB_BLOCK_MAX) n = AB_BLOCK_MAX;
+  snprintf(cmd, sizeof cmd, "B %zu %d", n, batch);
+  if (send(w->fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0) {
+    record_gone(w, r, 0);
+    return -1;
+  }
+  char *a = answer(w, r);
+  if (!a) return -1;
+  if (a[0] != 's') {
+    take_result(w, a, r);
+    free(a);
+    ab_worker_kill(w);
+    if (r->status == CASE_OK) r->status = CASE_ERROR;
+    return -1;
+  }
+  char *p = a + 1, *end;
+  *dev_ok = (int)strtol(p, &end, 10);
+  size_t got = 0;
+  for (p = end; got < n; got++) {
+    host[got] = strtod(p, &end);
+    if (end == p) break;
+    dev[got] = strtod(end, &p);
+  }
+  free(a);
+  if (got != n) {
+    ab_worker_kill(w);
+    r->status = CASE_ERROR;
+    free(r->message);
+    r->message = xstrdup("a malformed block of samples from the worker");
+    return -1;
+  }
+  return 0;
+}
+
+int ab_worker_finish(struct ab_worker *w, struct case_result *r) {
+  if (send(w->fd, "V", 1, MSG_NOSIGNAL) < 0) {
+    record_gone(w, r, 0);
+    return -1;
+  }
+  char *a = answer(w, r);
+  if (!a) return -1;
+  int rc = take_result(w, a, r);
+  free(a);
+  ab_worker_kill(w);
+  return rc;
+}

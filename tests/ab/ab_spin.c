@@ -1,0 +1,92 @@
+/* A plugin for the bench ab tests, built several times from this one
+ * source: a spin kernel whose work is scaled at build time (AB_SCALE, e.g.
+ * 1.30 for a planted 30% slowdown), with optional faults: AB_WRONG (its
+ * self-check fails), AB_CRASH_AT (the process crashes at that run() call:
+ * a worker dies mid-run), AB_EXTRA (one more case, n = 3000, in every
+ * tier's default). Operation "none": verify() checks the result itself. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "bench/plugin.h"
+
+#ifndef AB_NAME
+#define AB_NAME "ab_spin"
+#endif
+#ifndef AB_SCALE
+#define AB_SCALE 1.0
+#endif
+
+struct st {
+  int64_t iters;
+  uint64_t x, expect;
+  long runs;
+};
+
+static uint64_t spin(int64_t n) {
+  uint64_t x = 1;
+  for (int64_t i = 0; i < n; i++) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  return x;
+}
+
+static int setup(const struct bench_host *host, void *ctx, void **state) {
+  (void)ctx;
+  struct st *s = calloc(1, sizeof *s);
+  if (!s) return host->fail(host, "out of memory");
+  s->iters = (int64_t)((double)host->param_int(host, "n") * AB_SCALE);
+  s->expect = spin(s->iters);
+  *state = s;
+  return BENCH_OK;
+}
+
+static int run(const struct bench_host *host, void *state) {
+  (void)host;
+  struct st *s = state;
+  s->runs++;
+#ifdef AB_CRASH_AT
+  if (s->runs == AB_CRASH_AT) raise(SIGSEGV);
+#endif
+  s->x = spin(s->iters);
+  return BENCH_OK;
+}
+
+static int verify(const struct bench_host *host, void *state) {
+  struct st *s = state;
+#ifdef AB_WRONG
+  s->x ^= 1;
+#endif
+  if (s->x != s->expect) return host->fail(host, "spin result %llu, expected %llu",
+                                           (unsigned long long)s->x, (unsigned long long)s->expect);
+  return BENCH_OK;
+}
+
+static void teardown(const struct bench_host *host, void *state) {
+  (void)host;
+  free(state);
+}
+
+#ifdef AB_EXTRA
+#define AB_DEFAULT "20000,3000"
+#else
+#define AB_DEFAULT "20000"
+#endif
+
+static const struct bench_param params[] = {
+    {.name = "n", .type = BENCH_PARAM_INT, .description = "spin iterations", .min = 1,
+     .max = 1000000000, .defaults = {AB_DEFAULT, AB_DEFAULT, AB_DEFAULT, AB_DEFAULT}},
+    {.name = NULL},
+};
+
+BENCH_PLUGIN_DEFINE = {
+    .abi_version = BENCH_ABI_VERSION,
+    .name = AB_NAME,
+    .backend = "cpu",
+    .operation = "none",
+    .description = "bench ab test plugin: a spin loop scaled at build time",
+    .params = params,
+    .setup = setup,
+    .run = run,
+    .verify = verify,
+    .teardown = teardown,
+};

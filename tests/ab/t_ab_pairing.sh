@@ -1,0 +1,61 @@
+#!/bin/bash
+# bench ab pairs plugins by name and cases by parameters; what one side
+# lacks is listed (MISSING / NEW), never dropped; the sides' results are
+# ordinary result files tagged old and new that bench compare reads, the
+# new one holding the rounds.
+. "$(dirname "$0")/lib.sh"
+
+# base: ab_spin, ab_gone; same: ab_spin, ab_fresh
+# (--fail-on wrong: the verdicts are t_ab_stop's; here only the pairing)
+ab "$AB/base" "$AB/same" --fail-on wrong
+expect_rc 0 "A=A"
+expect_in "$T/out" '^ab_gone: MISSING' "plugin in OLD only"
+expect_in "$T/out" '^ab_fresh: NEW' "plugin in NEW only"
+expect_in "$T/out" 'ab_spin n=20000: old [0-9.]+ us, new [0-9.]+ us, new/old [0-9.]+ \[' "the paired case"
+expect_in "$T/out" '^ab_spin: NEW is [0-9.]+% (faster|slower) than OLD, 9[59]% CI' "closing line in words"
+expect_not_in "$T/out" 'ab_gone n=|ab_fresh n=' "a one-sided plugin measured"
+old=$(ls "$T"/results/*_ab_spin_ab_old.json 2>/dev/null)
+new=$(ls "$T"/results/*_ab_spin_ab_new.json 2>/dev/null)
+expect_nonempty "old result file" $old
+expect_nonempty "new result file" $new
+if [ -n "$old" ] && [ -n "$new" ]; then
+  [ "$(json_case "$new" 'c["info"]["ab_side"]')" = new ] && ok || fail "new file not tagged new"
+  [ "$(json_case "$old" 'c["info"]["ab_side"]')" = old ] && ok || fail "old file not tagged old"
+  rounds=$(json_case "$new" 'c["info"]["ab_rounds"]')
+  [[ "$rounds" =~ ^0:(on|no):[0-9.]+\; ]] && ok || fail "rounds in the JSON: '$rounds'"
+  n=$(json_case "$new" 'c["nsamples"]')
+  [ "$n" -gt 10 ] && ok || fail "new side samples: $n"
+  "$BENCH" compare "$old" "$new" --fail-on none >"$T/cmp" 2>&1
+  [ $? -eq 0 ] && ok || { fail "bench compare of the ab files"; cat "$T/cmp"; }
+  expect_in "$T/cmp" 'ab_spin' "bench compare output"
+fi
+# --fail-on missing: a plugin in OLD only fails the run
+ab "$AB/base" "$AB/same" --fail-on missing --plugin 'ab_g*,ab_f*'
+expect_rc 1 "--fail-on missing"
+
+# cases: extra has n=3000 too
+ab "$AB/base" "$AB/extra" --plugin ab_spin --fail-on wrong
+expect_rc 0 "case in NEW only"
+expect_in "$T/out" 'ab_spin n=3000: NEW' "case in NEW only"
+ab "$AB/extra" "$AB/base" --plugin ab_spin --fail-on slower,missing --threshold 50%
+expect_in "$T/out" 'ab_spin n=3000: MISSING' "case in OLD only"
+expect_rc 1 "--fail-on missing for a case"
+# single .so files
+ab "$AB/base/ab_spin.so" "$AB/same/ab_spin.so" --fail-on none
+expect_rc 0 "single .so files"
+expect_in "$T/out" 'ab_spin n=20000: old [0-9.]+ us, new [0-9.]+ us, new/old [0-9.]+ \[' "single .so files paired"
+expect_not_in "$T/out" 'ab_gone|ab_fresh' "single .so: other plugins of the folder"
+# --format md: a Markdown table, one row per case
+ab "$AB/base/ab_spin.so" "$AB/same/ab_spin.so" --fail-on none --format md
+expect_rc 0 "--format md"
+expect_in "$T/out" '^\| plugin \| case \| old \| new \| new/old \[95% CI\] \| verdict \| rounds \|$' "md header"
+expect_in "$T/out" '^\| ab_spin \| n=20000 \| [0-9.]+ us \| [0-9.]+ us \| [0-9.]+ \[.*\] \| (SAME|FASTER|SLOWER|NOISY) \|' "md row"
+# usage
+ab "$AB/base"
+expect_rc 2 "one side only"
+ab "$AB/base" "$T/nowhere"
+expect_rc 2 "NEW that does not exist"
+expect_in "$T/err" "NEW '.*nowhere'" "names the missing side"
+ab "$AB/base" "$AB/same" --fail-on sometimes
+expect_rc 2 "bad --fail-on"
+finish

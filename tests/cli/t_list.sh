@@ -27,7 +27,7 @@ expect_in "$T/out" '^cpu_gemm +cpu +runnable'
 run_bench --preset "$SRC/tests/cli/presets/fast.ini" --plugin fx_ok --plugin-dir "$FX_GOOD" \
   --plugin-dir "$FX_BROKEN" --results-dir "$T/r"
 expect_rc 0 "run next to broken plugins"
-expect_in "$T/out" 'fx_ok n=8: OK'
+expect_in "$T/out" 'fx_ok n=8  *OK'
 
 # --verbose shows parameters and their tier defaults.
 run_bench --list --verbose --plugin cpu_gemm

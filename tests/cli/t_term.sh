@@ -70,6 +70,15 @@ run_bench --preset "$T/tight.ini" --plugin-dir "$FX_GOOD" --plugin fx_noisy --re
 expect_in "$T/out" '^      did not settle: noise'
 expect_not_in "$T/out" 'did not reach the noise target'
 
+# --list -v: integer ranges as integers; --list: the reason wrapped in its
+# column, the descriptions lined up after it.
+"$BENCH" --list -v --plugin cpu_gemm >"$T/lv" 2>&1
+expect_in "$T/lv" '^    m +int +\[[0-9]+, [0-9]+\]'
+expect_not_in "$T/lv" '\[[0-9.]+e\+[0-9]+'
+"$BENCH" --list --plugin-dir "$FX_GOOD" --plugin fx_ok,fx_skip,cpu_gemm >"$T/l" 2>&1
+expect_eq "$(grep -E '^(fx_ok|fx_skip|cpu_gemm) ' "$T/l" | awk '{ print index($0, "test fixture") + index($0, "fp32 GEMM") }' | sort -u | wc -l)" 1 \
+  "descriptions in one column"
+
 # compare --help prints a percent sign, not a printf escape.
 "$BENCH" compare --help >"$T/help" 2>&1
 expect_in "$T/help" '\(default 5%\)'

@@ -69,14 +69,14 @@ static void test_case_line(void) {
   kv_list_add(&r.nparams, &r.params, "n", "64");
   struct case_line_style st = {0, 0, 1, 0};
   char *line = case_line(&r, 12, &st);
-  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  OK       11.00 us +-0.45%   47.66 GFLOP/s  unchecked\n"
+  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  OK       11.00 us +-0.45%  47.66 GFLOP/s  unchecked\n"
                   "      did not settle: noise \\x1b[31m\n      note: from the plugin\n");
   free(line);
   /* No settle note unless the style asks; colour around the status only. */
   st.settle_notes = 0;
   st.colour = 1;
   line = case_line(&r, 12, &st);
-  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  \033[32mOK\033[0m       11.00 us +-0.45%   47.66 GFLOP/s  unchecked\n"
+  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  \033[32mOK\033[0m       11.00 us +-0.45%  47.66 GFLOP/s  unchecked\n"
                   "      note: from the plugin\n");
   free(line);
   st.colour = 0;

@@ -15,6 +15,7 @@
 #include "plan/plugin_loader.h"
 #include "plan/plugin_select.h"
 #include "plan/preset.h"
+#include "cli/eta.h"
 #include "cli/progress.h"
 #include "cli/run_summary.h"
 #include "results/case_line.h"
@@ -49,13 +50,8 @@ struct suite {
   struct case_line_style *styles; /* per plugin: its lines' columns */
   struct run_summary summary;    /* what the end of the run reports */
   int colour;                    /* colour the per-case lines */
-  /* The ETA: per plugin the wall time of its finished cases, so that a
-   * plugin's next case is expected to last like its earlier ones. */
-  double *plugin_wall;
-  int *plugin_done;
+  struct eta eta;                /* per-plugin history of case lengths */
   size_t cur_plugin_index;
-  double case_t0;                /* when the case running now began */
-  double last_suite_eta;         /* the last ETA shown (smoothed), < 0: none */
   struct run_policy run_pol;     /* the policy the workers get: ticks every second on a terminal */
   double next_heartbeat;         /* when the next HEARTBEAT event is due (elapsed s) */
 };
@@ -73,55 +69,14 @@ static double policy_case_s(const struct suite *s) {
   return p->warmup_s + p->max_time_s + 0.5;
 }
 
-/* How long a case of plugin pi is expected to last: the mean of its
- * finished cases, else of the run's finished cases, else the preset's
- * guess. */
-static double expected_case_s(const struct suite *s, size_t pi) {
-  if (s->plugin_done && s->plugin_done[pi] > 0) return s->plugin_wall[pi] / s->plugin_done[pi];
-  if (s->done > 0) return s->done_wall / s->done;
-  return policy_case_s(s);
-}
-
-/* Seconds left in the run: the case running now (at least its elapsed
- * time more is not assumed: what is left of its expected length, or a
- * little when it runs over) and every case not yet begun, each as its
- * plugin's history says. */
-static double suite_eta(const struct suite *s, double elapsed) {
-  double left = 0;
-  size_t pi_of = 0;
-  for (size_t k = (size_t)s->done; k < s->cases.n; k++) {
-    pi_of = s->cases.cases[k].plugin_index;
-    left += expected_case_s(s, pi_of);
-  }
-  if (s->done < s->total && s->cur_label) {
-    double cur = expected_case_s(s, s->cur_plugin_index);
-    left -= cur;
-    left += cur > elapsed ? cur - elapsed : 0.1 * cur;
-  }
-  return left > 0 ? left : 0;
-}
-
-/* The ETA shown: the estimate, but never more than 1.5x up or down from
- * the last one shown within one case of a steady run (a new case resets
- * the clamp only through its own estimate). */
-static double smooth_eta(struct suite *s, double eta) {
-  double last = s->last_suite_eta;
-  if (last > 0 && eta > 0) {
-    if (eta > last * 1.5) eta = last * 1.5;
-    if (eta < last / 1.5) eta = last / 1.5;
-  }
-  s->last_suite_eta = eta;
-  return eta;
-}
-
 static void heartbeat(void *arg, double elapsed) {
   struct suite *s = arg;
-  double est = expected_case_s(s, s->cur_plugin_index);
+  double est = eta_case_expected(&s->eta, s->cur_plugin_index);
   double frac = elapsed / (est > 0 ? est : 1);
   if (frac > 0.99) frac = 0.99;
   double case_eta = est - elapsed > 0 ? est - elapsed : -1;
   double suite_frac = (s->done + frac) / (s->total ? s->total : 1);
-  double eta = smooth_eta(s, suite_eta(s, elapsed));
+  double eta = eta_suite(&s->eta, elapsed);
   /* Ticks come every second on a terminal; the events keep the preset's
    * heartbeat interval. */
   if (elapsed + 1e-3 >= s->next_heartbeat) {
@@ -181,11 +136,11 @@ static void case_begins(void *arg, size_t k) {
   s->cur_label = pp->label;
   s->cur_index = index;
   s->cur_plugin_index = c->plugin_index;
-  s->case_t0 = now_s();
   s->next_heartbeat = s->preset.policy.heartbeat_s;
-  double eta = smooth_eta(s, suite_eta(s, 0));
+  eta_begin(&s->eta, (size_t)index);
+  double eta = eta_suite(&s->eta, 0);
   progress_show_case(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
-                     pp->pl->desc->name, pp->label, eta, 0, expected_case_s(s, c->plugin_index), 1);
+                     pp->pl->desc->name, pp->label, eta, 0, eta_case_expected(&s->eta, c->plugin_index), 1);
 }
 
 static void case_ends(void *arg, size_t k, struct case_result *r) {
@@ -201,9 +156,7 @@ static void case_ends(void *arg, size_t k, struct case_result *r) {
   baseline_annotate(s->baseline, r);
   s->done++;
   s->done_wall += r->wall_s;
-  size_t pi = s->cases.cases[pp->first + k].plugin_index;
-  s->plugin_wall[pi] += r->wall_s;
-  s->plugin_done[pi]++;
+  eta_end(&s->eta, pp->first + k, r->wall_s);
   run_summary_add(&s->summary, pp->pl->desc, r);
   if (case_status_failed(r->status)) s->failed++;
   if (r->status == CASE_SKIPPED) s->skipped++;
@@ -336,8 +289,10 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
 static void plan_styles(struct suite *s, int colour) {
   const struct run_policy *pol = &s->preset.policy;
   s->styles = xcalloc(s->nplugins ? s->nplugins : 1, sizeof *s->styles);
-  s->plugin_wall = xcalloc(s->nplugins ? s->nplugins : 1, sizeof *s->plugin_wall);
-  s->plugin_done = xcalloc(s->nplugins ? s->nplugins : 1, sizeof *s->plugin_done);
+  size_t *plugin_of = xcalloc(s->cases.n ? s->cases.n : 1, sizeof *plugin_of);
+  for (size_t k = 0; k < s->cases.n; k++) plugin_of[k] = s->cases.cases[k].plugin_index;
+  eta_init(&s->eta, plugin_of, s->cases.n, s->nplugins, policy_case_s(s));
+  free(plugin_of);
   int *widest = xcalloc(s->nplugins ? s->nplugins : 1, sizeof *widest);
   for (size_t k = 0; k < s->cases.n; k++) {
     const struct case_def *c = &s->cases.cases[k];
@@ -373,7 +328,6 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   progress_init(&s.progress, term_colour_on((enum term_colour)o->colour, 2));
   s.out = o->events && strcmp(o->events, "-") == 0 ? stderr : stdout;
   plan_styles(&s, term_colour_on((enum term_colour)o->colour, fileno(s.out)));
-  s.last_suite_eta = -1;
   s.run_pol = s.preset.policy;
   /* On a terminal the PROGRESS line is redrawn every second, whatever the
    * HEARTBEAT event interval (heartbeat() keeps the events to it). */
@@ -417,8 +371,7 @@ out:
   free(s.baseline);
   free(s.plugins);
   free(s.styles);
-  free(s.plugin_wall);
-  free(s.plugin_done);
+  eta_release(&s.eta);
   run_summary_release(&s.summary);
   plugin_set_release(&set);
   return exit_code;

@@ -10,7 +10,7 @@
 /* Column widths (visible characters) after the label. */
 #define W_STATUS 7  /* "SKIPPED"; longer failure names push their message */
 #define W_TIME 8    /* "12.35 us" */
-#define W_NOISE 8   /* "+-0.91%", "cv 12.3%" */
+#define W_NOISE 7   /* "+-0.91%", "+-12.3%", "cv 4.1%" */
 #define W_RATE 13   /* "47.66 GFLOP/s" */
 #define W_CHECK 11  /* "err 2.8e-06", "unchecked" */
 #define W_DET 9     /* " det=same" */

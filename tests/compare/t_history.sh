@@ -29,7 +29,7 @@ expect_in "$T/out" '^px +c=flat +[0-9.]+ ns +[0-9.]+ ns +[0-9.]+ ns$' "a flat ca
 expect_in "$T/out" '^px +c=step +.* 1\.[45][0-9]* us \* +2026-11-20 SLOWER x1\.[45][0-9]*$' "the step is flagged on its date"
 expect_in "$T/out" '^px +c=bad +[0-9.]+ ns +CRASH +[0-9.]+ ns$' "a failed run shows its status, no shift across it"
 expect_in "$T/out" '^px +c=late +[0-9.]+ [nu]s$' "a case that started later"
-expect_in "$T/out" '4 cases over 3 dates; median time per iteration; 1 level shifts' "summary"
+expect_in "$T/out" '4 cases over 3 dates; median time per iteration; 1 level shift' "summary"
 run_bench history --results-dir "$T/r" --metric gflops --format csv
 expect_in "$T/out" '^px,c=flat,2\.[0-9]*,2\.[0-9]*,2\.[0-9]*,$' "GFLOP/s = flops / ns"
 run_bench history --results-dir "$T/r" --date 2026-11-2

@@ -19,7 +19,7 @@ expect_in "$T/err" 'plugin .*/fx_notso\.so: .*'
 expect_in "$T/err" "plugin .*/fx_dup\.so: duplicate name 'fx_ok' \(already loaded from .*/good/fx_ok\.so\)"
 expect_eq "$(grep -c '^bench: warning: plugin ' "$T/err")" 8 "one line per broken plugin"
 expect_eq "$(wc -l <"$T/err")" 8 "nothing else on stderr"
-expect_in "$T/out" '^fx_ok +cpu +runnable +test fixture fx_ok'
+expect_in "$T/out" '^fx_ok +cpu +runnable on fixture device +test fixture fx_ok'
 expect_in "$T/out" '^fx_skip +cpu +not runnable: no frobnicator on this machine'
 expect_in "$T/out" '^cpu_gemm +cpu +runnable'
 

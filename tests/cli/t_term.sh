@@ -41,7 +41,7 @@ expect_in "$T/out" '^  cpu_gemm: variant=[a-z]+ is [0-9.]+x faster than [a-z]+.*
 # Colour: --color always colours the status, NO_COLOR and never do not.
 run_bench --preset "$P" --plugin-dir "$FX_GOOD" --plugin fx_ok,fx_wrong,fx_skip --results-dir "$T/c" --color always
 expect_rc 1 "a wrong answer fails"
-expect_in "$T/out" $'fx_ok n=8  \033\\[32mOK\033\\[0m'
+expect_in "$T/out" $'fx_ok n=8 +\033\\[32mOK\033\\[0m'
 expect_in "$T/out" $'\033\\[1;31mWRONG_ANSWER\033\\[0m'
 expect_in "$T/out" $'\033\\[2mSKIPPED\033\\[0m'
 NO_COLOR=1 run_bench --preset "$P" --plugin-dir "$FX_GOOD" --plugin fx_ok,fx_wrong --results-dir "$T/c2"
@@ -78,6 +78,22 @@ expect_not_in "$T/lv" '\[[0-9.]+e\+[0-9]+'
 "$BENCH" --list --plugin-dir "$FX_GOOD" --plugin fx_ok,fx_skip,cpu_gemm >"$T/l" 2>&1
 expect_eq "$(grep -E '^(fx_ok|fx_skip|cpu_gemm) ' "$T/l" | awk '{ print index($0, "test fixture") + index($0, "fp32 GEMM") }' | sort -u | wc -l)" 1 \
   "descriptions in one column"
+# On a terminal (a pty from script(1)) a long reason wraps within its column
+# and the lines keep to 120 columns.
+if command -v script >/dev/null; then
+  script -qec "stty cols 120; '$BENCH' --list --plugin-dir '$FX_PROC' --plugin fx_initbug,fx_skipnl" "$T/tty" >/dev/null 2>&1
+  tr -d '\r' <"$T/tty" | grep -v '^Script ' >"$T/tty.txt"
+  awk '/^(fx_| )/ && length($0) > 120 { bad = 1; print } END { exit bad }' "$T/tty.txt" && ok || fail "a --list line over 120 columns"
+  expect_in "$T/tty.txt" '^fx_initbug +cpu +not runnable: init: plugin bug: '
+  expect_in "$T/tty.txt" '^ {20,}[^ ].*outside a case'
+fi
+
+# A runnable GPU plugin is listed with the device it found.
+if "$BENCH" --list --format tsv 2>/dev/null | grep -q '^vk_gemm'; then
+  "$BENCH" --list --rescan --plugin vk_gemm >"$T/lvk" 2>&1
+  if grep -q '^vk_gemm .*not runnable' "$T/lvk"; then ok
+  else expect_in "$T/lvk" '^vk_gemm +vulkan +runnable on [^ ]'; fi
+fi
 
 # compare --help prints a percent sign, not a printf escape.
 "$BENCH" compare --help >"$T/help" 2>&1

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "plan/plugin_select.h"
@@ -47,11 +48,17 @@ static size_t wrap_piece(const char *s, size_t w, const char **next) {
   return cut;
 }
 
-/* "name  backend  status  description": the status wrapped in its column,
- * the description in what is left of LIST_COLUMNS (at least 40 columns). */
+/* "name  backend  status  description": on a terminal the status wrapped
+ * in its column, the description in what is left of LIST_COLUMNS (at least
+ * 40 columns); elsewhere one line per plugin, the columns padded. */
 #define LIST_COLUMNS 120
 static void print_row(const char *name, int wname, const char *backend, int wback, const char *status,
-                      const char *description) {
+                      const char *description, int wrap) {
+  if (!wrap) { /* a pipe or a file: one line per plugin, for grep and scripts */
+    int pad = STATUS_WIDTH - (int)term_width_n(status, strlen(status));
+    printf("%-*s  %-*s  %s%*s  %s\n", wname, name, wback, backend, status, pad > 0 ? pad : 0, "", description);
+    return;
+  }
   int start = wname + 2 + wback + 2 + STATUS_WIDTH + 2;
   size_t wdesc = LIST_COLUMNS - start >= 40 ? (size_t)(LIST_COLUMNS - start) : 40;
   const char *st = status, *de = description;
@@ -149,9 +156,10 @@ int cmd_list(const struct options *o) {
       if (!o->debug && !child_interrupted()) probe_cache_put(&pc, sel[i], rc, reason);
     }
     int ok = rc == BENCH_OK;
-    char *status = ok ? xstrdup("runnable") : xasprintf("not runnable: %s", reason);
+    char *status = !ok ? xasprintf("not runnable: %s", reason)
+                   : *reason ? xasprintf("runnable on %s", reason) : xstrdup("runnable");
     print_row(term_str(p->name), (int)wname, term_str(p->backend), (int)wback, term_str(status),
-              term_str(p->description));
+              term_str(p->description), isatty(STDOUT_FILENO));
     free(status);
     if (o->verbose) {
       printf("    file: %s\n", term_str(sel[i]->path));

@@ -284,6 +284,8 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   return 0;
 }
 
+#define RESOLVED_SLACK 8
+
 /* Each plugin's column widths: its widest case label (values as
  * requested; a resolved value a little longer is cut). */
 static void plan_styles(struct suite *s, int colour) {
@@ -309,7 +311,9 @@ static void plan_styles(struct suite *s, int colour) {
     st->colour = colour;
     st->determinism = pol->determinism;
     st->settle_notes = pol->report_settle > 0 || (pol->report_settle < 0 && pol->tier == BENCH_TIER_PERF);
-    st->label_width = case_line_label_width(widest[i], s->total, st);
+    /* Room for a resolved value longer than the requested one
+     * (stores=auto ran as stores=nontemporal), within the budget. */
+    st->label_width = case_line_label_width(widest[i] + RESOLVED_SLACK, s->total, st);
   }
   free(widest);
 }

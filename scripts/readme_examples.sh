@@ -13,8 +13,8 @@
 #   (default) run every example and rewrite its block in the README
 #   --check   run them and compare instead; exit 1 (with a diff) where the
 #             README differs. Measured numbers change from run to run, so the
-#             comparison masks them (every number reads as N, runs of spaces
-#             as one): what it catches is a changed line, column, word or case.
+#             comparison masks them (every number reads as N, a time's unit
+#             as T, runs of spaces as one): what it catches is a changed line, column, word or case.
 # bench defaults to build/bin/bench; runs happen in a temporary folder with
 # its own scan cache, so the README shows "results in results".
 set -euo pipefail
@@ -75,6 +75,7 @@ if not m:
     sys.exit("readme_examples.sh: %s has no block for '%s'" % (readme, name))
 def mask(s):
     s = re.sub(r"\d+(\.\d+)?(e[+-]?\d+)?", "N", s)
+    s = re.sub(r"N (ns|us|ms|s)\b", "N T", s)  # a time may change unit between runs
     return [re.sub(r" +", " ", l).rstrip() for l in s.splitlines()]
 if check == "1":
     a, b = mask(m.group(2)), mask(block)

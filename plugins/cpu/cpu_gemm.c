@@ -258,6 +258,9 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     if (gemm_kernel_pick(isa, &g->kernel) != 0)
       return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
     host->set_info(host, "kernel", g->kernel.name);
+    /* The ISA used (isa=auto resolved): its kernel's first word. */
+    snprintf(text, sizeof text, "%.*s", (int)strcspn(g->kernel.name, " "), g->kernel.name);
+    host->set_info(host, "isa", text);
     snprintf(text, sizeof text, "%dx%dx%d", g->kernel.mc, g->kernel.kc, g->kernel.nc);
     host->set_info(host, "blocks", text);
     cpu_caches_note(host); /* the blocks are sized by L2 and the LLC */

@@ -3,7 +3,7 @@
 # whose level shifts for a stretch do not settle, and the case says why;
 # the same plugin without the shift settles.
 . "$(dirname "$0")/lib.sh"
-printf '[run]\ntier = smoke\nwarmup_iters = 1\nwarmup_time = 0\nmin_samples = 200\nmax_samples = 200\nmin_time = 0\nmax_time = 20s\ntarget_noise = 2%%\nbatch_min_time = 0\nverify = full\ntimeout = 60s\n' >"$T/drift.ini"
+printf '[run]\ntier = smoke\nwarmup_iters = 1\nwarmup_time = 0\nmin_samples = 200\nmax_samples = 200\nmin_time = 0\nmax_time = 20s\ntarget_noise = 2%%\nbatch_min_time = 0\nverify = full\ntimeout = 60s\nreport_settle = true\n' >"$T/drift.ini"
 
 FX_DRIFT=0 run_bench --preset "$T/drift.ini" --plugin-dir "$FX_PROC" --plugin fx_drift --results-dir "$T/flat"
 expect_rc 0 "no drift"

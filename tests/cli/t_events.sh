@@ -38,5 +38,5 @@ run_bench --preset "$SRC/tests/cli/presets/fast.ini" --plugin-dir "$FX_GOOD" --p
   --results-dir "$T/r" --events -
 expect_rc 0 "events to stdout"
 python3 -c "import json,sys; [json.loads(l) for l in open('$T/out')]" && ok || fail "stdout is not pure JSON lines"
-expect_in "$T/err" 'fx_ok n=8: OK'
+expect_in "$T/err" 'fx_ok n=8  *OK'
 finish

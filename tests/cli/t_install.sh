@@ -29,7 +29,7 @@ expect_in "$T/out" '^ext_softmax +cpu +runnable'
 expect_in "$T/out" '^cpu_gemm +cpu +runnable'
 "$B" --preset smoke --plugin ext_softmax >"$T/out" 2>"$T/err"; RC=$?
 expect_rc 0 "installed bench runs the external plugin"
-expect_in "$T/out" 'ext_softmax cols=1000: OK'
+expect_in "$T/out" 'ext_softmax cols=1000  *OK'
 ls "$T/results/${TODAY}_ext_softmax_smoke.json" >/dev/null && ok || fail "result file of the external plugin"
 # The header is also clean C++.
 if command -v c++ >/dev/null; then

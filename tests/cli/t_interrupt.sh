@@ -17,7 +17,7 @@ kill -INT "$pid"
 wait "$pid"
 RC=$?
 expect_rc 130 "interrupted run"
-expect_in "$T/out" 'fx_hang n=8: INTERRUPTED +interrupted'
+expect_in "$T/out" 'fx_hang n=8  *INTERRUPTED +interrupted'
 expect_in "$T/out" 'interrupted; results so far are kept'
 expect_in "$T/ev.jsonl" '"SUITE_END".*"interrupted": ?true'
 [ -f "$T/r/${TODAY}_fx_hang_slow.json" ] && ok || fail "interrupted case's result file missing"

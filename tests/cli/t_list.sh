@@ -19,7 +19,7 @@ expect_in "$T/err" 'plugin .*/fx_notso\.so: .*'
 expect_in "$T/err" "plugin .*/fx_dup\.so: duplicate name 'fx_ok' \(already loaded from .*/good/fx_ok\.so\)"
 expect_eq "$(grep -c '^bench: warning: plugin ' "$T/err")" 8 "one line per broken plugin"
 expect_eq "$(wc -l <"$T/err")" 8 "nothing else on stderr"
-expect_in "$T/out" '^fx_ok +cpu +runnable +test fixture fx_ok'
+expect_in "$T/out" '^fx_ok +cpu +runnable on fixture device +test fixture fx_ok'
 expect_in "$T/out" '^fx_skip +cpu +not runnable: no frobnicator on this machine'
 expect_in "$T/out" '^cpu_gemm +cpu +runnable'
 
@@ -27,7 +27,7 @@ expect_in "$T/out" '^cpu_gemm +cpu +runnable'
 run_bench --preset "$SRC/tests/cli/presets/fast.ini" --plugin fx_ok --plugin-dir "$FX_GOOD" \
   --plugin-dir "$FX_BROKEN" --results-dir "$T/r"
 expect_rc 0 "run next to broken plugins"
-expect_in "$T/out" 'fx_ok n=8: OK'
+expect_in "$T/out" 'fx_ok n=8  *OK'
 
 # --verbose shows parameters and their tier defaults.
 run_bench --list --verbose --plugin cpu_gemm

@@ -20,15 +20,15 @@ expect_in "$T/out" "^fx_initbug +cpu +not runnable: .*parameter 'n' read outside
 run_bench --preset "$SRC/tests/cli/presets/fast.ini" --plugin-dir "$FX_PROC" --plugin fx_midcrash \
   --results-dir "$T/r"
 expect_rc 0 "run next to a constructor that exits"
-expect_in "$T/out" 'fx_midcrash n=8: OK'
+expect_in "$T/out" 'fx_midcrash n=8  *OK'
 expect_in "$T/err" 'fx_ctorexit\.so: loading it ended the process'
 
 for iso in plugin case; do
   run_bench --preset "$SRC/tests/cli/presets/fast.ini" --plugin-dir "$FX_PROC" --plugin fx_skipnl,fx_initbug \
     --results-dir "$T/r_$iso" --isolation "$iso"
   expect_rc 1 "skip with a newline, init bug ($iso)"
-  expect_in "$T/out" 'fx_skipnl n=8: SKIPPED +no frobnicator'
-  expect_in "$T/out" "fx_initbug n=8: ERROR +init: plugin bug: parameter 'n' read outside a case"
+  expect_in "$T/out" 'fx_skipnl n=8  *SKIPPED +no frobnicator'
+  expect_in "$T/out" "fx_initbug n=8  *ERROR +init: plugin bug: parameter 'n' read outside a case"
   # init returned OK before the bug was seen: deinit still ran.
   expect_in "$T/out" '\| fx_initbug: deinit called'
 done

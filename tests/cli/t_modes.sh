@@ -12,7 +12,7 @@ python3 -c "import sys; sys.exit(0 if abs(float('$med') - 0.0010005) < 1e-6 else
 expect_eq "$(csv_field "$T/r/rollup.csv" fx_noisy n=8 timer)" host "host timer"
 
 # A case that cannot reach its noise target says so.
-printf '[run]\ntier = smoke\nmin_samples = 5\nmax_samples = 8\nmax_time = 1s\ntarget_noise = 0.1%%\nverify = full\ntimeout = 10s\n' >"$T/tight.ini"
+printf '[run]\ntier = smoke\nmin_samples = 5\nmax_samples = 8\nmax_time = 1s\ntarget_noise = 0.1%%\nverify = full\ntimeout = 10s\nreport_settle = true\n' >"$T/tight.ini"
 run_bench --preset "$T/tight.ini" --plugin-dir "$FX_GOOD" --plugin fx_noisy --results-dir "$T/r2"
 expect_rc 0 "unsettled is not a failure"
 expect_eq "$(csv_field "$T/r2/rollup.csv" fx_noisy n=8 settled)" no "settled column"
@@ -28,8 +28,8 @@ expect_in "$T/out" 'did not settle: noise \(cv\) .*% > target 0\.10% after 8 sam
 # verify preset: determinism checked and reported, awkward sizes.
 run_bench --preset verify --plugin-dir "$FX_GOOD" --plugin fx_ok,fx_nondet --results-dir "$T/r3"
 expect_rc 0 "verify preset"
-expect_in "$T/out" 'fx_ok n=7: OK .*bitwise_equal'
-expect_in "$T/out" 'fx_nondet n=7: OK .*differs'
+expect_in "$T/out" 'fx_ok n=7  *OK .*det=same'
+expect_in "$T/out" 'fx_nondet n=7  *OK .*det=DIFF'
 python3 - "$T/r3/${TODAY}_fx_nondet_verify.json" <<'PY' && ok || fail "determinism in JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))

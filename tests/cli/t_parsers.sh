@@ -37,7 +37,7 @@ expect_in "$T/err" "huge.ini:4: bad value '10ms' for heartbeat"
 printf '[run]\ntier = smoke\nmin_samples = 1\nmax_samples = 2\nmin_time = 0\nmax_time = 0.1s\ntimeout = 3s\n[fx_ok]\nn = +008\n' >"$T/norm.ini"
 run_bench --preset "$T/norm.ini" --plugin-dir "$FX_GOOD" --plugin fx_ok --results-dir "$T/r"
 expect_rc 0 "n = +008"
-expect_in "$T/out" 'fx_ok n=8: OK'
+expect_in "$T/out" 'fx_ok n=8  *OK'
 
 # --- control characters from a plugin never reach the terminal raw ----------
 run_bench --list --plugin-dir "$FX_GOOD" --plugin fx_esc

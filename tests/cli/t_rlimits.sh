@@ -48,8 +48,8 @@ folder_sane() {
 # all_done WHAT DIR: the run did all its work.
 all_done() {
   expect_rc 0 "$1"
-  expect_in "$T/out" 'fx_ok n=8: OK' "$1"
-  expect_in "$T/out" 'fx_devtime n=8: OK' "$1"
+  expect_in "$T/out" 'fx_ok n=8  *OK' "$1"
+  expect_in "$T/out" 'fx_devtime n=8  *OK' "$1"
   expect_in "$T/out" '2 of 2 cases run' "$1"
   for p in fx_ok fx_devtime; do
     [ -f "$2/${TODAY}_${p}_fast.json" ] && [ -f "$2/${TODAY}_${p}_fast.txt" ] && ok || fail "$1: no result files of $p"
@@ -89,10 +89,10 @@ for iso in backend case; do
     expect_in "$T/err" "^bench: error: no plugin named 'fx_ok'" "$w (ASan)"
   else
     expect_rc 1 "$w"
-    expect_in "$T/out" 'fx_devtime n=8: ERROR' "$w"
+    expect_in "$T/out" 'fx_devtime n=8  *ERROR' "$w"
   fi
   expect_in "$T/err" '^bench: error: cannot create a (pipe|socket pair): Too many open files' "$w"
-  expect_not_in "$T/out" ': OK ' "$w"
+  expect_not_in "$T/out" '  *OK ' "$w"
   folder_sane "$w" "$T/n6$iso"
 done
 
@@ -148,7 +148,7 @@ else
     cp -a "$d/." "$c/"
     exit "$rc"' - "$M" "$T/fullcopy" "$BENCH" "${ARGS[@]}" --results-dir "$M"
   expect_rc 1 "full tmpfs"
-  expect_in "$T/out" 'fx_ok n=8: OK' "full tmpfs: measured anyway"
+  expect_in "$T/out" 'fx_ok n=8  *OK' "full tmpfs: measured anyway"
   expect_in "$T/out" '2 of 2 cases run' "full tmpfs"
   expect_in "$T/err" "^bench: error: cannot write $M/[^ ]+: No space left on device" "full tmpfs: the file named"
   expect_in "$T/err" "^bench: error: some results could not be written to '$M'" "full tmpfs"

@@ -41,7 +41,7 @@ expect_rc 1 "run whose rollup lock wait times out"
 expect_in "$T/err" "gave up waiting for the lock on results folder $T/a after 1 s \\(held by pid $HOLDER \\(flock\\).*the result files are saved.*bench rollup --results-dir $T/a"
 valid_json "$T/a/$NAME.json" && ok || fail "timeout: no valid result file"
 [ ! -e "$T/a/rollup.csv" ] && ok || fail "timeout: a rollup was written without the lock"
-expect_in "$T/out" "1 of 1 cases run"
+expect_in "$T/out" "1 of 1 case run"
 release
 
 # 2. SIGINT during the wait: a prompt end, exit 130, results kept.

@@ -98,7 +98,7 @@ expect_in "$T/err" 'plugin .*/sc_nosym\.so: missing entry symbol' "warm: the bro
 rm -f "$SCAN_MARKER"
 bench_pid --preset "$PRESET" --plugin-dir "$P" --plugin sc_a --results-dir "$T/r"
 expect_rc 0 "warm run of sc_a"
-expect_in "$T/out" 'sc_a n=8: OK'
+expect_in "$T/out" 'sc_a n=8  *OK'
 expect_eq "$(loaded sc_b)" 0 "warm run: unselected sc_b never loaded"
 expect_eq "$(loaded sc_nosym)" 0 "warm run: the broken file not probed again"
 expect_nonempty "sc_a loads" $(loaded sc_a | grep -v '^0$')
@@ -151,8 +151,8 @@ build "$T/sc_b_next.so" sc_b
 SC_REPLACE_FROM="$T/sc_b_next.so" SC_REPLACE_TO="$P/sc_b.so" \
   run_bench --preset "$PRESET" --plugin-dir "$P" --plugin sc_a,sc_b --results-dir "$T/rr"
 expect_rc 1 "plugin replaced mid-run"
-expect_in "$T/out" 'sc_a n=8: OK'
-expect_in "$T/out" 'sc_b n=8 extra=x: ERROR .*sc_b\.so changed since it was scanned'
+expect_in "$T/out" 'sc_a n=8  *OK'
+expect_in "$T/out" 'sc_b n=8 extra=x  *ERROR .*sc_b\.so changed since it was scanned'
 cp "$T/keep_b.so" "$P/sc_b.so"
 
 # ---- corrupt caches: rebuilt silently, the run is right --------------------
@@ -166,8 +166,8 @@ corrupt_case() { # WHAT: the cache was just damaged
   rm -f "$SCAN_MARKER"
   run_bench --preset "$PRESET" --plugin-dir "$P" --plugin sc_a,sc_b --results-dir "$T/r2"
   expect_rc 0 "$1: run"
-  expect_in "$T/out" 'sc_a n=8: OK' "$1: sc_a ran"
-  expect_in "$T/out" 'sc_b n=8 extra=x: OK' "$1: sc_b ran with its params"
+  expect_in "$T/out" 'sc_a n=8  *OK' "$1: sc_a ran"
+  expect_in "$T/out" 'sc_b n=8 extra=x  *OK' "$1: sc_b ran with its params"
   expect_eq "$(grep -v 'sc_nosym' "$T/err" | grep -Eic 'warning|error|note|cache')" 0 "$1: nothing said but the broken file"
   warm_again "$1"
 }
@@ -224,7 +224,7 @@ done
 for i in 1 2 3; do
   wait "${pids[$((i - 1))]}"
   expect_eq "$?" 0 "concurrent run $i"
-  expect_in "$T/c$i.out" 'sc_a n=8: OK' "concurrent run $i"
+  expect_in "$T/c$i.out" 'sc_a n=8  *OK' "concurrent run $i"
 done
 expect_eq "$(ls "$XDG_CACHE_HOME/bench" | grep -c tmp)" 0 "no temporary file left"
 warm_again "after concurrent runs"
@@ -249,7 +249,7 @@ for xdg in "$T/notadir" "$T/notadir/sub"; do
   rm -f "$SCAN_MARKER"
   XDG_CACHE_HOME="$xdg" run_bench --preset "$PRESET" --plugin-dir "$P" --plugin sc_a --results-dir "$T/ro"
   expect_rc 0 "cache folder $xdg unusable: run"
-  expect_in "$T/out" 'sc_a n=8: OK'
+  expect_in "$T/out" 'sc_a n=8  *OK'
   expect_eq "$(grep -v 'sc_nosym' "$T/err" | grep -Eic 'warning|error|note|cache')" 0 "unusable cache folder: silent"
   XDG_CACHE_HOME="$xdg" run_bench --list -v --plugin-dir "$P" --plugin sc_a
   expect_rc 0 "unusable cache folder: --list -v"

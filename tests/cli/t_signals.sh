@@ -53,7 +53,7 @@ assert rows == got, ("rollup differs from the result files", rows, got)
 intr = [c for c in cases if c["status"] == "INTERRUPTED"]
 assert len(intr) <= 1, intr
 out = open(d + "/out").read()
-lines = re.findall(r"\] (\S+) (\S+): INTERRUPTED", out)
+lines = re.findall(r"\] (\S+) (\S+) +INTERRUPTED", out)
 if rc == 130 and intr:
     c = intr[0]
     want = (c["plugin"], " ".join("%s=%s" % kv for kv in c["params"].items()))

@@ -22,7 +22,7 @@ SPEC
 FX=(--plugin-dir "$FX_GOOD" --plugin fx_devtime)
 run_bench --preset "$PRESET" "${FX[@]}" --results-dir "$T/r1" --baseline "$T/fast"
 expect_rc 0 "run with a baseline"
-expect_in "$T/out" 'fx_devtime n=8: OK .* baseline: ratio [0-9.]+ \[[0-9.]+, [0-9.]+\] SLOWER vs 2026-11-20' "case line"
+expect_in "$T/out" 'fx_devtime n=8  *OK .* baseline: ratio [0-9.]+ \[[0-9.]+, [0-9.]+\] SLOWER vs 2026-11-20' "case line"
 expect_in "$T/r1/"*fx_devtime*.txt '^    baseline: ratio .* SLOWER vs 2026-11-20$' ".txt note"
 python3 - "$T/r1" <<'PY' && ok || fail "json info"
 import glob, json, sys

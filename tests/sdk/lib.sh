@@ -64,7 +64,7 @@ build_make() {
 every_case() {
   local n bad
   n=$(grep -Ec "^\[ *[0-9]+/[0-9]+\] $2 " "$1")
-  bad=$(grep -E "^\[ *[0-9]+/[0-9]+\] $2 " "$1" | grep -Ev ": $3( |$)")
+  bad=$(grep -E "^\[ *[0-9]+/[0-9]+\] $2 " "$1" | grep -Ev "  $3( |$)")
   if [ "$n" -gt 0 ] && [ -z "$bad" ]; then ok; else
     fail "$2: expected every case $3 ($n cases)"; [ -n "$bad" ] && echo "$bad"; tail -20 "$T/err"
   fi

@@ -17,13 +17,13 @@ for e in setup run none; do preset $e; done
 
 run_bench --mode debug --preset "$T/setup.ini" --plugin-dir "$T/p" --plugin ext_vk_planted
 expect_rc 1 "planted error in setup"
-expect_in "$T/out" "ext_vk_planted error=setup: ERROR +1 Vulkan validation message; the first: validation error: .*VUID-VkBufferCreateInfo-usage" "setup"
+expect_in "$T/out" "ext_vk_planted error=setup  *ERROR +1 Vulkan validation message; the first: validation error: .*VUID-VkBufferCreateInfo-usage" "setup"
 
 run_bench --mode debug --preset "$T/run.ini" --plugin-dir "$T/p" --plugin ext_vk_planted
 expect_rc 1 "planted error in run"
-expect_in "$T/out" "ext_vk_planted error=run: ERROR .*Vulkan validation message.*VUID-vkCmdFillBuffer-size" "run"
+expect_in "$T/out" "ext_vk_planted error=run  *ERROR .*Vulkan validation message.*VUID-vkCmdFillBuffer-size" "run"
 
 run_bench --mode debug --preset "$T/none.ini" --plugin-dir "$T/p" --plugin ext_vk_planted
 expect_rc 0 "no planted error"
-expect_in "$T/out" "ext_vk_planted error=none: OK" "none"
+expect_in "$T/out" "ext_vk_planted error=none  *OK" "none"
 finish

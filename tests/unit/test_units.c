@@ -65,19 +65,56 @@ static void test_case_line(void) {
   r.settled = 0;
   r.settle_note = strdup("did not settle: noise \x1b[31m");
   kv_list_add(&r.ninfo, &r.info, "note", "from the plugin");
-  char *line = case_line(&r, "m=64 n=64", 12);
-  CHECK_STR(line, "[ 3/12] cpu_gemm m=64 n=64: OK  median 11.00 us +-0.45% (host)  cv 0.64%  n=6"
-                  "  47.66 GFLOP/s  unchecked\n      did not settle: noise \\x1b[31m\n      note: from the plugin\n");
+  kv_list_add(&r.nparams, &r.params, "m", "64");
+  kv_list_add(&r.nparams, &r.params, "n", "64");
+  struct case_line_style st = {0, 0, 1, 0};
+  char *line = case_line(&r, 12, &st);
+  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  OK       11.00 us +-0.45%  47.66 GFLOP/s  unchecked\n"
+                  "      did not settle: noise \\x1b[31m\n      note: from the plugin\n");
   free(line);
+  /* No settle note unless the style asks; colour around the status only. */
+  st.settle_notes = 0;
+  st.colour = 1;
+  line = case_line(&r, 12, &st);
+  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  \033[32mOK\033[0m       11.00 us +-0.45%  47.66 GFLOP/s  unchecked\n"
+                  "      note: from the plugin\n");
+  free(line);
+  st.colour = 0;
 
   r.status = CASE_CRASH;
   r.message = strdup("killed by signal 11");
   r.stderr_tail = strdup("a\nb");
-  line = case_line(&r, "", 120);
-  CHECK_STR(line, "[  3/120] cpu_gemm: CRASH  killed by signal 11\n      note: from the plugin\n"
+  line = case_line(&r, 120, &st);
+  CHECK_STR(line, "[  3/120] cpu_gemm m=n=64  CRASH  killed by signal 11\n      note: from the plugin\n"
                   "      | a\n      | b\n");
   free(line);
   case_result_release(&r);
 }
 
-TEST_MAIN(TEST_ENTRY(test_times), TEST_ENTRY(test_numbers), TEST_ENTRY(test_case_line))
+/* The label: resolved values, shared values, dtype bare, cut to the width. */
+static void test_case_label(void) {
+  struct case_result r;
+  case_result_init(&r);
+  r.plugin = strdup("cpu_gemm");
+  const char *kv[][2] = {{"variant", "packed"}, {"m", "512"}, {"n", "512"}, {"k", "512"},
+                         {"dtype", "f32"}, {"threads", "0"}, {"isa", "auto"}};
+  for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) kv_list_add(&r.nparams, &r.params, kv[i][0], kv[i][1]);
+  kv_list_add(&r.ninfo, &r.info, "threads", "2");
+  kv_list_add(&r.ninfo, &r.info, "isa", "avx512");
+  char *label = case_line_label(&r);
+  CHECK_STR(label, "cpu_gemm variant=packed m=n=k=512 f32 threads=2 isa=avx512");
+  free(label);
+  /* A label wider than the column is cut with "..", the line keeps 120. */
+  r.status = CASE_SKIPPED;
+  r.message = strdup("a very long reason why this case cannot run here, repeated: a very long reason why "
+                     "this case cannot run here, and more");
+  struct case_line_style st = {0, 20, 0, 0};
+  char *line = case_line(&r, 12, &st);
+  CHECK_STR(line, "[ 1/12] cpu_gemm variant=p..  SKIPPED  a very long reason why this case cannot run here, "
+                  "repeated: a very long reason ..\n");
+  CHECK(strlen(line) == 121);
+  free(line);
+  case_result_release(&r);
+}
+
+TEST_MAIN(TEST_ENTRY(test_times), TEST_ENTRY(test_numbers), TEST_ENTRY(test_case_line), TEST_ENTRY(test_case_label))

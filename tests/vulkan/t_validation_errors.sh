@@ -22,14 +22,14 @@ preset core; preset sync; preset none
 
 run_bench --preset "$T/core.ini" --plugin-dir "$VK_FX" --plugin vkfx_invalid --results-dir "$T/r1"
 expect_rc 1 "buffer usage 0"
-expect_in "$T/out" "vkfx_invalid error=core: ERROR +1 Vulkan validation message; the first: validation error: .*VUID-VkBufferCreateInfo-usage" "core"
+expect_in "$T/out" "vkfx_invalid error=core  *ERROR +1 Vulkan validation message; the first: validation error: .*VUID-VkBufferCreateInfo-usage" "core"
 
 export VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT
 run_bench --preset "$T/sync.ini" --plugin-dir "$VK_FX" --plugin vkfx_invalid --results-dir "$T/r2"
 expect_rc 1 "missing barrier under synchronization validation"
-expect_in "$T/out" "vkfx_invalid error=sync: ERROR .*SYNC-HAZARD-WRITE-AFTER-WRITE" "sync"
+expect_in "$T/out" "vkfx_invalid error=sync  *ERROR .*SYNC-HAZARD-WRITE-AFTER-WRITE" "sync"
 
 run_bench --preset "$T/none.ini" --plugin-dir "$VK_FX" --plugin vkfx_invalid --results-dir "$T/r3"
 expect_rc 0 "done right"
-expect_in "$T/out" "vkfx_invalid error=none: OK" "none"
+expect_in "$T/out" "vkfx_invalid error=none  *OK" "none"
 finish

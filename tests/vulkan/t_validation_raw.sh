@@ -27,22 +27,22 @@ VUID='VUID-vkCmdPushConstants-offset-01795'
 for p in push push_case; do
   run_bench --preset "$T/$p.ini" --plugin-dir "$VK_FX" --plugin vkfx_raw --results-dir "$T/$p" --mode debug
   expect_rc 1 "$p: planted error under --mode debug"
-  expect_in "$T/out" "vkfx_raw error=push: ERROR +Vulkan validation error: $VUID: vkCmdPushConstants\(\)" "$p: terminal line"
+  expect_in "$T/out" "vkfx_raw error=push  *ERROR +Vulkan validation error: $VUID: vkCmdPushConstants\(\)" "$p: terminal line"
   expect_in "$(ls "$T/$p"/*.txt)" "error: Vulkan validation error: $VUID" "$p: .txt"
   check_results "$T/$p" ERROR "^Vulkan validation error: $VUID" vkfx_raw && ok || fail "$p: JSON"
 done
 
 run_bench --preset "$T/push.ini" --plugin-dir "$VK_FX" --plugin vkfx_raw --results-dir "$T/perf"
 expect_rc 0 "perf mode: no layer, the bug unseen"
-expect_in "$T/out" "vkfx_raw error=push: OK" "perf: terminal line"
+expect_in "$T/out" "vkfx_raw error=push  *OK" "perf: terminal line"
 
 run_bench --preset "$T/none.ini" --plugin-dir "$VK_FX" --plugin vkfx_raw --results-dir "$T/none" --mode debug
 expect_rc 0 "done right under --mode debug"
-expect_in "$T/out" "vkfx_raw error=none: OK" "none: terminal line"
+expect_in "$T/out" "vkfx_raw error=none  *OK" "none: terminal line"
 
 # vkh reports through its own messenger; the harness adds no second copy.
 run_bench --preset "$T/core.ini" --plugin-dir "$VK_FX" --plugin vkfx_invalid --results-dir "$T/vkh" --mode debug
 expect_rc 1 "vkh plugin under --mode debug"
-expect_in "$T/out" "vkfx_invalid error=core: ERROR +1 Vulkan validation message; the first: validation error: .*VUID-VkBufferCreateInfo-usage" "vkh: its own message"
+expect_in "$T/out" "vkfx_invalid error=core  *ERROR +1 Vulkan validation message; the first: validation error: .*VUID-VkBufferCreateInfo-usage" "vkh: its own message"
 if grep -q "note: .*Vulkan validation error" "$T/out"; then fail "vkh: reported twice"; cat "$T/out"; else ok; fi
 finish

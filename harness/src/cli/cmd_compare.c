@@ -36,7 +36,7 @@
   "  --old-date D, --new-date D   keep the runs of that date (YYYY-MM-DD or a prefix)\n"         \
   "  --old-tag T, --new-tag T     keep the runs with that tag\n"                                  \
   "  --plugin NAME                only these plugins (repeatable, comma lists, globs)\n"         \
-  "  --threshold X                SAME within +-X, FASTER/SLOWER beyond (default 5%%)\n"         \
+  "  --threshold X                SAME within +-X, FASTER/SLOWER beyond (default 5%)\n"          \
   "  --fail-on LIST               what makes the exit status 1: slower, wrong, missing,\n"       \
   "                               noisy, none (default slower,wrong)\n"                           \
   "  --format table|json|csv|md   output (default table)\n"                                      \

@@ -161,11 +161,11 @@ int cmd_history(int argc, char **argv) {
   fputs(text, stdout);
   free(text);
   if (f != TABLE_CSV)
-    printf("\n%zu cases over %zu dates; %s; %zu level shifts (*: FASTER or SLOWER than the run before, "
+    printf("\n%zu %s over %zu %s; %s; %zu level %s (*: FASTER or SLOWER than the run before, "
            "threshold %g%%)\n",
-           h.nrows, h.ndates,
+           h.nrows, h.nrows == 1 ? "case" : "cases", h.ndates, h.ndates == 1 ? "date" : "dates",
            strcmp(metric, "median") == 0 ? "median time per iteration" : strcmp(metric, "gflops") == 0 ? "GFLOP/s" : "GB/s",
-           nshifts, threshold * 100);
+           nshifts, nshifts == 1 ? "shift" : "shifts", threshold * 100);
   table_release(&t);
   free(titles);
   free(right);

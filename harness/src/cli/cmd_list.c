@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "plan/plugin_select.h"
@@ -17,6 +18,64 @@
 #include "core/util.h"
 
 #define PROBE_TIMEOUT_S 30.0
+/* The status column ("runnable", or "not runnable: " and the reason,
+ * wrapped within it), so that the descriptions line up after it. */
+#define STATUS_WIDTH 46
+
+/* Columns of the first n bytes of s (UTF-8 characters). */
+static size_t term_width_n(const char *s, size_t n) {
+  size_t w = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((s[i] & 0xC0) != 0x80) w++;
+  return w;
+}
+
+/* The next piece of s that fits in w columns, broken at a space when one
+ * is there: its length in bytes; *next is where the rest starts. */
+static size_t wrap_piece(const char *s, size_t w, const char **next) {
+  size_t len = strlen(s);
+  if (len <= w) {
+    *next = s + len;
+    return len;
+  }
+  size_t cut = w;
+  while (cut > 0 && s[cut] != ' ') cut--;
+  if (cut == 0) cut = w; /* one long word: cut it */
+  while (cut > 0 && (s[cut] & 0xC0) == 0x80) cut--; /* not inside a UTF-8 character */
+  const char *r = s + cut;
+  while (*r == ' ') r++;
+  *next = r;
+  return cut;
+}
+
+/* "name  backend  status  description": on a terminal the status wrapped
+ * in its column, the description in what is left of LIST_COLUMNS (at least
+ * 40 columns); elsewhere one line per plugin, the columns padded. */
+#define LIST_COLUMNS 120
+static void print_row(const char *name, int wname, const char *backend, int wback, const char *status,
+                      const char *description, int wrap) {
+  if (!wrap) { /* a pipe or a file: one line per plugin, for grep and scripts */
+    int pad = STATUS_WIDTH - (int)term_width_n(status, strlen(status));
+    printf("%-*s  %-*s  %s%*s  %s\n", wname, name, wback, backend, status, pad > 0 ? pad : 0, "", description);
+    return;
+  }
+  int start = wname + 2 + wback + 2 + STATUS_WIDTH + 2;
+  size_t wdesc = LIST_COLUMNS - start >= 40 ? (size_t)(LIST_COLUMNS - start) : 40;
+  const char *st = status, *de = description;
+  int first = 1;
+  while (first || *st || *de) {
+    const char *st_next, *de_next;
+    size_t ns = wrap_piece(st, STATUS_WIDTH, &st_next);
+    size_t nd = wrap_piece(de, wdesc, &de_next);
+    int pad = STATUS_WIDTH - (int)term_width_n(st, ns);
+    printf("%-*s  %-*s  %.*s", wname, first ? name : "", wback, first ? backend : "", (int)ns, st);
+    if (nd) printf("%*s  %.*s", pad > 0 ? pad : 0, "", (int)nd, de);
+    printf("\n");
+    st = st_next;
+    de = de_next;
+    first = 0;
+  }
+}
 
 static const char *type_name(enum bench_param_type t) {
   switch (t) {
@@ -31,7 +90,10 @@ static void print_params(const struct bench_plugin *p) {
   for (const struct bench_param *q = p->params; q->name; q++) {
     printf("    %-12s %-6s", term_str(q->name), type_name(q->type));
     if (q->choices) printf(" {%s}", term_str(q->choices));
-    if (q->min != 0 || q->max != 0) printf(" [%g, %g]", q->min, q->max);
+    if ((q->min != 0 || q->max != 0) && q->type == BENCH_PARAM_INT)
+      printf(" [%lld, %lld]", (long long)q->min, (long long)q->max); /* integers as integers */
+    else if (q->min != 0 || q->max != 0)
+      printf(" [%g, %g]", q->min, q->max);
     if (q->zip) printf(" zip %d", q->zip);
     printf("  %s\n", q->description ? term_str(q->description) : "");
     printf("    %-12s        defaults:", "");
@@ -94,9 +156,10 @@ int cmd_list(const struct options *o) {
       if (!o->debug && !child_interrupted()) probe_cache_put(&pc, sel[i], rc, reason);
     }
     int ok = rc == BENCH_OK;
-    char *status = ok ? xstrdup("runnable") : xasprintf("not runnable: %s", reason);
-    printf("%-*s  %-*s  %s  %s\n", (int)wname, term_str(p->name), (int)wback, term_str(p->backend),
-           term_str(status), term_str(p->description));
+    char *status = !ok ? xasprintf("not runnable: %s", reason)
+                   : *reason ? xasprintf("runnable on %s", reason) : xstrdup("runnable");
+    print_row(term_str(p->name), (int)wname, term_str(p->backend), (int)wback, term_str(status),
+              term_str(p->description), isatty(STDOUT_FILENO));
     free(status);
     if (o->verbose) {
       printf("    file: %s\n", term_str(sel[i]->path));

@@ -15,7 +15,9 @@
 #include "plan/plugin_loader.h"
 #include "plan/plugin_select.h"
 #include "plan/preset.h"
+#include "cli/eta.h"
 #include "cli/progress.h"
+#include "cli/run_summary.h"
 #include "results/case_line.h"
 #include "results/io.h"
 #include "run/runner.h"
@@ -45,6 +47,13 @@ struct suite {
   int cur_index;
   struct baseline *baseline;     /* --baseline, or NULL */
   enum isolation isolation;      /* which cases share a worker process */
+  struct case_line_style *styles; /* per plugin: its lines' columns */
+  struct run_summary summary;    /* what the end of the run reports */
+  int colour;                    /* colour the per-case lines */
+  struct eta eta;                /* per-plugin history of case lengths */
+  size_t cur_plugin_index;
+  struct run_policy run_pol;     /* the policy the workers get: ticks every second on a terminal */
+  double next_heartbeat;         /* when the next HEARTBEAT event is due (elapsed s) */
 };
 
 static int plugin_name_in(const char *name, const struct bench_plugin **descs, size_t n) {
@@ -53,30 +62,38 @@ static int plugin_name_in(const char *name, const struct bench_plugin **descs, s
   return 0;
 }
 
-static double expected_case_s(const struct suite *s) {
-  if (s->done > 0) return s->done_wall / s->done;
+/* The preset's guess for a case never seen: warm-up, the sampling time
+ * limit and the process start. */
+static double policy_case_s(const struct suite *s) {
   const struct run_policy *p = &s->preset.policy;
   return p->warmup_s + p->max_time_s + 0.5;
 }
 
 static void heartbeat(void *arg, double elapsed) {
   struct suite *s = arg;
-  double est = expected_case_s(s);
+  double est = eta_case_expected(&s->eta, s->cur_plugin_index);
   double frac = elapsed / (est > 0 ? est : 1);
   if (frac > 0.99) frac = 0.99;
   double case_eta = est - elapsed > 0 ? est - elapsed : -1;
   double suite_frac = (s->done + frac) / (s->total ? s->total : 1);
-  double suite_eta = (s->total - s->done - frac) * est;
-  events_heartbeat(&s->events, s->cur_plugin, s->cur_label, s->cur_index, elapsed, frac * 100,
-                   case_eta, suite_frac * 100, suite_eta);
-  progress_show(&s->progress, suite_frac * 100, s->done, s->total, s->cur_plugin, s->cur_label,
-                suite_eta, 0);
+  double eta = eta_suite(&s->eta, elapsed);
+  /* Ticks come every second on a terminal; the events keep the preset's
+   * heartbeat interval. */
+  if (elapsed + 1e-3 >= s->next_heartbeat) {
+    events_heartbeat(&s->events, s->cur_plugin, s->cur_label, s->cur_index, elapsed, frac * 100,
+                     case_eta, suite_frac * 100, eta);
+    s->next_heartbeat += s->preset.policy.heartbeat_s;
+    if (s->next_heartbeat <= elapsed) s->next_heartbeat = elapsed + s->preset.policy.heartbeat_s;
+  }
+  progress_show_case(&s->progress, suite_frac * 100, s->done, s->total, s->cur_plugin, s->cur_label,
+                     eta, elapsed, case_eta, 0);
 }
 
 /* One line per finished case (results/case_line.c renders it). */
 static void print_case(struct suite *s, const struct case_result *r, const char *label) {
+  (void)label;
   progress_clear(&s->progress);
-  char *line = case_line(r, label, s->total);
+  char *line = case_line(r, s->total, &s->styles[s->cases.cases[r->index].plugin_index]);
   fputs(line, s->out);
   free(line);
   fflush(s->out);
@@ -118,8 +135,12 @@ static void case_begins(void *arg, size_t k) {
   s->cur_plugin = pp->pl->desc->name;
   s->cur_label = pp->label;
   s->cur_index = index;
-  progress_show(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
-                pp->pl->desc->name, pp->label, (s->total - s->done) * expected_case_s(s), 1);
+  s->cur_plugin_index = c->plugin_index;
+  s->next_heartbeat = s->preset.policy.heartbeat_s;
+  eta_begin(&s->eta, (size_t)index);
+  double eta = eta_suite(&s->eta, 0);
+  progress_show_case(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
+                     pp->pl->desc->name, pp->label, eta, 0, eta_case_expected(&s->eta, c->plugin_index), 1);
 }
 
 static void case_ends(void *arg, size_t k, struct case_result *r) {
@@ -135,6 +156,8 @@ static void case_ends(void *arg, size_t k, struct case_result *r) {
   baseline_annotate(s->baseline, r);
   s->done++;
   s->done_wall += r->wall_s;
+  eta_end(&s->eta, pp->first + k, r->wall_s);
+  run_summary_add(&s->summary, pp->pl->desc, r);
   if (case_status_failed(r->status)) s->failed++;
   if (r->status == CASE_SKIPPED) s->skipped++;
   events_test_end(&s->events, r, label);
@@ -190,7 +213,7 @@ static int run_group(struct suite *s, int argc, char **argv, size_t *pi, size_t 
     pass_open(&pp[g], s, argc, argv, *pi + g, *next_case);
     if (ncases)
       jobs[njobs++] = (struct plugin_job){pp[g].pl, &s->cases.cases[*next_case], ncases, (int)*next_case,
-                                          &s->preset.policy, s->opt->debug, heartbeat, s, case_begins,
+                                          &s->run_pol, s->opt->debug, heartbeat, s, case_begins,
                                           case_ends, &pp[g]};
     *next_case += ncases;
   }
@@ -261,6 +284,40 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   return 0;
 }
 
+#define RESOLVED_SLACK 8
+
+/* Each plugin's column widths: its widest case label (values as
+ * requested; a resolved value a little longer is cut). */
+static void plan_styles(struct suite *s, int colour) {
+  const struct run_policy *pol = &s->preset.policy;
+  s->styles = xcalloc(s->nplugins ? s->nplugins : 1, sizeof *s->styles);
+  size_t *plugin_of = xcalloc(s->cases.n ? s->cases.n : 1, sizeof *plugin_of);
+  for (size_t k = 0; k < s->cases.n; k++) plugin_of[k] = s->cases.cases[k].plugin_index;
+  eta_init(&s->eta, plugin_of, s->cases.n, s->nplugins, policy_case_s(s));
+  free(plugin_of);
+  int *widest = xcalloc(s->nplugins ? s->nplugins : 1, sizeof *widest);
+  for (size_t k = 0; k < s->cases.n; k++) {
+    const struct case_def *c = &s->cases.cases[k];
+    struct case_result id;
+    case_identity(&id, s->plugins[c->plugin_index], c, (int)k);
+    char *label = case_line_label(&id);
+    int w = (int)term_width(label);
+    if (w > widest[c->plugin_index]) widest[c->plugin_index] = w;
+    free(label);
+    case_result_release(&id);
+  }
+  for (size_t i = 0; i < s->nplugins; i++) {
+    struct case_line_style *st = &s->styles[i];
+    st->colour = colour;
+    st->determinism = pol->determinism;
+    st->settle_notes = pol->report_settle > 0 || (pol->report_settle < 0 && pol->tier == BENCH_TIER_PERF);
+    /* Room for a resolved value longer than the requested one
+     * (stores=auto ran as stores=nontemporal), within the budget. */
+    st->label_width = case_line_label_width(widest[i] + RESOLVED_SLACK, s->total, st);
+  }
+  free(widest);
+}
+
 int cmd_run(int argc, char **argv, const struct options *o) {
   struct suite s;
   memset(&s, 0, sizeof s);
@@ -272,15 +329,21 @@ int cmd_run(int argc, char **argv, const struct options *o) {
     goto out;
   }
   child_install_signal_handlers();
-  progress_init(&s.progress);
+  progress_init(&s.progress, term_colour_on((enum term_colour)o->colour, 2));
   s.out = o->events && strcmp(o->events, "-") == 0 ? stderr : stdout;
+  plan_styles(&s, term_colour_on((enum term_colour)o->colour, fileno(s.out)));
+  s.run_pol = s.preset.policy;
+  /* On a terminal the PROGRESS line is redrawn every second, whatever the
+   * HEARTBEAT event interval (heartbeat() keeps the events to it). */
+  if (s.progress.tty && s.run_pol.heartbeat_s > 1.0) s.run_pol.heartbeat_s = 1.0;
   s.t0 = now_s();
   const char **names = xcalloc(s.nplugins, sizeof *names);
   for (size_t i = 0; i < s.nplugins; i++) names[i] = s.plugins[i]->desc->name;
   events_suite_start(&s.events, s.total, names, s.nplugins, s.preset.name, o->tag);
   free(names);
-  fprintf(s.out, "bench %s: preset %s (%s), %d cases in %zu plugins, results in %s\n", bench_version(),
-          term_str(s.preset.name), tier_name(s.preset.policy.tier), s.total, s.nplugins, term_str(o->results_dir));
+  fprintf(s.out, "bench %s: preset %s (%s), %d %s in %zu %s, results in %s\n", bench_version(),
+          term_str(s.preset.name), tier_name(s.preset.policy.tier), s.total, plural(s.total, "case", "cases"),
+          s.nplugins, plural((long)s.nplugins, "plugin", "plugins"), term_str(o->results_dir));
   fflush(s.out);
 
   int save_failed = 0;
@@ -295,8 +358,9 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   int interrupted = child_interrupted() != 0;
   double wall = now_s() - s.t0;
   events_suite_end(&s.events, s.done, s.failed, s.skipped, s.total, wall, interrupted);
-  fprintf(s.out, "bench: %d of %d cases run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
-          wall, s.done - s.failed - s.skipped, s.skipped, s.failed,
+  run_summary_print(&s.summary, s.out, s.total, s.styles[0].colour, s.styles[0].settle_notes);
+  fprintf(s.out, "bench: %d of %d %s run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
+          plural(s.total, "case", "cases"), wall, s.done - s.failed - s.skipped, s.skipped, s.failed,
           interrupted ? " (interrupted; results so far are kept)" : "");
   if (save_failed) error("some results could not be written to '%s' (see above); the run counts as failed", o->results_dir);
   if (interrupted)
@@ -310,6 +374,9 @@ out:
   if (s.baseline) baseline_release(s.baseline);
   free(s.baseline);
   free(s.plugins);
+  free(s.styles);
+  eta_release(&s.eta);
+  run_summary_release(&s.summary);
   plugin_set_release(&set);
   return exit_code;
 }

@@ -31,6 +31,7 @@ struct options {
   const char **filters;      /* --filter EXPR (repeatable; all must hold) */
   size_t nfilters;
   const char *baseline;      /* --baseline FILE|DIR: compare each case with it */
+  int colour;                /* --color: an enum term_colour (auto by default) */
 };
 
 /* Parse argv[1..] into o; prints the problem and returns -1 on bad usage,

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "plan/run_schema.h"
 #include "run/env.h"
+#include "core/term.h"
 #include "core/util.h"
 
 void usage(FILE *f) {
@@ -52,6 +53,8 @@ void usage(FILE *f) {
           "                       (ratio, 95%% interval and verdict on its line and in the .txt)\n"
           "  --isolation backend|plugin|case  one worker process per backend (default),\n"
           "                       one per plugin, or one process per case\n"
+          "  --color auto|always|never  colour the case status (auto: on a terminal, unless\n"
+          "                       NO_COLOR is set)\n"
           "  --require-check      a case that nothing checked (\"unchecked\": operation none\n"
           "                       without a self-check, or verify = none) fails as ERROR\n"
           "  --help, --version\n"
@@ -67,7 +70,7 @@ static void push(const char ***list, size_t *n, const char *v) {
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
          OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER, OPT_BASELINE, OPT_ISOLATION,
-         OPT_FORMAT, OPT_REQUIRE_CHECK, OPT_RESCAN };
+         OPT_FORMAT, OPT_REQUIRE_CHECK, OPT_RESCAN, OPT_COLOR };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -87,6 +90,8 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"format", required_argument, NULL, OPT_FORMAT},
       {"require-check", no_argument, NULL, OPT_REQUIRE_CHECK},
       {"rescan", no_argument, NULL, OPT_RESCAN},
+      {"color", required_argument, NULL, OPT_COLOR},
+      {"colour", required_argument, NULL, OPT_COLOR},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->isolation = -1; /* the preset's */
@@ -123,6 +128,13 @@ int options_parse(int argc, char **argv, struct options *o) {
     case OPT_LIST: o->list = 1; break;
     case OPT_REQUIRE_CHECK: o->require_check = 1; break;
     case OPT_RESCAN: o->rescan = 1; break;
+    case OPT_COLOR: {
+      enum term_colour mode;
+      if (term_colour_parse(optarg, &mode) != 0)
+        return error("--color must be auto, always or never, not '%s'", optarg);
+      o->colour = (int)mode;
+      break;
+    }
     case OPT_FORMAT:
       if (strcmp(optarg, "text") != 0 && strcmp(optarg, "tsv") != 0)
         return error("--format must be text or tsv, not '%s'", optarg);

@@ -11,9 +11,10 @@
 #define BAR_WIDTH 20
 #define PIPE_INTERVAL_S 10.0
 
-void progress_init(struct progress *p) {
+void progress_init(struct progress *p, int colour) {
   memset(p, 0, sizeof *p);
   p->tty = isatty(2);
+  p->colour = colour;
 }
 
 /* Beyond this many hours (about 11 years) an ETA says only that it is long. */
@@ -36,6 +37,12 @@ void format_eta(double s, char *out, unsigned len) {
 
 void progress_show(struct progress *p, double percent, int done, int total, const char *plugin,
                    const char *label, double eta_s, int force) {
+  progress_show_case(p, percent, done, total, plugin, label, eta_s, -1, -1, force);
+}
+
+void progress_show_case(struct progress *p, double percent, int done, int total, const char *plugin,
+                        const char *label, double eta_s, double case_elapsed_s, double case_eta_s,
+                        int force) {
   double now = now_s();
   /* Not a terminal (a log): a whole line at most every second at a case's
    * start, every PIPE_INTERVAL_S otherwise. */
@@ -48,13 +55,20 @@ void progress_show(struct progress *p, double percent, int done, int total, cons
   bar[BAR_WIDTH] = '\0';
   char eta[32];
   format_eta(eta_s, eta, sizeof eta);
+  char in_case[96] = "";
+  if (case_elapsed_s >= 0) {
+    char el[32], ce[32];
+    format_eta(case_elapsed_s, el, sizeof el);
+    format_eta(case_eta_s, ce, sizeof ce);
+    snprintf(in_case, sizeof in_case, " [%s, case ETA %s]", el, ce);
+  }
   char line[512];
-  snprintf(line, sizeof line, "PROGRESS: [%s] %3.0f%% (%d/%d) %s %s ETA %s", bar, percent, done,
-           total, term_str(plugin), term_str(label), eta);
+  snprintf(line, sizeof line, "PROGRESS: [%s] %3.0f%% (%d/%d) %s %s%s ETA %s", bar, percent, done,
+           total, term_str(plugin), term_str(label), in_case, eta);
   if (p->tty) {
     /* Fit the terminal line: never wrap, or \r cannot redraw it. */
     line[sizeof line - 1] = '\0';
-    if (strlen(line) > 160) strcpy(line + 157, "...");
+    if (strlen(line) > 119) strcpy(line + 116, "...");
     fprintf(stderr, "\r\033[K%s", line);
     p->shown = 1;
   } else {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TERM_RING 8
 
@@ -95,4 +96,27 @@ int term_needs_escape(const char *s) {
   int differs = !s || strcmp(e, s) != 0;
   free(e);
   return differs;
+}
+
+int term_colour_parse(const char *s, enum term_colour *out) {
+  if (strcmp(s, "auto") == 0) *out = TERM_COLOUR_AUTO;
+  else if (strcmp(s, "always") == 0) *out = TERM_COLOUR_ALWAYS;
+  else if (strcmp(s, "never") == 0) *out = TERM_COLOUR_NEVER;
+  else return -1;
+  return 0;
+}
+
+int term_colour_on(enum term_colour mode, int fd) {
+  if (mode != TERM_COLOUR_AUTO) return mode == TERM_COLOUR_ALWAYS;
+  const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+  if (no && *no) return 0;
+  if (term && strcmp(term, "dumb") == 0) return 0;
+  return isatty(fd);
+}
+
+size_t term_width(const char *s) {
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    if ((*p & 0xC0) != 0x80) n++;
+  return n;
 }

@@ -24,4 +24,24 @@ const char *term_str(const char *s);
 /* Does s hold anything term_escape would change? */
 int term_needs_escape(const char *s);
 
+/* Colour (--color auto|always|never): auto colours only a terminal, and
+ * never when NO_COLOR is set to a non-empty value (no-color.org) or TERM
+ * is "dumb". */
+enum term_colour { TERM_COLOUR_AUTO = 0, TERM_COLOUR_NEVER, TERM_COLOUR_ALWAYS };
+/* "auto", "always", "never" into *out: 0, or -1 for anything else. */
+int term_colour_parse(const char *s, enum term_colour *out);
+/* Whether output to fd gets colour under mode. */
+int term_colour_on(enum term_colour mode, int fd);
+
+/* SGR sequences, "" when colour is off. */
+#define TERM_GREEN "\033[32m"
+#define TERM_RED_BOLD "\033[1;31m"
+#define TERM_DIM "\033[2m"
+#define TERM_BOLD "\033[1m"
+#define TERM_RESET "\033[0m"
+
+/* Columns s takes on a terminal: its UTF-8 characters, not its bytes
+ * (text already escaped; no wide characters assumed). */
+size_t term_width(const char *s);
+
 #endif

@@ -84,10 +84,55 @@ static int apply_one(struct preset *p, const struct bench_plugin *const *plugins
   return rc;
 }
 
+/* Was NAME given by one of the --param arguments? */
+static int given(const char *name, const char *const *args, size_t nargs) {
+  size_t len = strlen(name);
+  for (size_t i = 0; i < nargs; i++) {
+    const char *a = args[i];
+    while (*a == ' ' || *a == '\t') a++;
+    if (strncmp(a, name, len) != 0) continue;
+    const char *rest = a + len;
+    while (*rest == ' ' || *rest == '\t') rest++;
+    if (*rest == '=') return 1;
+  }
+  return 0;
+}
+
+/* A zip group is one axis: a --param on any member replaces the whole
+ * group, so each member the command line leaves out keeps only its first
+ * value (that of the group's first case), and the members given sweep
+ * together. Without this, --param m=512 --param n=512 --param k=512 on
+ * cpu_gemm, whose variant is zipped with m, n, k, would cross the given
+ * sizes with every variant of the group (and repeat one). */
+static void collapse_zip_groups(struct preset *p, const struct bench_plugin *pl,
+                                const char *const *args, size_t nargs) {
+  for (const struct bench_param *bp = pl->params; bp && bp->name; bp++) {
+    if (!bp->zip || given(bp->name, args, nargs)) continue;
+    int touched = 0;
+    for (const struct bench_param *q = pl->params; q->name && !touched; q++)
+      touched = q->zip == bp->zip && given(q->name, args, nargs);
+    if (!touched) continue;
+    struct preset_section *sec = section_for(p, pl->name);
+    const char *text = NULL;
+    for (size_t e = 0; e < sec->nentries; e++)
+      if (strcmp(sec->entries[e].key, bp->name) == 0) text = sec->entries[e].value;
+    enum bench_tier used;
+    if (!text) text = default_for(bp, p->policy.tier, &used);
+    struct param_values pv = {0};
+    char err[256];
+    /* A value that does not parse is left for case expansion to report. */
+    if (text && parse_values(bp, text, &pv, err, sizeof err) == 0 && pv.n > 1)
+      set_entry(sec, bp->name, pv.v[0].text);
+    param_values_release(&pv);
+  }
+}
+
 int param_cli_apply(struct preset *p, const struct bench_plugin *const *plugins, size_t nplugins,
                     const char *const *args, size_t nargs) {
   int errors = 0;
   for (size_t i = 0; i < nargs; i++)
     if (apply_one(p, plugins, nplugins, args[i]) != 0) errors++;
-  return errors ? -1 : 0;
+  if (errors) return -1;
+  for (size_t i = 0; i < nplugins; i++) collapse_zip_groups(p, plugins[i], args, nargs);
+  return 0;
 }

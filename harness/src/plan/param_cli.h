@@ -1,7 +1,11 @@
 /* --param name=value: one case (or a sweep) from the command line, without
  * writing a preset. Each --param overrides the preset's value (or the
  * plugin's default) of that parameter for every selected plugin that
- * declares it; a comma list sweeps it as in a preset. */
+ * declares it; a comma list sweeps it as in a preset. A zip group (e.g.
+ * cpu_gemm's variant, m, n, k) is one axis: a --param on any of its members
+ * replaces the whole group, the members given sweep together and every
+ * other member keeps only its first value, so --param m=512 --param n=512
+ * --param k=512 is one case of that group. */
 #ifndef BENCH_PARAM_CLI_H
 #define BENCH_PARAM_CLI_H
 

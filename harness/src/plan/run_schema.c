@@ -23,6 +23,7 @@ void run_policy_defaults(struct run_policy *p) {
   p->batch_min_s = 1e-3;
   p->verify = VERIFY_FAST;
   p->determinism = 0;
+  p->report_settle = -1;
   p->timeout_s = 120.0;
   p->heartbeat_s = 60.0;
 }
@@ -63,6 +64,7 @@ static const struct run_key run_keys[RUN_NKEYS] = {
   [RUN_STOP] = {"stop", RK_CHOICE, 0, 0, 0},
   [RUN_ISOLATION] = {"isolation", RK_CHOICE, 0, 0, 0},
   [RUN_REQUIRE_CHECK] = {"require_check", RK_BOOL, 0, 0, 0},
+  [RUN_REPORT_SETTLE] = {"report_settle", RK_BOOL, 0, 0, 0},
 };
 
 int run_key_find(const char *name) {
@@ -151,6 +153,7 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
       return -1;
     }
     if (id == RUN_REQUIRE_CHECK) pol->require_check = b;
+    else if (id == RUN_REPORT_SETTLE) pol->report_settle = b;
     else pol->determinism = b;
     return 0;
   }

@@ -40,6 +40,9 @@ struct run_policy {
                                backend, the default | plugin | case) */
   int require_check;        /* a case that nothing checked (unchecked) is ERROR,
                                for CI (require_check = true, --require-check) */
+  int report_settle;        /* "did not settle" notes on the case lines: 1 yes, 0 no
+                               (then counted once in the summary), -1 (default) only
+                               under tier perf */
 };
 /* The defaults used where a preset says nothing (those of "standard"). */
 void run_policy_defaults(struct run_policy *p);
@@ -50,7 +53,7 @@ enum run_key_id {
   RUN_TIER, RUN_WARMUP_ITERS, RUN_WARMUP_TIME, RUN_MIN_SAMPLES, RUN_MAX_SAMPLES,
   RUN_MIN_TIME, RUN_MAX_TIME, RUN_TARGET_NOISE, RUN_BATCH_MIN_TIME, RUN_VERIFY,
   RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_BATCH, RUN_STOP, RUN_ISOLATION,
-  RUN_REQUIRE_CHECK, RUN_NKEYS
+  RUN_REQUIRE_CHECK, RUN_REPORT_SETTLE, RUN_NKEYS
 };
 
 /* The id of [run] key `name`, or -1. */

@@ -7,67 +7,188 @@
 #include "core/term.h"
 #include "core/units.h"
 
-static void add_rate(struct strbuf *sb, double v, const char *unit) {
-  char *s = fmt_rate(v, unit);
-  strbuf_addf(sb, "  %s", s);
-  free(s);
+/* Column widths (visible characters) after the label. */
+#define W_STATUS 7  /* "SKIPPED"; longer failure names push their message */
+#define W_TIME 8    /* "12.35 us" */
+#define W_NOISE 7   /* "+-0.91%", "+-12.3%", "cv 4.1%" */
+#define W_RATE 13   /* "47.66 GFLOP/s" */
+#define W_CHECK 11  /* "err 2.8e-06", "unchecked" */
+#define W_DET 9     /* " det=same" */
+#define SEP 2
+
+static const char *value_shown(const struct case_result *r, size_t j) {
+  const char *v = kv_list_get(r->ninfo, r->info, r->params[j].key);
+  return v && *v ? v : r->params[j].value;
 }
 
-/* What the line says after the status of a case that ran to the end. */
-static void add_measured(struct strbuf *sb, const struct case_result *r) {
+char *case_line_label(const struct case_result *r) {
+  struct strbuf sb = STRBUF_INIT;
+  term_escape_add(&sb, r->plugin);
+  for (size_t j = 0; j < r->nparams;) {
+    const char *v = value_shown(r, j);
+    size_t k = j + 1;
+    while (k < r->nparams && strcmp(value_shown(r, k), v) == 0 && strcmp(r->params[k].key, "dtype") != 0 &&
+           strcmp(r->params[j].key, "dtype") != 0)
+      k++;
+    strbuf_adds(&sb, " ");
+    if (k == j + 1 && strcmp(r->params[j].key, "dtype") == 0) {
+      term_escape_add(&sb, v);
+    } else {
+      for (size_t i = j; i < k; i++) {
+        term_escape_add(&sb, r->params[i].key);
+        strbuf_adds(&sb, "=");
+      }
+      term_escape_add(&sb, v);
+    }
+    j = k;
+  }
+  return strbuf_detach(&sb);
+}
+
+static int prefix_width(int total) {
+  int digits = 1;
+  for (int t = total; t >= 10; t /= 10) digits++;
+  if (digits < 2) digits = 2;
+  return 1 + digits + 1 + digits + 2; /* "[ 3/12] " */
+}
+
+static int rest_width(const struct case_line_style *st) {
+  return SEP + W_STATUS + SEP + W_TIME + 1 + W_NOISE + SEP + W_RATE + SEP + W_CHECK +
+         (st->determinism ? W_DET : 0);
+}
+
+int case_line_label_width(int widest, int total, const struct case_line_style *st) {
+  int room = CASE_LINE_COLUMNS - prefix_width(total) - rest_width(st);
+  if (room < 20) room = 20;
+  return widest < room ? widest : room;
+}
+
+/* s padded with spaces to w columns (left-aligned), or right-aligned. */
+static void add_padded(struct strbuf *sb, const char *s, int w, int right) {
+  int n = (int)term_width(s);
+  if (right)
+    for (int i = n; i < w; i++) strbuf_adds(sb, " ");
+  strbuf_adds(sb, s);
+  if (!right)
+    for (int i = n; i < w; i++) strbuf_adds(sb, " ");
+}
+
+/* The label cut to w columns with ".." (at a character boundary). */
+static void add_label(struct strbuf *sb, const char *label, int w) {
+  if (w <= 0 || (int)term_width(label) <= w) {
+    add_padded(sb, label, w, 0);
+    return;
+  }
+  int cols = 0;
+  const char *p = label;
+  while (*p && cols < w - 2) {
+    p++;
+    while ((*p & 0xC0) == 0x80) p++;
+    cols++;
+  }
+  strbuf_add(sb, label, (size_t)(p - label));
+  strbuf_adds(sb, "..");
+}
+
+static const char *status_colour(enum case_status s) {
+  if (s == CASE_OK) return TERM_GREEN;
+  if (s == CASE_SKIPPED) return TERM_DIM;
+  return TERM_RED_BOLD;
+}
+
+/* "+-0.91%": the noise the stopping rule bounded. */
+static char *noise_text(const struct case_result *r) {
   const struct stats *t = case_time(r);
-  char *med = fmt_time_ns(t->median);
-  strbuf_addf(sb, "  median %s", med);
-  free(med);
-  if (t->median > 0 && t->n >= 2) strbuf_addf(sb, " +-%.2f%%", (t->ci_hi - t->ci_lo) / 2 / t->median * 100);
-  strbuf_addf(sb, " (%s)  cv %.2f%%  n=%zu", case_timer_name(r), t->cv * 100, r->nsamples);
-  if (r->batch > 1) strbuf_addf(sb, "  batch %d", r->batch);
-  /* Many outliers (hyperfine warns on them): the median is robust, the
-   * machine was busy. */
-  if (t->outliers >= 2 && t->outliers * 20 >= t->n)
-    strbuf_addf(sb, "  outliers %zu (%.0f%%)", t->outliers, 100.0 * (double)t->outliers / (double)t->n);
-  if (r->flops > 0) add_rate(sb, case_gflops(r), "GFLOP/s");
-  if (r->bytes > 0) add_rate(sb, case_gbps(r), "GB/s");
+  if (!(t->median > 0) || t->n < 2) return xstrdup("");
+  int cv = strcmp(r->stop_rule, "cv") == 0;
+  double pct = cv ? t->cv * 100 : (t->ci_hi - t->ci_lo) / 2 / t->median * 100;
+  const char *lead = cv ? "cv " : "+-";
+  if (pct < 9.995) return xasprintf("%s%.2f%%", lead, pct);
+  if (pct < 99.95) return xasprintf("%s%.1f%%", lead, pct);
+  return xasprintf("%s%.0f%%", lead, pct);
+}
+
+/* One throughput: per item when the plugin named its items (the most
+ * specific), else GFLOP/s, else GB/s; all of them are in the files. */
+static char *rate_text(const struct case_result *r) {
   if (r->items > 0) {
-    strbuf_addf(sb, "  %.3g ", case_items_per_s(r));
-    term_escape_add(sb, r->item_unit);
-    strbuf_addf(sb, "/s (%.3g ns each)", case_ns_per_item(r));
+    char *e = term_escape(r->item_unit);
+    char *s = xasprintf("%.3g %s/s", case_items_per_s(r), e);
+    free(e);
+    return s;
   }
-  if (r->check.checked) {
-    strbuf_addf(sb, "  max_abs_err %.2g (", r->check.max_abs_err);
-    term_escape_add(sb, r->check.method);
-    strbuf_adds(sb, ")");
-  } else if (case_unchecked(r)) {
-    strbuf_adds(sb, "  unchecked");
+  if (r->flops > 0) return fmt_rate(case_gflops(r), "GFLOP/s");
+  if (r->bytes > 0) return fmt_rate(case_gbps(r), "GB/s");
+  return xstrdup("");
+}
+
+static char *check_text(const struct case_result *r) {
+  if (r->check.checked) return xasprintf("err %.2g", r->check.max_abs_err);
+  if (case_unchecked(r)) return xstrdup("unchecked");
+  return xstrdup("");
+}
+
+static void add_measured(struct strbuf *sb, const struct case_result *r, const struct case_line_style *st) {
+  char *med = fmt_time_ns(case_time(r)->median), *noise = noise_text(r), *rate = rate_text(r),
+       *check = check_text(r);
+  strbuf_adds(sb, "  ");
+  add_padded(sb, med, W_TIME, 1);
+  strbuf_adds(sb, " ");
+  add_padded(sb, noise, W_NOISE, 0);
+  strbuf_adds(sb, "  ");
+  add_padded(sb, rate, W_RATE, 1);
+  strbuf_adds(sb, "  ");
+  if (r->determinism != DET_NOT_CHECKED || st->determinism) {
+    add_padded(sb, check, W_CHECK, 0);
+    if (r->determinism == DET_BITWISE_EQUAL) strbuf_adds(sb, " det=same");
+    else if (r->determinism == DET_DIFFERS) strbuf_adds(sb, " det=DIFF");
+  } else {
+    strbuf_adds(sb, check);
   }
-  if (r->determinism != DET_NOT_CHECKED) strbuf_addf(sb, "  %s", determinism_name(r->determinism));
+  free(med);
+  free(noise);
+  free(rate);
+  free(check);
   const char *bl = kv_list_get(r->ninfo, r->info, "baseline");
   if (bl) strbuf_addf(sb, "  baseline: %s", bl);
-  if (!r->settled) {
-    strbuf_adds(sb, "\n      ");
-    if (r->settle_note) term_escape_add(sb, r->settle_note);
-    else strbuf_adds(sb, "did not settle");
-  }
+  /* Trailing spaces of empty columns. */
+  while (sb->len && sb->buf[sb->len - 1] == ' ') sb->buf[--sb->len] = '\0';
 }
 
-char *case_line(const struct case_result *r, const char *label, int total) {
+char *case_line(const struct case_result *r, int total, const struct case_line_style *st) {
   struct strbuf sb = STRBUF_INIT;
   strbuf_addf(&sb, "[%*d/%d] ", total >= 100 ? 3 : 2, r->index + 1, total);
-  term_escape_add(&sb, r->plugin);
-  if (*label) {
-    strbuf_adds(&sb, " ");
-    term_escape_add(&sb, label);
-  }
-  strbuf_addf(&sb, ": %s", case_status_name(r->status));
+  char *label = case_line_label(r);
+  add_label(&sb, label, st->label_width);
+  free(label);
+  strbuf_adds(&sb, "  ");
+  const char *status = case_status_name(r->status);
+  int used = (int)term_width(sb.buf) + (int)strlen(status) + 2; /* columns before a message */
+  if (st->colour) strbuf_adds(&sb, status_colour(r->status));
+  strbuf_adds(&sb, status);
+  if (st->colour) strbuf_adds(&sb, TERM_RESET);
   if (r->status == CASE_OK) {
-    add_measured(&sb, r);
+    for (int i = (int)strlen(status); i < W_STATUS; i++) strbuf_adds(&sb, " ");
+    add_measured(&sb, r, st);
   } else if (r->message) {
     strbuf_adds(&sb, "  ");
-    term_escape_add(&sb, r->message);
+    char *msg = term_escape(r->message);
+    /* A skip reason is cut to the line (whole in the files); a failure's
+     * message is never cut. */
+    int room = CASE_LINE_COLUMNS - used;
+    if (r->status == CASE_SKIPPED && (int)term_width(msg) > room && room > 3) add_label(&sb, msg, room);
+    else strbuf_adds(&sb, msg);
+    free(msg);
   }
   const char *bl = kv_list_get(r->ninfo, r->info, "baseline");
   if (r->status != CASE_OK && bl) strbuf_addf(&sb, "  (baseline: %s)", bl);
   strbuf_adds(&sb, "\n");
+  if (r->status == CASE_OK && !r->settled && st->settle_notes) {
+    strbuf_adds(&sb, "      ");
+    if (r->settle_note) term_escape_add(&sb, r->settle_note);
+    else strbuf_adds(&sb, "did not settle");
+    strbuf_adds(&sb, "\n");
+  }
   const char *plugin_note = kv_list_get(r->ninfo, r->info, "note");
   if (plugin_note) {
     strbuf_adds(&sb, "      note: ");

@@ -149,7 +149,10 @@ int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *r
   if (out.line && case_result_from_json_line(out.line, &got, err, sizeof err) == 0 &&
       out.exit_code == 0) {
     rc = got.status == CASE_OK ? BENCH_OK : got.status == CASE_SKIPPED ? BENCH_SKIP : BENCH_ERROR;
-    snprintf(reason, len, "%s", got.message ? got.message : "");
+    /* A runnable plugin's answer names the device it found (set_info
+     * "device" in init), for bench --list. */
+    const char *device = kv_list_get(got.ninfo, got.info, "device");
+    snprintf(reason, len, "%s", rc == BENCH_OK ? (device ? device : "") : got.message ? got.message : "");
   } else if (out.line && out.exit_code == 0) {
     snprintf(reason, len, "unreadable answer from init()'s process: %s", err);
   } else if (out.timed_out) {

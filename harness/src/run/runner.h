@@ -53,7 +53,8 @@ void case_identity(struct case_result *r, const struct plugin *pl, const struct 
 /* Can pl run here? Calls init/deinit in a child. Returns BENCH_OK, or
  * BENCH_SKIP (init declined: no device, no driver...) or BENCH_ERROR (init
  * failed, crashed, hung or ended the process), with the reason in reason.
- * Only an explicit answer from the child counts as OK. */
+ * Only an explicit answer from the child counts as OK; then reason is the
+ * device it named in init (set_info "device"), or "". */
 int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *reason, size_t len);
 
 #endif

@@ -38,7 +38,7 @@ expect_in "$T/out" '^px +c=flat( +[0-9.]+ [nu]s){5}$' "a flat case has no shift"
 expect_in "$T/out" '^px +c=step +.* 1\.[45][0-9]* us \* +2026-11-20 SLOWER x1\.[45][0-9]*$' "the step is flagged on its date"
 expect_in "$T/out" '^px +c=bad +[0-9.]+ [nu]s +CRASH +[0-9.]+ [nu]s$' "a failed run shows its status, no shift across it"
 expect_in "$T/out" '^px +c=late +[0-9.]+ [nu]s$' "a case that started later"
-expect_in "$T/out" '4 cases over 5 dates; median time per iteration; 1 level shift$' "summary"
+expect_in "$T/out" '4 cases over 5 dates; median time per iteration; 1 level shift \(' "summary"
 run_bench history --results-dir "$T/r" --metric gflops --format csv
 expect_in "$T/out" '^px,c=flat(,[12]\.[0-9]*){5},$' "GFLOP/s = flops / ns"
 run_bench history --results-dir "$T/r" --date 2026-11-2

@@ -11,6 +11,8 @@
 #      case walls read from the result JSON               (target: <= 2.5 s)
 #   4. `bench --preset smoke --plugin 'vk_*'`: wall / sum of case walls
 #                                                         (target: <= 1.3x)
+#   5. every vk plugin with one sample and no warm-up (--pairs runs): what
+#      is left is start-up, init, setup, verify and writing the results
 #   3 and 4 also give the CPU time (user + sys) of the run, the part of the
 #   case walls that is the measurement itself (warm-up and timed samples),
 #   and the wall over an anchor (a fixed single-threaded CPU job run next to
@@ -37,7 +39,7 @@ while [ $# -gt 0 ]; do
     --before-env) before_env="$2"; shift ;;
     --pairs) pairs="$2"; shift ;;
     --runs) runs="$2"; shift ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "start_overhead: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -164,6 +166,27 @@ for i in $(seq "$runs"); do
   done
 done
 
+# 5. The vk plugins' overhead alone: every vk plugin under a preset that
+# measures as little as it can (one sample, no warm-up), so that the wall is
+# start-up, init, setup (buffers, pipelines, compiles), verify and results.
+cat >"$work/min.ini" <<'INI'
+[run]
+tier = smoke
+warmup_iters = 0
+warmup_time = 0
+min_samples = 1
+max_samples = 1
+min_time = 0
+max_time = 0
+INI
+for i in $(seq "$pairs"); do
+  for l in $(order "$i"); do
+    r="$work/r-$l-min"
+    rm -rf "$r"
+    t "$l" vk_min "${prefix[$l]}/bin/bench" --preset "$work/min.ini" --plugin 'vk_*' --results-dir "$r"
+  done
+done
+
 echo "load at the end: $(machine_load)"
 python3 - "$work/log" "$pairs" "$runs" "${labels[@]}" <<'PY'
 import statistics as st, sys
@@ -189,6 +212,8 @@ row(f"smoke, all plugins: wall (median of {runs})", "<= 2.5 s", "%.2f s", lambda
 row("  sum of case walls", "unchanged", "%.2f s", lambda l: med(v[(l, "smoke_all_cases")]))
 row("  of which warm-up and samples (the measurement)", "", "%.2f s",
     lambda l: med(v[(l, "smoke_all_timed")]))
+row("  wall - warm-up and samples (the overhead)", "", "%.2f s",
+    lambda l: med([a - b for a, b in zip(v[(l, "smoke_all")], v[(l, "smoke_all_timed")])]))
 row("  CPU time of the run (user + sys)", "", "%.2f s", lambda l: med(v[(l, "smoke_all_cpu")]))
 row(f"anchor: fixed CPU job (median of {runs})", "", "%.3f s", lambda l: med(v[(l, "anchor")]))
 row("  smoke all wall / anchor (same round)", "", "%.1fx",
@@ -198,4 +223,7 @@ row("  sum of case walls", "", "%.2f s", lambda l: med(v[(l, "smoke_vk_cases")])
 row("  of which warm-up and samples", "", "%.2f s", lambda l: med(v[(l, "smoke_vk_timed")]))
 row("  wall / case walls", "<= 1.3x", "%.2fx",
     lambda l: med([a / b for a, b in zip(v[(l, "smoke_vk")], v[(l, "smoke_vk_cases")]) if b > 0]))
+row(f"vk_* with one sample, no warm-up: wall (median of {pairs})", "", "%.2f s",
+    lambda l: med(v[(l, "vk_min")]))
+row("  CPU time (user + sys)", "", "%.2f s", lambda l: med(v[(l, "vk_min_cpu")]))
 PY

@@ -11,6 +11,15 @@
 #      case walls read from the result JSON               (target: <= 2.5 s)
 #   4. `bench --preset smoke --plugin 'vk_*'`: wall / sum of case walls
 #                                                         (target: <= 1.3x)
+#   5. every vk plugin with one sample and no warm-up (--pairs runs): what
+#      is left is start-up, init, setup, verify and writing the results
+#   3 and 4 also give the CPU time (user + sys) of the run, the part of the
+#   case walls that is the measurement itself (warm-up and timed samples),
+#   and the wall over an anchor (a fixed single-threaded CPU job run next to
+#   it in the same round): on a busy machine, compare ratios, not seconds.
+# --before-env 'VAR=1 ...' runs the "before" side as PREFIX itself with these
+# variables set (e.g. BENCH_NO_PROCESS_SLOTS=1 BENCH_NO_SPIRV_CACHE=1: one
+# Vulkan device per plugin and no SPIR-V cache) instead of another install.
 # Each prefix gets its own scan cache (XDG_CACHE_HOME), warmed first.
 # Install a prefix with: cmake --install BUILD --prefix /tmp/bench-after
 #
@@ -21,14 +30,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/machine.sh"
 before=""
+before_env=""
 pairs=7
 runs=3
 while [ $# -gt 0 ]; do
   case "$1" in
     --before) before="$2"; shift ;;
+    --before-env) before_env="$2"; shift ;;
     --pairs) pairs="$2"; shift ;;
     --runs) runs="$2"; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "start_overhead: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -36,6 +47,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 1 ] || { echo "start_overhead: one PREFIX expected (see --help)" >&2; exit 2; }
 after=$1
+[ -n "$before_env" ] && [ -z "$before" ] && before=$after
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-start.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 unset BENCH_NO_SCAN_CACHE
@@ -64,15 +76,30 @@ for l in "${labels[@]}"; do
   mkdir -p "$work/xdg-$l"
 done
 
-# t LABEL NAME BENCH ARGS...: run once, append "LABEL NAME SECONDS" to the log.
+# t LABEL NAME BENCH ARGS...: run once, append "LABEL NAME SECONDS" and
+# "LABEL NAME_cpu SECONDS" (user + sys of the run) to the log.
 t() {
   local l=$1 name=$2 b=$3
   shift 3
-  local s e
+  local s e envs=()
+  [ "$l" = before ] && [ -n "$before_env" ] && read -ra envs <<<"$before_env"
   s=$EPOCHREALTIME
-  XDG_CACHE_HOME="$work/xdg-$l" "$b" "$@" >"$work/out" 2>"$work/err" || true
+  local TIMEFORMAT='%U %S'
+  { time env "${envs[@]}" XDG_CACHE_HOME="$work/xdg-$l" "$b" "$@" >"$work/out" 2>"$work/err"; } \
+    2>"$work/time" || true
   e=$EPOCHREALTIME
   echo "$l $name $(echo "$e - $s" | bc -l)" >>"$work/log"
+  echo "$l ${name}_cpu $(awk '{print $1 + $2}' "$work/time")" >>"$work/log"
+}
+
+# anchor LABEL: a fixed single-threaded CPU job, timed like t.
+anchor() {
+  local s e
+  s=$EPOCHREALTIME
+  python3 -c 'x = 0
+for i in range(3000000): x += i * i' >/dev/null
+  e=$EPOCHREALTIME
+  echo "$1 anchor $(echo "$e - $s" | bc -l)" >>"$work/log"
 }
 
 echo "machine: $(machine_cpu_model) (family $(machine_cpu_field 'cpu family') model" \
@@ -83,7 +110,12 @@ for l in "${labels[@]}"; do
   # warm the scan caches (and --list's verdicts)
   XDG_CACHE_HOME="$work/xdg-$l" "${prefix[$l]}/bin/bench" --list >/dev/null 2>&1 || true
   XDG_CACHE_HOME="$work/xdg-$l" "${solo[$l]}/bin/bench" --list >/dev/null 2>&1 || true
+  # and vk_gemm_auto's tuning cache (and the SPIR-V cache, where there is
+  # one): a first smoke run tunes, which is not start-up overhead
+  t "$l" warm "${prefix[$l]}/bin/bench" --preset smoke --plugin 'vk_*' --results-dir "$work/warm-$l"
 done
+# the labels of round $1, in turn first
+order() { if [ $(($1 % 2)) -eq 1 ]; then echo "${labels[@]}"; else printf '%s\n' "${labels[@]}" | tac | paste -sd' '; fi; }
 
 # 1 and 2: interleaved pairs (which of the pair goes first alternates).
 for i in $(seq "$pairs"); do
@@ -102,15 +134,22 @@ for i in $(seq "$pairs"); do
 done
 
 # 3 and 4: wall vs the sum of the case walls of the run's result files.
-case_walls() { # DIR: sum of wall_s over every case of every result JSON
+case_walls() { # DIR: sum of wall_s, and of the warm-up and samples' host time,
+  # over every case of every result JSON
   python3 - "$1" <<'PY'
 import glob, json, sys
-print(sum(c.get("wall_s") or 0 for f in glob.glob(sys.argv[1] + "/**/*.json", recursive=True)
-          for c in json.load(open(f)).get("cases", [])))
+wall = timed = 0
+for f in glob.glob(sys.argv[1] + "/**/*.json", recursive=True):
+    for c in json.load(open(f)).get("cases", []):
+        wall += c.get("wall_s") or 0
+        s = c.get("samples") or {}
+        med = (c.get("host") or {}).get("median") or 0
+        timed += (sum(s.get("host_ns") or []) + med * (c.get("warmup_iters") or 0)) / 1e9
+print(wall, timed)
 PY
 }
 for i in $(seq "$runs"); do
-  for l in "${labels[@]}"; do
+  for l in $(order "$i"); do
     for what in smoke_all smoke_vk; do
       r="$work/r-$l-$what"
       rm -rf "$r"
@@ -119,8 +158,32 @@ for i in $(seq "$runs"); do
       else
         t "$l" "$what" "${prefix[$l]}/bin/bench" --preset smoke --plugin 'vk_*' --results-dir "$r"
       fi
-      echo "$l ${what}_cases $(case_walls "$r")" >>"$work/log"
+      read -r cw ct <<<"$(case_walls "$r")"
+      echo "$l ${what}_cases $cw" >>"$work/log"
+      echo "$l ${what}_timed $ct" >>"$work/log"
     done
+    anchor "$l"
+  done
+done
+
+# 5. The vk plugins' overhead alone: every vk plugin under a preset that
+# measures as little as it can (one sample, no warm-up), so that the wall is
+# start-up, init, setup (buffers, pipelines, compiles), verify and results.
+cat >"$work/min.ini" <<'INI'
+[run]
+tier = smoke
+warmup_iters = 0
+warmup_time = 0
+min_samples = 1
+max_samples = 1
+min_time = 0
+max_time = 0
+INI
+for i in $(seq "$pairs"); do
+  for l in $(order "$i"); do
+    r="$work/r-$l-min"
+    rm -rf "$r"
+    t "$l" vk_min "${prefix[$l]}/bin/bench" --preset "$work/min.ini" --plugin 'vk_*' --results-dir "$r"
   done
 done
 
@@ -147,8 +210,20 @@ row("difference all - solo (median of the pairs)", "<= +30 ms", "%+.0f ms",
 row(f"--list warm (median of {pairs})", "<= 0.5 s", "%.3f s", lambda l: med(v[(l, "list")]))
 row(f"smoke, all plugins: wall (median of {runs})", "<= 2.5 s", "%.2f s", lambda l: med(v[(l, "smoke_all")]))
 row("  sum of case walls", "unchanged", "%.2f s", lambda l: med(v[(l, "smoke_all_cases")]))
+row("  of which warm-up and samples (the measurement)", "", "%.2f s",
+    lambda l: med(v[(l, "smoke_all_timed")]))
+row("  wall - warm-up and samples (the overhead)", "", "%.2f s",
+    lambda l: med([a - b for a, b in zip(v[(l, "smoke_all")], v[(l, "smoke_all_timed")])]))
+row("  CPU time of the run (user + sys)", "", "%.2f s", lambda l: med(v[(l, "smoke_all_cpu")]))
+row(f"anchor: fixed CPU job (median of {runs})", "", "%.3f s", lambda l: med(v[(l, "anchor")]))
+row("  smoke all wall / anchor (same round)", "", "%.1fx",
+    lambda l: med([a / b for a, b in zip(v[(l, "smoke_all")], v[(l, "anchor")])]))
 row(f"smoke --plugin 'vk_*': wall (median of {runs})", "", "%.2f s", lambda l: med(v[(l, "smoke_vk")]))
 row("  sum of case walls", "", "%.2f s", lambda l: med(v[(l, "smoke_vk_cases")]))
+row("  of which warm-up and samples", "", "%.2f s", lambda l: med(v[(l, "smoke_vk_timed")]))
 row("  wall / case walls", "<= 1.3x", "%.2fx",
     lambda l: med([a / b for a, b in zip(v[(l, "smoke_vk")], v[(l, "smoke_vk_cases")]) if b > 0]))
+row(f"vk_* with one sample, no warm-up: wall (median of {pairs})", "", "%.2f s",
+    lambda l: med(v[(l, "vk_min")]))
+row("  CPU time (user + sys)", "", "%.2f s", lambda l: med(v[(l, "vk_min_cpu")]))
 PY

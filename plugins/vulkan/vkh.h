@@ -45,7 +45,26 @@
 #include "bench/params.h"
 #include "bench/plugin.h"
 
-/* One per process: made by vkh_init (a plugin's init), freed by vkh_deinit. */
+/* The instance and device: one plugin's own, or, where the harness offers
+ * the bench.process/1 extension, kept in the worker's slot and used by every
+ * vk plugin the worker runs (vkh_share.c). Internal to the helpers. */
+struct vkh_shared {
+  struct vkh *current;     /* the plugin now running: gets the validation messages */
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  VkPhysicalDevice phys;
+  int index;               /* of phys among the instance's devices */
+  uint32_t family, timestamp_bits, api_version;
+  VkDevice device;
+  VkQueue queue;
+  int fp16, validation;
+  int users;               /* plugins that have used it */
+  int refs;                /* plugins inited and not yet deinited */
+  int lost;                /* VK_ERROR_DEVICE_LOST seen: later plugins make their own */
+  int in_slot;             /* kept in the worker's slot, released when the worker ends */
+};
+
+/* One per plugin: made by vkh_init (a plugin's init), freed by vkh_deinit. */
 struct vkh {
   const struct bench_host *host; /* the host of the current call */
   VkInstance instance;
@@ -70,6 +89,7 @@ struct vkh {
   size_t pcache_loaded;    /* bytes read from the file */
   int pcache_created;      /* pipelines created through it */
   char pcache_path[512];
+  struct vkh_shared *shared; /* owner of instance and device (never NULL after init) */
 };
 
 /* ---- init and deinit (vkh_instance.c, vkh_device.c) --------------------- */
@@ -79,12 +99,28 @@ struct vkh {
  * facts with host->set_info: device, driver, vk_api, vk_driver_version, ... */
 int vkh_init(const struct bench_host *host, void **ctx);
 void vkh_deinit(const struct bench_host *host, void *ctx);
-/* Internal to the helpers: the instance part and the device part of init. */
+/* Internal to the helpers: the instance part and the device part of init.
+ * vkh_device_create makes the VkDevice and calls vkh_device_setup, the
+ * plugin's own part (facts for the result, command pool, pipeline cache),
+ * which a plugin reusing a shared device calls alone. */
 int vkh_instance_create(struct vkh *vk);
 int vkh_physical_device_choose(struct vkh *vk);
 int vkh_device_create(struct vkh *vk);
+int vkh_device_setup(struct vkh *vk);
 void vkh_device_destroy(struct vkh *vk);
 void vkh_instance_destroy(struct vkh *vk);
+
+/* Sharing through the worker's bench.process/1 slot (vkh_share.c).
+ * vkh_share_attach: the slot's instance and device copied into vk (1), or 0
+ * when there is none to use (no extension, none made yet, or lost).
+ * vkh_share_publish: after vk made its own, keep them in the slot.
+ * vkh_share_detach: at deinit, after vkh_device_destroy and (unless the
+ * slot keeps them) vkh_instance_destroy. */
+int vkh_share_attach(struct vkh *vk);
+void vkh_share_publish(struct vkh *vk);
+void vkh_share_detach(struct vkh *vk);
+/* Whether the worker's slot keeps vk's instance and device. */
+#define VKH_KEPT(vk) ((vk)->shared && (vk)->shared->in_slot)
 
 /* The on-disk pipeline cache: opened after the device is created, written
  * (if it grew) and destroyed before the device goes. */

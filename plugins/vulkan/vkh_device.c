@@ -158,6 +158,18 @@ int vkh_device_create(struct vkh *vk) {
                                  .ppEnabledExtensionNames = ext};
   VKH_CALL(vk, vkCreateDevice, (vk->phys, &di, NULL, &vk->device));
   vkGetDeviceQueue(vk->device, vk->family, 0, &vk->queue);
+  return vkh_device_setup(vk);
+}
+
+/* The plugin's own part: facts for its results (again for a plugin reusing
+ * the worker's device), its command pool and pipeline cache. */
+int vkh_device_setup(struct vkh *vk) {
+  const struct bench_host *h = vk->host;
+  if (vk->shared && vk->shared->users > 1) { /* vkh_device_create did these for the first */
+    const int v12 = vk->api_version >= VK_API_VERSION_1_2;
+    read_properties(vk, v12 || has_device_extension(vk->phys, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME));
+    h->set_info(h, "vk_fp16", vk->fp16 ? "shaderFloat16 and storageBuffer16BitAccess" : "no");
+  }
 
   const VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                       .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -177,6 +189,7 @@ void vkh_device_destroy(struct vkh *vk) {
   vkh_pipeline_cache_close(vk);
   if (vk->pool) vkDestroyCommandPool(vk->device, vk->pool, NULL);
   vk->pool = VK_NULL_HANDLE;
+  if (VKH_KEPT(vk)) return; /* the worker's, destroyed when it ends */
   vkDestroyDevice(vk->device, NULL);
   vk->device = VK_NULL_HANDLE;
 }

@@ -15,7 +15,8 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
                                                  VkDebugUtilsMessageTypeFlagsEXT type,
                                                  const VkDebugUtilsMessengerCallbackDataEXT *data,
                                                  void *user) {
-  struct vkh *vk = user;
+  struct vkh *vk = ((struct vkh_shared *)user)->current;
+  if (!vk) return VK_FALSE; /* between plugins: nobody's case */
   const char *text = data && data->pMessage ? data->pMessage : "(no text)";
   const char *sev = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error"
                     : severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT ? "warning"
@@ -64,7 +65,7 @@ int vkh_instance_create(struct vkh *vk) {
                      VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                      VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
       .pfnUserCallback = on_message,
-      .pUserData = vk,
+      .pUserData = vk->shared, /* its current plugin gets the messages */
   };
   const VkApplicationInfo app = {
       .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -199,6 +200,7 @@ int vkh_physical_device_choose(struct vkh *vk) {
     }
   }
   vk->phys = pds[chosen];
+  vk->shared->index = chosen;
   vk->family = (uint32_t)compute_family(vk->phys, &vk->timestamp_bits);
   char idx[16];
   snprintf(idx, sizeof idx, "%d", chosen);
@@ -213,9 +215,22 @@ int vkh_init(const struct bench_host *host, void **ctx) {
   if (!vk) return host->fail(host, "out of memory");
   *ctx = vk;
   vk->host = host;
-  int rc = vkh_instance_create(vk);
-  if (rc == BENCH_OK) rc = vkh_physical_device_choose(vk);
-  if (rc == BENCH_OK) rc = vkh_device_create(vk);
+  vk->shared = calloc(1, sizeof *vk->shared);
+  if (!vk->shared) {
+    free(vk);
+    *ctx = NULL;
+    return host->fail(host, "out of memory");
+  }
+  vk->shared->current = vk;
+  int rc;
+  if (vkh_share_attach(vk)) { /* an earlier plugin's instance and device */
+    rc = vkh_device_setup(vk);
+  } else {
+    rc = vkh_instance_create(vk);
+    if (rc == BENCH_OK) rc = vkh_physical_device_choose(vk);
+    if (rc == BENCH_OK) rc = vkh_device_create(vk);
+    if (rc == BENCH_OK) vkh_share_publish(vk);
+  }
   if (rc == BENCH_OK) rc = vkh_status(vk);
   if (rc != BENCH_OK) {
     /* The harness calls deinit only after a successful init. */
@@ -230,13 +245,15 @@ void vkh_deinit(const struct bench_host *host, void *ctx) {
   if (!vk) return;
   vk->host = host;
   vkh_device_destroy(vk);
-  vkh_instance_destroy(vk);
+  if (!VKH_KEPT(vk)) vkh_instance_destroy(vk);
+  vkh_share_detach(vk);
   free(vk);
 }
 
 struct vkh *vkh_case(const struct bench_host *host, void *ctx) {
   struct vkh *vk = ctx;
   vk->host = host;
+  if (vk->shared) vk->shared->current = vk;
   return vk;
 }
 

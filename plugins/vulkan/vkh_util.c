@@ -24,6 +24,7 @@ const char *vkh_result_name(VkResult r) {
 
 int vkh_fail_call(struct vkh *vk, const char *call, VkResult r) {
   const struct bench_host *h = vk->host;
+  if (r == VK_ERROR_DEVICE_LOST && vk->shared) vk->shared->lost = 1; /* not handed on */
   if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
     return h->skip(h, "%s: %s (%d): not enough memory for this case", call, vkh_result_name(r),
                    (int)r);

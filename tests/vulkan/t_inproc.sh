@@ -3,7 +3,8 @@
 # on, so that in the ASan build LeakSanitizer checks what our code leaves
 # behind (bench's case processes end in _exit, which skips that check) and
 # the layer reports Vulkan objects left alive at vkDestroyDevice. Also the
-# early exits of init: no driver, no such device.
+# early exits of init: no driver, no such device; and the device shared
+# through bench.process/1 (VK_INPROC_SLOTS=1).
 . "$(dirname "$0")/lib.sh"
 export VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation
 # The drivers and layers the loader dlopens and dlcloses, pinned in memory:
@@ -38,6 +39,15 @@ for so in "${vk[@]}"; do
   so=$PLUGINS/$so.so
   inproc "$(basename "$so") smoke" "$so" smoke
   grep -Eq ': OK $' "$T/out" && ok || fail "$(basename "$so"): $(cat "$T/out")"
+done
+# bench.process/1: the plugin's life twice in one process, the second on
+# the device the first kept in a slot, released at the end (what a worker
+# does): nothing leaked, no object left alive.
+for so in vk_smoke vk_rmsnorm_tiled; do
+  VK_INPROC_SLOTS=1 inproc "$so with slots" "$PLUGINS/$so.so" smoke
+  grep -Eq ': OK $' "$T/out" && ok || fail "$so with slots: $(cat "$T/out")"
+  grep -q "vk_device_shared: created: kept" "$T/err" && grep -q "vk_device_shared: reused" "$T/err" \
+    && ok || fail "$so with slots: the second life did not reuse the device: $(cat "$T/err")"
 done
 BENCH_VK_MEMORY=staging inproc "staging" "$PLUGINS/vk_layernorm_rmsnorm_fused.so" smoke
 BENCH_VK_MEMORY=staging inproc "staging" "$PLUGINS/vk_gemm_f16acc32.so" smoke

@@ -7,6 +7,9 @@
  * deterministic generator, check() only checks its arguments; a Vulkan
  * validation message logged by the helpers counts as an error.
  *   vk_inproc PLUGIN.so [smoke|standard|perf|verify]
+ * With VK_INPROC_SLOTS set, the host is 1.1 with bench.process/1 and the
+ * life runs twice (the second reuses what the first kept in a slot), then
+ * the slots are released as a worker does after its last plugin.
  * Prints "<plugin>: OK|SKIPPED|ERROR <message>"; exit 0 for OK or SKIPPED,
  * 1 for ERROR, 2 for a usage error. The plugin is never dlclosed, and the
  * libraries named in VK_INPROC_KEEP (colon-separated: the Vulkan drivers and
@@ -87,7 +90,48 @@ static void logf_(const struct bench_host *api, const char *fmt, ...) {
 }
 
 static void set_info(const struct bench_host *api, const char *k, const char *v) {
-  (void)api, (void)k, (void)v;
+  (void)api;
+  if (k && v && strcmp(k, "vk_device_shared") == 0) fprintf(stderr, "vk_device_shared: %s\n", v);
+}
+
+/* bench.process/1 (VK_INPROC_SLOTS=1): the worker's slots, released at the
+ * end of main as the harness's worker does after its last plugin. */
+static struct {
+  char key[BENCH_PROCESS_KEY_MAX + 1];
+  void *ptr;
+  void (*release)(void *);
+} slots[8];
+static int nslots;
+
+static void *slot_get(const struct bench_host *api, const char *key) {
+  (void)api;
+  for (int i = 0; i < nslots; i++)
+    if (strcmp(slots[i].key, key) == 0) return slots[i].ptr;
+  return NULL;
+}
+
+static int slot_put(const struct bench_host *api, const char *key, void *ptr,
+                    void (*release)(void *)) {
+  if (!key || !*key || strlen(key) > BENCH_PROCESS_KEY_MAX) return fail(api, "bad slot key");
+  for (int i = 0; i < nslots; i++)
+    if (strcmp(slots[i].key, key) == 0) {
+      if (slots[i].release) slots[i].release(slots[i].ptr);
+      slots[i] = slots[--nslots];
+      break;
+    }
+  if (!ptr) return BENCH_OK;
+  if (nslots == 8) return fail(api, "no free slot");
+  snprintf(slots[nslots].key, sizeof slots[nslots].key, "%s", key);
+  slots[nslots].ptr = ptr;
+  slots[nslots++].release = release;
+  return BENCH_OK;
+}
+
+static const struct bench_ext_process ext_process = {slot_get, slot_put};
+
+static const void *get_extension(const struct bench_host *api, const char *id) {
+  (void)api;
+  return id && strcmp(id, BENCH_EXT_PROCESS) == 0 ? &ext_process : NULL;
 }
 static void set_work(const struct bench_host *api, double f, double b) { (void)api, (void)f, (void)b; }
 static void set_device_time(const struct bench_host *api, double ns) { (void)api, (void)ns; }
@@ -118,6 +162,26 @@ static int check(const struct bench_host *api, const struct bench_check *c) {
   return BENCH_OK;
 }
 
+/* init, setup, three runs, batches, verify, teardown, deinit. */
+static int life(struct host *h) {
+  const struct bench_plugin *p = h->p;
+  void *ctx = NULL, *state = NULL;
+  h->checks = 0;
+  int rc = p->init ? p->init(&h->api, &ctx) : BENCH_OK;
+  if (rc == BENCH_OK) {
+    rc = p->setup(&h->api, ctx, &state);
+    for (int i = 0; rc == BENCH_OK && i < 3; i++) rc = p->run(&h->api, state);
+    /* 1.1: batches of 3, then 2 (recorded again), as the harness calls them */
+    for (int n = 3; rc == BENCH_OK && p->abi_version >= BENCH_ABI_1_1 && p->run_batch && n >= 2; n--)
+      rc = p->run_batch(&h->api, state, n);
+    if (rc == BENCH_OK && p->verify) rc = p->verify(&h->api, state);
+    if (rc == BENCH_OK && p->verify && h->checks == 0) rc = fail(&h->api, "verify() checked nothing");
+    if (state && p->teardown) p->teardown(&h->api, state);
+    if (p->deinit) p->deinit(&h->api, ctx);
+  }
+  return rc;
+}
+
 int main(int argc, char **argv) {
   static const char *const tiers[] = {"smoke", "standard", "perf", "verify"};
   struct host h = {.tier = BENCH_TIER_SMOKE};
@@ -146,23 +210,20 @@ int main(int argc, char **argv) {
     fprintf(stderr, "vk_inproc: %s has no %s\n", argv[1], BENCH_PLUGIN_SYMBOL);
     return 2;
   }
-  /* A 1.0 host (no extensions): the plugins must run on it too. */
-  h.api = (struct bench_host){BENCH_ABI_1_0, &h, param_int, param_float, param_str, skip, fail,
-                              logf_, set_info, set_work, set_device_time, fill_random, check,
-                              NULL};
+  /* A 1.0 host (no extensions): the plugins must run on it too. With
+   * VK_INPROC_SLOTS=1, a 1.1 host with bench.process/1 instead, and the
+   * plugin's life twice: the second reuses what the first kept in a slot. */
+  const int with_slots = getenv("VK_INPROC_SLOTS") != NULL;
+  h.api = (struct bench_host){with_slots ? BENCH_ABI_1_1 : BENCH_ABI_1_0, &h, param_int,
+                              param_float, param_str, skip, fail, logf_, set_info, set_work,
+                              set_device_time, fill_random, check,
+                              with_slots ? get_extension : NULL};
   const struct bench_plugin *p = h.p;
-  void *ctx = NULL, *state = NULL;
-  int rc = p->init ? p->init(&h.api, &ctx) : BENCH_OK;
-  if (rc == BENCH_OK) {
-    rc = p->setup(&h.api, ctx, &state);
-    for (int i = 0; rc == BENCH_OK && i < 3; i++) rc = p->run(&h.api, state);
-    /* 1.1: batches of 3, then 2 (recorded again), as the harness calls them */
-    for (int n = 3; rc == BENCH_OK && p->abi_version >= BENCH_ABI_1_1 && p->run_batch && n >= 2; n--)
-      rc = p->run_batch(&h.api, state, n);
-    if (rc == BENCH_OK && p->verify) rc = p->verify(&h.api, state);
-    if (rc == BENCH_OK && p->verify && h.checks == 0) rc = fail(&h.api, "verify() checked nothing");
-    if (state && p->teardown) p->teardown(&h.api, state);
-    if (p->deinit) p->deinit(&h.api, ctx);
+  int rc = BENCH_OK;
+  for (int n = 0; rc == BENCH_OK && n < (with_slots ? 2 : 1); n++) rc = life(&h);
+  while (nslots > 0) { /* the worker's end */
+    nslots--;
+    if (slots[nslots].release) slots[nslots].release(slots[nslots].ptr);
   }
   if (rc == BENCH_OK && h.validation_messages)
     rc = fail(&h.api, "%d validation message(s) during teardown or deinit", h.validation_messages);

@@ -421,6 +421,37 @@ struct bench_plugin {
  *   BENCH_PLUGIN_DEFINE = {.abi_version = BENCH_ABI_VERSION, ..., BENCH_PLUGIN_SIZES}; */
 #define BENCH_PLUGIN_SIZES .param_size = (uint32_t)sizeof(struct bench_param)
 
+/* ---- extension "bench.process/1": objects kept for the whole process -----
+ * A plugin's init, cases and deinit run in a worker process that may run
+ * other plugins of the same backend before and after it (isolation
+ * "backend", the default; "plugin" and "case" give each plugin, or each
+ * case, its own process). A slot keeps a pointer under a key for the rest
+ * of that process, so that plugins can share what is costly to make (a
+ * Vulkan instance and device, a GPU context) instead of each making its
+ * own: get the key in init, and put what you made when it is absent.
+ * The harness never unloads a plugin while its process lives, so a
+ * release callback (and anything else of the plugin's code that a slot
+ * refers to) stays callable until it has run.
+ *   - Keys: 1 to BENCH_PROCESS_KEY_MAX characters; name the owner and the
+ *     layout of what is kept, e.g. "vkh.device/2/<sizeof>/<features>": a
+ *     plugin built against another version must not pick it up.
+ *   - put(key, ptr, release): ptr replaces what key held (whose release
+ *     runs now); ptr NULL removes it. release (may be NULL) runs once, in
+ *     the worker after the last plugin's deinit (the last put first) or at
+ *     replacement; not after a crash or kill (the process is gone).
+ *     BENCH_OK, or BENCH_ERROR via host->fail when the key is malformed or
+ *     the process's slots (64) are all taken.
+ *   - get(key): the pointer, or NULL. Any time, in the plugin's process.
+ * Reference counting of a shared object is the plugins' own business: a
+ * plugin that sees a shared object in a state it cannot use should make its
+ * own. BENCH_NO_PROCESS_SLOTS=1 in the environment hides the extension. */
+#define BENCH_EXT_PROCESS "bench.process/1"
+#define BENCH_PROCESS_KEY_MAX 127
+struct bench_ext_process {
+  void *(*get)(const struct bench_host *host, const char *key);
+  int (*put)(const struct bench_host *host, const char *key, void *ptr, void (*release)(void *ptr));
+};
+
 #ifdef __cplusplus
 }
 #endif

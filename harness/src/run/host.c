@@ -313,11 +313,71 @@ static int host_matched(const struct bench_host *api, const char *what) {
 
 static const struct bench_ext_compare ext_compare = {host_compare, host_mismatch, host_matched};
 
+/* ---- extension "bench.process/1": slots kept for the whole process ---- */
+
+#define PROCESS_SLOTS 64
+
+struct process_slot {
+  char key[BENCH_PROCESS_KEY_MAX + 1];
+  void *ptr;
+  void (*release)(void *ptr);
+};
+
+/* This process's slots, in the order they were put (released in reverse). */
+static struct process_slot process_slots[PROCESS_SLOTS];
+static size_t process_nslots;
+
+static int key_ok(const char *key) {
+  return key && key[0] && strlen(key) <= BENCH_PROCESS_KEY_MAX;
+}
+
+static void *host_process_get(const struct bench_host *api, const char *key) {
+  (void)api;
+  if (!key_ok(key)) return NULL;
+  for (size_t i = 0; i < process_nslots; i++)
+    if (strcmp(process_slots[i].key, key) == 0) return process_slots[i].ptr;
+  return NULL;
+}
+
+static int host_process_put(const struct bench_host *api, const char *key, void *ptr,
+                            void (*release)(void *ptr)) {
+  if (!key_ok(key))
+    return api->fail(api, "plugin bug: bench.process put: the key must be 1 to %d characters",
+                     BENCH_PROCESS_KEY_MAX);
+  size_t i = 0;
+  while (i < process_nslots && strcmp(process_slots[i].key, key) != 0) i++;
+  if (i < process_nslots) { /* replaced or removed: the old value is released now */
+    struct process_slot old = process_slots[i];
+    memmove(&process_slots[i], &process_slots[i + 1], (process_nslots - i - 1) * sizeof old);
+    process_nslots--;
+    if (old.release) old.release(old.ptr);
+  }
+  if (!ptr) return BENCH_OK;
+  if (process_nslots == PROCESS_SLOTS)
+    return api->fail(api, "bench.process put(%s): all %d slots of this process are taken", key,
+                     PROCESS_SLOTS);
+  struct process_slot *s = &process_slots[process_nslots++];
+  snprintf(s->key, sizeof s->key, "%s", key);
+  s->ptr = ptr;
+  s->release = release;
+  return BENCH_OK;
+}
+
+void host_process_release(void) {
+  while (process_nslots > 0) {
+    struct process_slot s = process_slots[--process_nslots];
+    if (s.release) s.release(s.ptr);
+  }
+}
+
+static const struct bench_ext_process ext_process = {host_process_get, host_process_put};
+
 static const void *host_get_extension(const struct bench_host *api, const char *id) {
   (void)api;
   if (!id) return NULL;
   if (strcmp(id, BENCH_EXT_ITEMS) == 0) return &ext_items;
   if (strcmp(id, BENCH_EXT_COMPARE) == 0) return &ext_compare;
+  if (strcmp(id, BENCH_EXT_PROCESS) == 0 && !getenv("BENCH_NO_PROCESS_SLOTS")) return &ext_process;
   return NULL;
 }
 

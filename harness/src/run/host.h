@@ -35,6 +35,9 @@ struct host_state {
 
 void host_init(struct host_state *h, const struct case_def *c, struct case_result *r,
                enum verify_level verify);
+/* Run the release callbacks of this process's bench.process/1 slots (the
+ * last put first) and empty them: the worker's last step. */
+void host_process_release(void);
 /* Start hashing/checking afresh (before a verify call). */
 void host_reset_check(struct host_state *h, int hash_only);
 

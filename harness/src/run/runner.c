@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run/host.h"
 #include "run/measure.h"
 #include "run/vk_validation.h"
 #include "results/io.h"
@@ -90,6 +91,7 @@ static void case_in_child(void *arg, int fd) {
   vk_validation_take(&r);
   send_result(fd, &r);
   case_result_release(&r);
+  host_process_release();
 }
 
 void run_case(const struct plugin *pl, const struct case_def *c, int index,
@@ -131,6 +133,7 @@ static void probe_child(void *arg, int fd) {
   measure_init(&pr, job->pl);
   send_result(fd, &pr.init);
   measure_deinit(&pr);
+  host_process_release();
 }
 
 int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *reason, size_t len) {
@@ -215,6 +218,7 @@ static void worker_child(void *arg, int fd) {
     child_kill_descendants(NULL, 0); /* what this plugin left is not the next one's */
     child_send_line(fd, PLUGIN_DONE); /* after the last: the parent need not wait for our exit */
   }
+  host_process_release(); /* what plugins shared (bench.process/1 slots) */
 }
 
 struct worker_state {

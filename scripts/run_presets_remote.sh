@@ -58,6 +58,19 @@
 #                       with every case OK or SKIPPED
 #   --no-sync           do not sync the tree (run what is there)
 #   --no-build          do not build (use the remote's existing build)
+#   --ab-base REV       run `bench ab` on the remote instead of bench: REV (a
+#                       commit of this repository, e.g. main or HEAD~3) is
+#                       sent as a `git archive` and built beside the tree in
+#                       REMOTE_PATH/.bench-remote/base/<commit>/ (with the
+#                       same BUILD_OPTIONS and targets, bench left out; kept,
+#                       so later runs reuse it), then for each preset
+#                       `bench ab REV_PLUGINS TREE_PLUGINS --preset P
+#                       [--plugin ...] BENCH_ARGS` (e.g. -- --fail-on slower
+#                       --threshold 2%); the result files, tagged old and
+#                       new, come home as above and ab's exit status is the
+#                       script's (1: a case in --fail-on). A REV that is not
+#                       a commit is refused before anything is synced; one
+#                       that does not build exits 4.
 #   -h, --help
 # Exit status: see scripts/lib/presets.sh (0 ok, 1 a case failed, 2 usage or
 # configuration, 3 connection, 4 build, 130 interrupted).
@@ -111,7 +124,7 @@ elif [ -f "${XDG_CONFIG_HOME:-$HOME/.config}/bench/remote.conf" ]; then
   load_config "${XDG_CONFIG_HOME:-$HOME/.config}/bench/remote.conf"
 fi
 
-RESUME=0 SYNC=1 BUILD=1 RESULTS_DIR=$SRC/results
+RESUME=0 SYNC=1 BUILD=1 RESULTS_DIR=$SRC/results AB_BASE='' AB_SHA=''
 pos=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -129,6 +142,7 @@ while [ $# -gt 0 ]; do
   --resume) RESUME=1; shift ;;
   --no-sync) SYNC=0; shift ;;
   --no-build) BUILD=0; shift ;;
+  --ab-base | --ab-base=*) take_value AB_BASE n "$@"; [ -n "$AB_BASE" ] || die 2 "empty --ab-base"; shift "$n" ;;
   --) pos+=("$@"); break ;;
   -?*) die 2 "unknown option '$1' (see --help)" ;;
   *) pos+=("$1"); shift ;;
@@ -164,6 +178,13 @@ fi
 for p in "${PRESETS[@]}"; do
   if is_preset_file "$p" && [ ! -f "$p" ]; then die 2 "no preset file '$p'"; fi
 done
+if [ -n "$AB_BASE" ]; then
+  [ "$RESUME" -eq 0 ] || die 2 "--resume does not apply to --ab-base runs (bench ab measures both sides each time)"
+  command -v git >/dev/null 2>&1 || die 2 "--ab-base needs git on this machine"
+  # A commit of this repository: its full id names the remote build.
+  AB_SHA=$(git -C "$SRC" rev-parse --verify --quiet --end-of-options "$AB_BASE^{commit}" 2>/dev/null) ||
+    die 2 "--ab-base '$AB_BASE': no such commit in $SRC (nothing was synced)"
+fi
 mkdir -p -- "$RESULTS_DIR" || die 2 "cannot create results folder '$RESULTS_DIR'"
 RESULTS_DIR=$(cd -- "$RESULTS_DIR" && pwd -P)
 # Fetch folders left by an invocation that was killed (its pid is gone).
@@ -347,17 +368,24 @@ finish_run() {
   fi
   case $rc in
   0) ;;
-  1) note="a case failed" ;;
+  1) if [ -n "$AB_SHA" ]; then note="a case is in --fail-on"; else note="a case failed"; fi ;;
   2) note="bench refused the run (usage or configuration; see the log)" ;;
   130) note="interrupted" ;;
   99) note="the run ended without an exit status (killed?)" ;;
   *) note="bench exited with status $rc" ;;
   esac
-  if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] && [ "$rc" -ne 130 ]; then
+  # (a regression bench ab found is no fault of the machine: no diag file)
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ] && [ "$rc" -ne 130 ] && { [ -z "$AB_SHA" ] || [ "$rc" -ne 1 ]; }; then
     write_diag "$preset" "$id" "preset $preset on $HOST: $note (bench exit status $rc)" "$log"
   fi
   remote clean "$id" || true
-  record_run "$name" "$log" "$rc" "$note"
+  if [ -n "$AB_SHA" ]; then
+    # bench ab writes no events: its verdicts are the lines streamed above
+    [ "$rc" -ne 0 ] || note="no case in --fail-on"
+    record_run "$name (bench ab)" "" "$rc" "$note (verdicts above; log $log)"
+  else
+    record_run "$name" "$log" "$rc" "$note"
+  fi
   [ "$rc" -ne 130 ]
 }
 
@@ -369,6 +397,7 @@ say "remote $HOST:$REMOTE_PATH, tag $TAG, presets ${PRESETS[*]}, plugins ${PLUGI
 # The tools the remote needs, checked before anything is synced.
 tools=(bash setsid tail flock)
 [ "$SYNC" -eq 0 ] || tools+=(rsync)
+[ -z "$AB_SHA" ] || tools+=(tar cmake cc c++)
 if [ "$BUILD" -eq 1 ]; then
   tools+=(cmake cc c++)
   if [[ " ${BUILD_OPTS[*]} " == *Ninja* ]]; then tools+=(ninja); else tools+=(make); fi
@@ -437,6 +466,49 @@ if [ "$INTERRUPTED" -eq 0 ] && [ "$BUILD" -eq 1 ]; then
   fi
 fi
 
+# --ab-base: the commit built beside the tree, once per commit and options.
+if [ "$INTERRUPTED" -eq 0 ] && [ -n "$AB_SHA" ]; then
+  base_targets=()
+  for t in "${BUILD_TARGETS[@]}"; do [ "$t" = bench ] || base_targets+=("$t"); done
+  base_key="options ${BUILD_OPTS[*]}; targets ${base_targets[*]:-all}"
+  set +e
+  remote base-has "$AB_SHA" "$base_key"
+  rc=$?
+  set -e
+  if [ "$rc" -eq 0 ]; then
+    say "--ab-base $AB_BASE ($AB_SHA) is built on $HOST already: reused"
+  elif [ "$rc" -eq 255 ]; then
+    connection_lost build-base ""
+    record_run build-base "" 3 "connection lost before the --ab-base build"
+    finish "$HOST"
+  else
+    new_log LOG build-base
+    say "build --ab-base $AB_BASE ($AB_SHA) on $HOST in $REMOTE_PATH/.bench-remote/base/$AB_SHA: cmake ${BUILD_OPTS[*]}${base_targets[*]:+; targets ${base_targets[*]}} (log $LOG)"
+    set +e
+    git -C "$SRC" archive --format=tar "$AB_SHA" |
+      remote_stdin base-build "$AB_SHA" "$base_key" "$BUILD_JOBS" "${base_targets[*]}" "${BUILD_OPTS[@]}" 2>&1 |
+      tee -ai -- "$LOG"
+    rcs=("${PIPESTATUS[@]}")
+    set -e
+    rc=${rcs[1]}
+    [ "${rcs[0]}" -eq 0 ] || [ "$rc" -ne 0 ] || rc=4
+    if [ "$rc" -ne 0 ]; then
+      if [ "$INTERRUPTED" -eq 1 ]; then
+        record_run build-base "" 130 "interrupted during the --ab-base build"
+      elif [ "$rc" -eq 255 ]; then
+        connection_lost build-base "" "$LOG"
+        record_run build-base "" 3 "connection lost during the --ab-base build"
+      else
+        warn "--ab-base $AB_BASE ($AB_SHA) did not build on $HOST: nothing was run (see $LOG)"
+        record_run build-base "" 4 "--ab-base $AB_BASE did not build on $HOST: see $LOG"
+      fi
+      find_local_bench LOCAL_BENCH "$SRC" || true
+      rollup
+      finish "$HOST"
+    fi
+  fi
+fi
+
 # --resume asks a local bench which results are home (bench results).
 if [ "$RESUME" -eq 1 ] && [ "$INTERRUPTED" -eq 0 ]; then
   find_local_bench LOCAL_BENCH "$SRC" || warn "--resume: no local bench to read the results folder: every plugin runs"
@@ -466,10 +538,16 @@ for preset in "${PRESETS[@]}"; do
       break
     fi
   fi
-  bargs=(--preset "$parg" "${PLAN_ARGS[@]}" --tag "$TAG" "${BENCH_ARGS[@]}")
-  say "$preset on $HOST: bench ${bargs[*]}"
   set +e
-  remote start "$id" "$preset" "${bargs[@]}" >/dev/null
+  if [ -n "$AB_SHA" ]; then
+    bargs=(--preset "$parg" "${PLAN_ARGS[@]}" "${BENCH_ARGS[@]}")
+    say "$preset on $HOST: bench ab ${AB_BASE}_PLUGINS TREE_PLUGINS ${bargs[*]}"
+    remote start-ab "$id" "$preset" "$AB_SHA" "${bargs[@]}" >/dev/null
+  else
+    bargs=(--preset "$parg" "${PLAN_ARGS[@]}" --tag "$TAG" "${BENCH_ARGS[@]}")
+    say "$preset on $HOST: bench ${bargs[*]}"
+    remote start "$id" "$preset" "${bargs[@]}" >/dev/null
+  fi
   rc=$?
   set -e
   if [ "$rc" -ne 0 ]; then

@@ -65,6 +65,17 @@
 #   --jobs N            SLURM_BUILD_JOBS: build jobs (default: the core count)
 #   --no-build          use the existing build
 #   --poll SECONDS      SLURM_POLL: how often to ask squeue (default 5)
+#   --ab-base REV       each task runs `bench ab REV_PLUGINS TREE_PLUGINS
+#                       --preset P [--plugin ...] BENCH_ARGS` instead of bench:
+#                       REV (a commit of this repository) is unpacked from a
+#                       `git archive` and built here beside the shared build,
+#                       in BUILD_DIR.ab-base/<commit>/ (same build options and
+#                       targets, bench left out; kept, so later runs reuse
+#                       it); result files tagged old and new; ab's exit status
+#                       counts as bench's (1: a case in --fail-on). A REV that
+#                       is not a commit is refused before anything is
+#                       submitted (2); one that does not build exits 4. Not
+#                       with --build-per-node or --resume.
 #   -h, --help
 # Environment: BENCH=path/to/bench (on the shared filesystem) runs that bench
 # and builds nothing.
@@ -98,7 +109,7 @@ elif [ -f "${XDG_CONFIG_HOME:-$HOME/.config}/bench/slurm.conf" ]; then
   load_slurm_config "${XDG_CONFIG_HOME:-$HOME/.config}/bench/slurm.conf"
 fi
 
-RESUME=0 BUILD=1
+RESUME=0 BUILD=1 AB_BASE='' AB_SHA=''
 pos=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -122,6 +133,7 @@ while [ $# -gt 0 ]; do
   --jobs | --jobs=*) take_value CFG_BUILD_JOBS n "$@"; shift "$n" ;;
   --no-build) BUILD=0; shift ;;
   --poll | --poll=*) take_value CFG_POLL n "$@"; shift "$n" ;;
+  --ab-base | --ab-base=*) take_value AB_BASE n "$@"; [ -n "$AB_BASE" ] || die 2 "empty --ab-base"; shift "$n" ;;
   --) pos+=("$@"); break ;;
   -?*) die 2 "unknown option '$1' (see --help)" ;;
   *) pos+=("$1"); shift ;;
@@ -140,6 +152,13 @@ if ! [[ $CFG_POLL =~ ^[0-9]+(\.[0-9]+)?$ ]] || [[ $CFG_POLL =~ ^0*(\.0*)?$ ]]; t
 for p in "${PRESETS[@]}"; do
   if is_preset_file "$p" && [ ! -f "$p" ]; then die 2 "no preset file '$p'"; fi
 done
+if [ -n "$AB_BASE" ]; then
+  [ "$RESUME" -eq 0 ] || die 2 "--resume does not apply to --ab-base runs (bench ab measures both sides each time)"
+  [ "$CFG_BUILD_PER_NODE" -eq 0 ] || die 2 "--ab-base builds REV here, beside the shared build: not with --build-per-node"
+  command -v git >/dev/null 2>&1 || die 2 "--ab-base needs git on this machine"
+  AB_SHA=$(git -C "$SRC" rev-parse --verify --quiet --end-of-options "$AB_BASE^{commit}" 2>/dev/null) ||
+    die 2 "--ab-base '$AB_BASE': no such commit in $SRC (nothing was submitted)"
+fi
 command -v sbatch >/dev/null 2>&1 || die 2 "no sbatch/squeue here: run this on a Slurm login node (Debian: apt-get install slurm-client)"
 
 BUILD_DIR=${CFG_BUILD_DIR:-$SRC/build}
@@ -218,12 +237,16 @@ gather_task() {
     new_log LOG "$preset"
     cp -- "$d/log" "$LOG"
   fi
+  # a task of --ab-base runs bench ab (its args begin with "ab")
+  local first='' ab=0
+  IFS= read -r -d '' first <"$d/args" 2>/dev/null || true
+  [ "$first" != ab ] || ab=1
   case $state in
   COMPLETED)
     code=${rc:-0}
     case $code in
-    0) ;;
-    1) note="a case failed" ;;
+    0) [ "$ab" -eq 0 ] || note="bench ab: no case in --fail-on" ;;
+    1) if [ "$ab" -eq 1 ]; then note="bench ab: a case is in --fail-on"; else note="a case failed"; fi ;;
     2) note="bench refused the run (usage or configuration; see the log)" ;;
     *) note="bench exited with status $code" ;;
     esac
@@ -262,7 +285,8 @@ gather_task() {
     ;;
   *) code=1 note="the task ended as $state${SQ_REASON[$i]:+ (${SQ_REASON[$i]})}" ;;
   esac
-  if [ "$code" -ne 0 ] && [ "$code" -ne 2 ] && [ "$code" -ne 130 ]; then
+  # (a regression bench ab found is no fault of the node: no diag file)
+  if [ "$code" -ne 0 ] && [ "$code" -ne 2 ] && [ "$code" -ne 130 ] && { [ "$ab" -eq 0 ] || [ "$state" != COMPLETED ] || [ "$code" -ne 1 ]; }; then
     local path
     path=$(diag_path "$preset")
     info=$(scontrol show job "${job}_$i" 2>/dev/null || true)
@@ -292,7 +316,12 @@ gather_task() {
     } | write_atomic "$path"
     say "task $i ($(preset_part "$preset") on $node): $note; diagnostics: $path"
   fi
-  record_run "$(preset_part "$preset") @ $node" "$LOG" "$code" "$note${moved:+${note:+; }$moved result file(s) home}"
+  if [ "$ab" -eq 1 ]; then
+    # bench ab writes no events: its verdicts are in the log
+    record_run "$(preset_part "$preset") @ $node" "" "$code" "$note${moved:+${note:+; }$moved result file(s) home}${LOG:+ [log $LOG]}"
+  else
+    record_run "$(preset_part "$preset") @ $node" "$LOG" "$code" "$note${moved:+${note:+; }$moved result file(s) home}"
+  fi
   echo "$state $code" | write_atomic "$d/gathered"
 }
 
@@ -373,6 +402,53 @@ else
   [ -x "$LOCAL_BENCH" ] || die 2 "no bench at $LOCAL_BENCH (build first, or set BENCH)"
   TASK_BENCH=$(cd -- "$BUILD_DIR" && pwd -P)/bin/bench
 fi
+# plugins_of BUILD: the plugin folder of a build (lib/bench/plugins, or
+# lib64/... or lib/<multiarch>/... as GNUInstallDirs names it).
+plugins_of() {
+  local d
+  for d in "$1"/lib/bench/plugins "$1"/lib*/bench/plugins "$1"/lib/*/bench/plugins; do
+    [ -d "$d" ] && { (cd -- "$d" && pwd -P); return 0; }
+  done
+  return 1
+}
+
+# --ab-base: REV built beside the shared build, once per commit and options.
+if [ "$INTERRUPTED" -eq 0 ] && [ -n "$AB_SHA" ]; then
+  AB_NEW=$(plugins_of "$(dirname -- "$TASK_BENCH")/..") || die 2 "no plugin folder beside $TASK_BENCH"
+  base=$BUILD_DIR.ab-base/$AB_SHA
+  base_targets=()
+  for t in "${CFG_BUILD_TARGETS[@]}"; do [ "$t" = bench ] || base_targets+=("$t"); done
+  base_key="options ${CFG_BUILD_OPTS[*]}; targets ${base_targets[*]:-all}"
+  if [ -f "$base/built" ] && [ "$(cat -- "$base/built")" = "$base_key" ] && plugins_of "$base/build" >/dev/null; then
+    say "--ab-base $AB_BASE ($AB_SHA) is built already: reused ($base)"
+  else
+    new_log LOG build-base
+    say "build --ab-base $AB_BASE ($AB_SHA) in $base: cmake ${CFG_BUILD_OPTS[*]}${base_targets[*]:+; targets ${base_targets[*]}} (log $LOG)"
+    mkdir -p -- "$base"
+    rm -rf -- "$base/built" "$base/src.new"
+    mkdir -- "$base/src.new"
+    ok_build=0
+    if git -C "$SRC" archive --format=tar "$AB_SHA" | tar -x -f - -C "$base/src.new"; then
+      rm -rf -- "$base/src"
+      mv -- "$base/src.new" "$base/src"
+      if build_logged "$LOG" "$base/src" "$base/build" "$CFG_BUILD_JOBS" "${CFG_BUILD_OPTS[@]}" -- "${base_targets[@]}" &&
+        plugins_of "$base/build" >/dev/null; then
+        ok_build=1
+        printf '%s\n' "$base_key" >"$base/built"
+      fi
+    fi
+    if [ "$ok_build" -eq 0 ]; then
+      if [ "$INTERRUPTED" -eq 1 ]; then
+        record_run build-base "" 130 "interrupted during the --ab-base build"
+      else
+        warn "--ab-base $AB_BASE ($AB_SHA) did not build: nothing was submitted (see $LOG)"
+        record_run build-base "" 4 "--ab-base $AB_BASE did not build: see $LOG"
+      fi
+      finish "partition $PARTITION"
+    fi
+  fi
+  AB_OLD=$(plugins_of "$base/build")
+fi
 [ "$INTERRUPTED" -eq 0 ] || {
   record_run interrupted "" 130 "stopped by Ctrl-C before anything was submitted"
   finish "partition $PARTITION"
@@ -419,7 +495,12 @@ for node in "${NODES[@]}"; do
     echo "$node" >"$d/node"
     echo "$preset" >"$d/preset"
     echo "$TAG" >"$d/tag"
-    printf '%s\0' --preset "$parg" "${PLAN_ARGS[@]}" --tag "$TAG" "${BENCH_ARGS[@]}" >"$d/args"
+    if [ -n "$AB_SHA" ]; then
+      # bench ab tags its result files old and new itself
+      printf '%s\0' ab "$AB_OLD" "$AB_NEW" --preset "$parg" "${PLAN_ARGS[@]}" "${BENCH_ARGS[@]}" >"$d/args"
+    else
+      printf '%s\0' --preset "$parg" "${PLAN_ARGS[@]}" --tag "$TAG" "${BENCH_ARGS[@]}" >"$d/args"
+    fi
     TASKS+=("$n")
     TASK_NODE+=("$node")
     STATE[$n]=SUBMITTING

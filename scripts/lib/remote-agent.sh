@@ -11,6 +11,10 @@
 #     results/              bench --results-dir
 #     rc                    bench's exit status, written when it has ended
 #     presets/              preset files uploaded from the local machine
+#   base/SHA/             the --ab-base build of commit SHA, kept for later runs:
+#     src/                  the commit's tree (a git archive sent from home)
+#     build/                its build folder
+#     built                 written last, when the build succeeded: its options
 #
 # BENCH_REMOTE_SETUP in the environment (the user's REMOTE_SETUP, e.g.
 # `module load rocm/6.2; export PATH=...`) is run by this shell before any verb.
@@ -23,9 +27,18 @@
 #   upload ROOT REL          write stdin to ROOT/REL (through a temporary name)
 #   build ROOT JOBS TARGETS OPT...  cmake -S . -B build OPT...; cmake --build build
 #                            -j JOBS [--target TARGETS] (blank-separated; "": all)
+#   base-has ROOT SHA KEY    exit 0 when commit SHA was built with options KEY
+#                            (base/SHA/built holds KEY), else 1
+#   base-build ROOT SHA KEY JOBS TARGETS OPT...  a tar archive of commit SHA
+#                            on stdin unpacked into base/SHA/src (replacing
+#                            what a failed try left), built into base/SHA/build
+#                            as `build`; base/SHA/built (KEY) written on success
 #   list ROOT ARG...         names of the plugins bench finds (bench --list --format tsv ARG...)
 #   start ROOT ID LABEL ARG...  start `build/bin/bench ARG...` as run ID, detached;
 #                            LABEL (the preset as the user named it) is kept with it
+#   start-ab ROOT ID LABEL SHA ARG...  start `build/bin/bench ab OLD NEW ARG...`
+#                            as run ID, detached: OLD the plugins of base/SHA,
+#                            NEW those of build (results tagged old and new)
 #   stream ROOT ID OFFSET    the run's log from byte OFFSET, live, until it ends;
 #                            exits with bench's status (99: ended without one)
 #   stop ROOT ID             Ctrl-C for the run (bench keeps what it measured)
@@ -108,6 +121,62 @@ list_runs() {
   done
 }
 
+# base_dir SHA: the folder of the --ab-base build of commit SHA.
+base_dir() {
+  [[ $1 =~ ^[0-9a-f]{7,64}$ ]] || refuse "bad commit id '$1'"
+  printf '%s\n' ".bench-remote/base/$1"
+}
+
+# plugin_dir BUILD: the plugin folder of a build (lib/bench/plugins, or
+# lib64/... or lib/<multiarch>/... as GNUInstallDirs names it).
+plugin_dir() {
+  local d
+  for d in "$1"/lib/bench/plugins "$1"/lib*/bench/plugins "$1"/lib/*/bench/plugins; do
+    [ -d "$d" ] && { printf '%s\n' "$d"; return 0; }
+  done
+  return 1
+}
+
+# start_run ID LABEL EVENTS ARG...: start `build/bin/bench ARG...
+# --results-dir RUN/results` as run ID, detached (with `--events -` when
+# EVENTS is 1).
+start_run() {
+  local d label ev other end
+  d=$(run_dir "$1")
+  label=$2 ev=$3
+  shift 3
+  for other in .bench-remote/runs/*/; do
+    if [ -f "$other/pid" ] && [ ! -f "$other/rc" ] && kill -0 "$(cat "$other/pid")" 2>/dev/null; then
+      refuse "another run is still going in this tree: $other (one run at a time per REMOTE_PATH)"
+    fi
+  done
+  [ -x build/bin/bench ] || refuse "no build/bin/bench in '$root' (the build failed or was skipped)"
+  mkdir -p -- "$d/results"
+  printf '%s\n' "$label" >"$d/label"
+  : >"$d/log"
+  # The wrapper outlives the connection: its own session, no terminal, all
+  # output to files. Ctrl-C reaches bench through `stop` only.
+  # shellcheck disable=SC2016 # expanded by the wrapper shell
+  setsid -f bash -c '
+    d=$1 ev=$2; shift 2
+    trap "" INT HUP
+    echo $$ >"$d/pid.tmp" && mv -f "$d/pid.tmp" "$d/pid"
+    set -- "$@" --results-dir "$d/results"
+    [ "$ev" != 1 ] || set -- "$@" --events -
+    build/bin/bench "$@" >>"$d/log" 2>&1 </dev/null &
+    echo $! >"$d/bench.pid"
+    wait $!
+    echo $? >"$d/rc.tmp" && mv -f "$d/rc.tmp" "$d/rc"
+  ' bench-run "$d" "$ev" "$@" </dev/null >/dev/null 2>&1
+  # (the wrapper writes it at once; a loaded machine may take a while)
+  end=$((SECONDS + 60))
+  while [ ! -s "$d/pid" ] && [ "$SECONDS" -lt "$end" ]; do
+    sleep 0.05
+  done
+  [ -s "$d/pid" ] || refuse "the run did not start"
+  echo "started $(cat "$d/pid")"
+}
+
 if [ "$verb" = prepare ]; then
   missing=()
   for tool in "$@"; do
@@ -169,37 +238,51 @@ list)
   ;;
 
 start)
-  d=$(run_dir "${1:?id}")
+  id=${1:?id}
   label=${2?label}
   shift 2
-  for other in .bench-remote/runs/*/; do
-    if [ -f "$other/pid" ] && [ ! -f "$other/rc" ] && kill -0 "$(cat "$other/pid")" 2>/dev/null; then
-      refuse "another run is still going in this tree: $other (one run at a time per REMOTE_PATH)"
-    fi
-  done
-  [ -x build/bin/bench ] || refuse "no build/bin/bench in '$root' (the build failed or was skipped)"
-  mkdir -p -- "$d/results"
-  printf '%s\n' "$label" >"$d/label"
-  : >"$d/log"
-  # The wrapper outlives the connection: its own session, no terminal, all
-  # output to files. Ctrl-C reaches bench through `stop` only.
-  # shellcheck disable=SC2016 # expanded by the wrapper shell
-  setsid -f bash -c '
-    d=$1; shift
-    trap "" INT HUP
-    echo $$ >"$d/pid.tmp" && mv -f "$d/pid.tmp" "$d/pid"
-    build/bin/bench "$@" --results-dir "$d/results" --events - >>"$d/log" 2>&1 </dev/null &
-    echo $! >"$d/bench.pid"
-    wait $!
-    echo $? >"$d/rc.tmp" && mv -f "$d/rc.tmp" "$d/rc"
-  ' bench-run "$d" "$@" </dev/null >/dev/null 2>&1
-  # (the wrapper writes it at once; a loaded machine may take a while)
-  end=$((SECONDS + 60))
-  while [ ! -s "$d/pid" ] && [ "$SECONDS" -lt "$end" ]; do
-    sleep 0.05
-  done
-  [ -s "$d/pid" ] || refuse "the run did not start"
-  echo "started $(cat "$d/pid")"
+  start_run "$id" "$label" 1 "$@"
+  ;;
+
+start-ab)
+  id=${1:?id}
+  label=${2?label}
+  b=$(base_dir "${3:?sha}")
+  shift 3
+  [ -f "$b/built" ] || refuse "no --ab-base build of ${b##*/} in '$root' (build it first)"
+  old=$(plugin_dir "$b/build") || refuse "no plugin folder in the --ab-base build '$b/build'"
+  new=$(plugin_dir build) || refuse "no plugin folder in '$root/build' (the build failed or was skipped)"
+  # bench ab tags its result files old and new itself (no --tag, no events)
+  start_run "$id" "$label" 0 ab "$old" "$new" "$@"
+  ;;
+
+base-has)
+  b=$(base_dir "${1:?sha}")
+  [ -f "$b/built" ] && [ "$(cat "$b/built")" = "${2?key}" ] && plugin_dir "$b/build" >/dev/null || exit 1
+  ;;
+
+base-build)
+  b=$(base_dir "${1:?sha}")
+  key=${2?key}
+  jobs=${3:?jobs}
+  read -r -a targets <<<"${4?targets}" || true
+  shift 4
+  [[ $jobs =~ ^[0-9]+$ ]] || refuse "bad job count '$jobs'"
+  [ -f scripts/lib/build.sh ] ||
+    refuse "no scripts/lib/build.sh in the remote tree '$root' (sync it: run without --no-sync)"
+  mkdir -p -- "$b"
+  rm -f -- "$b/built"
+  # The commit's tree arrives whole into a new folder, then replaces src.
+  rm -rf -- "$b/src.new"
+  mkdir -- "$b/src.new"
+  tar -x -f - -C "$b/src.new" || refuse "could not unpack the archive of commit ${b##*/}"
+  rm -rf -- "$b/src"
+  mv -- "$b/src.new" "$b/src"
+  # shellcheck source=scripts/lib/build.sh
+  . scripts/lib/build.sh
+  build_bench "$b/src" "$b/build" "$jobs" "$@" -- "${targets[@]}"
+  plugin_dir "$b/build" >/dev/null || refuse "the build of commit ${b##*/} made no plugin folder"
+  printf '%s\n' "$key" >"$b/built.tmp" && mv -f -- "$b/built.tmp" "$b/built"
   ;;
 
 stream)

@@ -99,7 +99,9 @@ fi
 args=()
 mapfile -d '' -t args <"$D/args"
 [ -z "$SIG" ] || done_with 130 "$SIG" # stopped before bench started
-"$BENCH" "${args[@]}" --results-dir "$D/results" --events - >>"$D/log" 2>&1 </dev/null &
+events=(--events -)
+[ "${args[0]:-}" != ab ] || events=() # bench ab (run_presets_slurm.sh --ab-base) writes no events
+"$BENCH" "${args[@]}" --results-dir "$D/results" "${events[@]}" >>"$D/log" 2>&1 </dev/null &
 PID=$!
 # A trapped signal ends `wait` early: wait again until bench has ended.
 while :; do

@@ -66,8 +66,8 @@ error = core
 INI
 run_bench --preset "$T/v.ini" --plugin-dir "$T/pl" --plugin vk_smoke,vkfx_invalid --results-dir "$T/d"
 expect_rc 1 "a planted validation error after a good plugin"
-expect_in "$T/out" "\] vk_smoke: OK " "the first plugin"
-expect_in "$T/out" "vkfx_invalid error=core: ERROR +1 Vulkan validation message; the first: validation error: .*VUID-VkBufferCreateInfo-usage" "the second plugin"
+expect_in "$T/out" "\] vk_smoke +OK " "the first plugin"
+expect_in "$T/out" "vkfx_invalid error=core +ERROR +1 Vulkan validation message; the first: validation error: .*VUID-VkBufferCreateInfo-usage" "the second plugin"
 got=$(shared "$T/d")
 case "$got" in "1 1 0 "*) ok ;; *) fail "validation run: expected the device shared: $got" ;; esac
 finish

@@ -31,6 +31,7 @@ struct options {
   const char **filters;      /* --filter EXPR (repeatable; all must hold) */
   size_t nfilters;
   const char *baseline;      /* --baseline FILE|DIR: compare each case with it */
+  const char *tuning_file;   /* --tuning-file: the tuning cache (bench tune; runs read it) */
 };
 
 /* Parse argv[1..] into o; prints the problem and returns -1 on bad usage,
@@ -47,5 +48,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+/* bench tune (issue 25): cmd_tune.c */
+int cmd_tune(int argc, char **argv);
 
 #endif

@@ -16,7 +16,7 @@
  * round), and in each interleaved block of the finalists. */
 #define HALVING_FIRST 6
 #define FINAL_BLOCKS 3
-#define FINAL_PASSES 4
+#define FINAL_PASSES 8
 /* Candidates handed to one worker at a time (the budget is looked at
  * between chunks). */
 #define CHUNK 8
@@ -251,13 +251,18 @@ static void case_done(void *arg, size_t k, struct case_result *r) {
   case_result_release(r);
 }
 
+static void case_begins(void *arg, size_t k) {
+  (void)arg;
+  (void)k;
+}
+
 /* Run candidates idx[0..n) in order in one worker under pol. */
 static void measure(struct tuner *t, const size_t *idx, size_t n, const struct run_policy *pol) {
   if (n == 0) return;
   struct case_def *defs = xcalloc(n, sizeof *defs);
   for (size_t i = 0; i < n; i++) defs[i] = t->c[idx[i]].def;
   struct batch b = {t, idx};
-  struct plugin_job job = {t->pl, defs, n, 0, pol, t->o->debug, NULL, NULL, NULL, case_done, &b};
+  struct plugin_job job = {t->pl, defs, n, 0, pol, t->o->debug, NULL, NULL, case_begins, case_done, &b};
   run_plugins_cases(&job, 1, ISOLATION_PLUGIN);
   free(defs);
 }
@@ -299,6 +304,13 @@ static int same_as(const struct cand *c, const struct cand *l) { return c->s.ci_
 
 static double rel_halfwidth(const struct cand *l) {
   return l->s.median > 0 ? (l->s.ci_hi - l->s.ci_lo) / 2 / l->s.median : INFINITY;
+}
+
+/* Is every live candidate's interval within the noise target? */
+static int all_narrow(struct tuner *t, double target) {
+  for (size_t k = 0; k < t->n; k++)
+    if (t->c[k].alive && t->c[k].st == ST_OK && rel_halfwidth(&t->c[k]) > target) return 0;
+  return 1;
 }
 
 /* Drop the live candidates that failed or lie clearly above the leader. */
@@ -372,24 +384,42 @@ static void halving(struct tuner *t, const struct run_policy *pol, double t0) {
   for (int round = 1;; round++) {
     size_t n, *idx = live_needing(t, samples, &n);
     /* each measured to `samples` in all: the missing ones */
-    for (size_t i = 0; i < n && !stop_now(t); i++) {
-      struct cand *c = &t->c[idx[i]];
-      int more = samples - (c->st == ST_OK ? (int)c->n : 0);
-      measure_list(t, &idx[i], 1, pol, more > 0 ? more : 1);
+    /* consecutive candidates missing as many samples share a worker */
+    for (size_t i = 0; i < n && !stop_now(t);) {
+      int more = samples - (t->c[idx[i]].st == ST_OK ? (int)t->c[idx[i]].n : 0);
+      size_t j = i + 1;
+      while (j < n && samples - (t->c[idx[j]].st == ST_OK ? (int)t->c[idx[j]].n : 0) == more) j++;
+      measure_list(t, &idx[i], j - i, pol, more > 0 ? more : 1);
+      i = j;
     }
     free(idx);
     alive = prune(t);
     char phase[64];
     snprintf(phase, sizeof phase, "round %d (%d samples)", round, samples);
     progress(t, phase, t0);
-    if (stop_now(t) || alive <= 1) return;
+    if (stop_now(t) || alive == 0) return;
+    if (alive == 1) break; /* the winner: measured on to the noise target below */
     struct cand *l = leader(t);
     if ((l && rel_halfwidth(l) <= pol->target_noise) || samples >= cap) break;
     samples = samples * 2 < cap ? samples * 2 : cap;
   }
   /* The finalists, interleaved: blocks of each in turn, the order rotating. */
-  int blk = samples / 4 > HALVING_FIRST ? samples / 4 : HALVING_FIRST;
-  for (int pass = 1; pass <= FINAL_PASSES && alive > 1 && !stop_now(t); pass++) {
+  for (int pass = 1; pass <= FINAL_PASSES && alive >= 1 && !stop_now(t) &&
+                    !all_narrow(t, pol->target_noise);
+       pass++) {
+    /* samples per block: what the widest finalist's interval asks for
+     * (the half-width shrinks as 1/sqrt(n)), over the blocks */
+    double want = HALVING_FIRST;
+    for (size_t k = 0; k < t->n; k++) {
+      const struct cand *c = &t->c[k];
+      if (!c->alive || c->st != ST_OK) continue;
+      double r = rel_halfwidth(c) / pol->target_noise;
+      double need = (double)c->n * r * r - (double)c->n;
+      if (need > want) want = need;
+    }
+    if (want > cap) want = cap;
+    int blk = (int)ceil(want / FINAL_BLOCKS);
+    if (blk < HALVING_FIRST) blk = HALVING_FIRST;
     size_t nf = 0, *fin = xcalloc(t->n, sizeof *fin);
     for (size_t k = 0; k < t->n; k++)
       if (t->c[k].alive) fin[nf++] = k;
@@ -407,8 +437,7 @@ static void halving(struct tuner *t, const struct run_policy *pol, double t0) {
     char phase[64];
     snprintf(phase, sizeof phase, "finalists, pass %d", pass);
     progress(t, phase, t0);
-    struct cand *l = leader(t);
-    if (l && rel_halfwidth(l) <= pol->target_noise) break;
+    if (all_narrow(t, pol->target_noise)) break;
   }
 }
 

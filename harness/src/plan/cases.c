@@ -184,7 +184,9 @@ static int plugin_values(const struct bench_plugin *pl, const struct preset *p,
   for (size_t j = 0; j < nparams && !errors; j++) {
     const struct bench_param *bp = &pl->params[j];
     if (!bp->tunable) continue;
-    int any_auto = pv[j].line == 0; /* a tunable nobody pinned is `auto` */
+    int pinned = 0; /* by the preset or --param */
+    for (size_t e = 0; sec && e < sec->nentries; e++) pinned |= strcmp(sec->entries[e].key, bp->name) == 0;
+    int any_auto = !pinned; /* a tunable nobody pinned is `auto` */
     for (size_t v = 0; v < pv[j].n; v++) any_auto |= pv[j].v[v].is_auto;
     if (!any_auto) continue;
     enum bench_tier used;
@@ -198,7 +200,7 @@ static int plugin_values(const struct bench_plugin *pl, const struct preset *p,
       continue;
     }
     for (size_t v = 0; v < pv[j].n; v++) {
-      if (pv[j].line && !pv[j].v[v].is_auto) continue;
+      if (pinned && !pv[j].v[v].is_auto) continue;
       free(pv[j].v[v].text);
       pv[j].v[v] = dv.v[0];
       pv[j].v[v].text = xstrdup(dv.v[0].text);

@@ -37,11 +37,11 @@ PY
 printf '[run]\ntier = smoke\nmin_samples = 2\nmin_time = 0\nmax_time = 0.05s\nwarmup_time = 0\nbatch_min_time = 0\n[cpu_gemm]\nvariant = packed\nm = 50\nn = 70\nk = 300\nisa = auto,avx512,avx2,generic\n' >"$T/isa.ini"
 run_bench --preset "$T/isa.ini" --plugin cpu_gemm --results-dir "$T/r3"
 expect_rc 0 "isa"
-expect_in "$T/out" 'isa=generic: OK'
-expect_in "$T/out" 'isa=auto: OK'
+expect_in "$T/out" 'isa=generic mc=0 kc=0 nc=0: OK'
+expect_in "$T/out" 'isa=auto mc=0 kc=0 nc=0: OK'
 for isa in avx512 avx2; do
   flag=$isa; [ $isa = avx512 ] && flag=avx512f
-  if machine_has_flag "$flag"; then expect_in "$T/out" "isa=$isa: OK"
-  else expect_in "$T/out" "isa=$isa: SKIPPED.*cannot run the $isa micro-kernel"; fi
+  if machine_has_flag "$flag"; then expect_in "$T/out" "isa=$isa mc=0 kc=0 nc=0: OK"
+  else expect_in "$T/out" "isa=$isa mc=0 kc=0 nc=0: SKIPPED.*cannot run the $isa micro-kernel"; fi
 done
 finish

@@ -18,19 +18,22 @@
 #   --reruns    halving reruns for the same-pick check (default 10)
 #   --gemm-size m = n = k of the cpu_gemm problem (default 2048)
 #   --budget    bench tune --budget for cpu_gemm (default 10m)
+#   --only      fixture | gemm: one part only
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
 reruns=10
 size=2048
 budget=10m
+only=
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$(cd "$2" && pwd); shift ;;
     --reruns) reruns=$2; shift ;;
     --gemm-size) size=$2; shift ;;
     --budget) budget=$2; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --only) only=$2; shift ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "tune_bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -65,6 +68,8 @@ one() {
     "$(sed -n 's/.*: winner \(tx=[0-9] ty=[0-9]\) .*/\1/p' "$2.out" | tr ' ' _)"
 }
 
+verdict=PASS
+if [ "$only" != gemm ]; then
 echo "== fx_tune: halving vs grid (machine: $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
 read -r gwall gpick < <(one grid "$T/grid.tsv")
 printf '%-9s %8s s  pick %s\n' grid "$gwall" "$gpick"
@@ -87,10 +92,11 @@ printf '| halving (median of %d) | %s | %s | %d distinct pick(s) in %d reruns |\
   "${picks[0]//_/ }" "$distinct" "$reruns"
 printf 'halving / grid wall time: %.1f%% (target <= 30%%); wrong picks: %d\n' \
   "$(echo "$ratio * 100" | bc)" "$wrong"
-verdict=PASS
 [ "$(echo "$ratio <= 0.30" | bc)" = 1 ] || verdict=FAIL
 [ "$distinct" = 1 ] && [ "$wrong" = 0 ] || verdict=FAIL
 echo "fx_tune: $verdict"
+fi
+[ "$only" = fixture ] && { [ "$verdict" = PASS ]; exit; }
 
 echo
 echo "== cpu_gemm blocking at ${size}^3 f32 (packed), budget $budget"

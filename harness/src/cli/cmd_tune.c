@@ -85,7 +85,11 @@ static int take_own(int *argc, char **argv, struct tune_args *a) {
     else return error("%.*s needs a value (see bench tune --help)", (int)len, opt);
     if (own == 1 && tune_strategy_parse(val, &a->strategy) != 0)
       return error("--strategy must be grid, random or halving, not '%s'", val);
-    if (own == 2 && (preset_parse_duration(val, &a->budget_s) != 0 || !(a->budget_s > 0)))
+    char dur[64];
+    size_t vl = strlen(val);
+    /* "10m" is ten minutes here (a preset's DURATION says "10min") */
+    snprintf(dur, sizeof dur, "%s%s", val, vl > 1 && val[vl - 1] == 'm' && val[vl - 2] != 'm' ? "in" : "");
+    if (own == 2 && (preset_parse_duration(dur, &a->budget_s) != 0 || !(a->budget_s > 0)))
       return error("--budget must be a duration above 0 (90s, 10m), not '%s'", val);
     if (own == 3) {
       int64_t n;

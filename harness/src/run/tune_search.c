@@ -362,12 +362,8 @@ static void grid(struct tuner *t, const struct run_policy *pol, double t0) {
   size_t *idx = xcalloc(t->n, sizeof *idx), n = 0;
   for (size_t k = 0; k < t->n; k++) {
     struct cand *c = &t->c[k];
-    double noise;
-    if (!c->alive) continue;
-    if (c->st == ST_NONE ||
-        (c->st == ST_OK && c->n < (size_t)pol->max_samples &&
-         !stats_settled(c->ns, c->n, pol->stop_rule == STOP_CV, pol->target_noise, &noise)))
-      idx[n++] = k;
+    /* a candidate with a record (a rerun, an interrupted search) stays as measured */
+    if (c->alive && c->st == ST_NONE) idx[n++] = k;
   }
   t->replace = 1;
   for (size_t at = 0; at < n && !stop_now(t); at += CHUNK) {

@@ -4,6 +4,9 @@
  * it), its per-iteration times kept as a record of the tuning cache (so an
  * interrupted search resumes, and a new candidate measures only itself).
  *
+ * A candidate already in the cache is not measured again by grid or random
+ * (halving adds the samples a round asks for).
+ *
  * Strategies: grid measures every candidate to the preset's noise target;
  * random does that for a seeded random subset (the default always in it);
  * halving races them: rounds of 6, 12, 24, ... samples per live candidate,

@@ -39,6 +39,7 @@ expect_rc 0 "run with the tuned value"
 expect_in "$T/out" "fx_tune n=256 base_us=30 noise=0\.08 limit=63 tx=5 ty=3: OK"
 expect_in "$T/out" "note: tuned \(cache $C\)"
 expect_in "$(ls "$T"/r/*fx_tune*.txt | head -1)" "tuned \(cache $C\)" ".txt"
+expect_eq "$(csv_field "$T/r/rollup.csv" fx_tune "tx=5 ty=3" tuning)" "tuned (cache $C)" "rollup"
 python3 - "$T/r" "$C" <<'PY' && ok || fail "JSON: params and note"
 import glob, json, sys
 (path,) = glob.glob(sys.argv[1] + "/*fx_tune*.json")
@@ -55,6 +56,7 @@ run_bench "${P[@]}" --preset "$SRC/tests/cli/presets/fast.ini" --tuning-file "$C
 expect_rc 0 "run of another problem"
 expect_in "$T/out" "base_us=31 noise=0\.08 limit=63 tx=1 ty=1: OK"
 expect_in "$T/out" "note: default \(no tuning entry\)"
+expect_eq "$(csv_field "$T/r/rollup.csv" fx_tune "base_us=31" tuning)" "default (no tuning entry)" "rollup: default"
 
 # ---- the default file of the device, under $XDG_CACHE_HOME
 run_bench tune "${P[@]}" --strategy grid --param base_us=30 --param noise=0

@@ -109,9 +109,12 @@ static void print_outcome(const char *plugin, const char *problem, const struct 
   } else {
     printf("winner %s %.4g us [%.4g, %.4g]", r->winner, r->winner_ns / 1e3, r->winner_lo / 1e3,
            r->winner_hi / 1e3);
-    if (r->default_ns > 0)
-      printf(", default %s %.4g us, speedup %.3fx", r->default_label, r->default_ns / 1e3,
-             r->default_ns / r->winner_ns);
+    if (r->versus)
+      printf(", speedup over the default %s %.3fx [%.3f, %.3f] (interleaved)%s", r->default_label,
+             r->speedup, r->speedup_lo, r->speedup_hi,
+             r->kept_default ? ": SAME within the noise, the default kept" : "");
+    else if (r->default_ns > 0 && strcmp(r->winner, r->default_label) != 0)
+      printf(", default %s %.4g us", r->default_label, r->default_ns / 1e3);
     printf("\n");
   }
   printf("  %zu of %zu candidates tried (%zu measured now), %zu disqualified, %zu skipped, %.1f s%s%s\n",

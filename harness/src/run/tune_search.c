@@ -35,6 +35,8 @@ struct cand {
   size_t n;
   int alive, in_search, resumed;
   struct stats s;
+  double *fns;         /* the winner-against-default comparison's own samples */
+  size_t fn;
 };
 
 struct tuner {
@@ -43,6 +45,7 @@ struct tuner {
   struct cand *c;
   size_t n;
   int replace;         /* grid: a new measurement replaces the old samples */
+  int versus;          /* the winner against the default: samples to fns, no record */
   int interrupted, write_failed, out_of_budget;
   size_t measured_now;
   double busy_s;       /* wall time of the cases measured */
@@ -223,6 +226,15 @@ static void case_done(void *arg, size_t k, struct case_result *r) {
   struct cand *c = &t->c[b->idx[k]];
   if (r->status == CASE_INTERRUPTED || child_interrupted()) {
     t->interrupted = 1; /* not recorded: the rerun measures it */
+    case_result_release(r);
+    return;
+  }
+  if (t->versus) {
+    const double *x = r->device.n ? r->device_ns : r->host_clock_ns;
+    for (size_t i = 0; r->status == CASE_OK && x && i < r->nsamples; i++) {
+      c->fns = grow_for_one(c->fns, c->fn, sizeof *c->fns);
+      c->fns[c->fn++] = x[i];
+    }
     case_result_release(r);
     return;
   }
@@ -498,6 +510,34 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
   struct cand *l = leader(&t), *w = NULL;
   for (size_t k = 0; l && k < t.n && !w; k++)
     if (t.c[k].alive && t.c[k].st == ST_OK && same_as(&t.c[k], l)) w = &t.c[k];
+  /* The winner against the default, interleaved in one worker (blocks
+   * W D W D ...: what `bench ab` does), so the speedup is not the drift of
+   * the machine between the rounds; within the noise (or slower) the
+   * default keeps its place, as the tie rule says. */
+  struct cand *d = &t.c[0];
+  if (w && w != d && d->st == ST_OK && !t.interrupted) {
+    size_t order[2 * FINAL_BLOCKS];
+    for (size_t b = 0; b < 2 * FINAL_BLOCKS; b++) order[b] = b % 2 ? 0 : (size_t)(w - t.c);
+    struct run_policy p = pol;
+    p.min_samples = p.max_samples = HALVING_FIRST * 2;
+    p.min_time_s = 0;
+    t.versus = 1;
+    measure(&t, order, 2 * FINAL_BLOCKS, &p);
+    t.versus = 0;
+    if (w->fn && d->fn && !t.interrupted) {
+      struct stats sw, sd;
+      stats_compute(w->fns, w->fn, &sw);
+      stats_compute(d->fns, d->fn, &sd);
+      res->versus = 1;
+      res->speedup = sd.median / sw.median;
+      res->speedup_lo = sw.ci_hi > 0 ? sd.ci_lo / sw.ci_hi : 0;
+      res->speedup_hi = sw.ci_lo > 0 ? sd.ci_hi / sw.ci_lo : 0;
+      if (sd.ci_lo <= sw.ci_hi) { /* SAME, or the default faster: the default */
+        res->kept_default = 1;
+        w = d;
+      }
+    }
+  }
   res->default_label = xstrdup(t.c[0].label);
   res->default_ns = t.c[0].st == ST_OK ? t.c[0].s.median : 0;
   res->interrupted = t.interrupted;
@@ -524,6 +564,7 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
     free(t.c[k].label);
     free(t.c[k].why);
     free(t.c[k].ns);
+    free(t.c[k].fns);
   }
   free(t.c);
   return rc;

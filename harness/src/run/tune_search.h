@@ -50,6 +50,9 @@ struct tune_outcome {
   char *default_label;
   double winner_ns, default_ns; /* medians (default_ns 0 when the default failed) */
   double winner_lo, winner_hi;  /* the winner's median interval */
+  int versus;            /* the winner was compared with the default, interleaved: */
+  double speedup, speedup_lo, speedup_hi; /* default / winner medians, ~95% interval */
+  int kept_default;      /* that comparison found them SAME (or the default faster) */
   size_t candidates, tried, measured_now, resumed, disqualified, skipped, failed;
   char *disq_list;       /* "tx=8 ty=1 (WRONG_ANSWER: ...); ..." or NULL */
   char *skip_list;

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "plan/param_values.h"
@@ -64,11 +65,17 @@ void tune_apply(struct case_list *cases, const struct plugin *const *plugins, si
     for (size_t k = 0; k < cases->n && !any; k++)
       any = cases->cases[k].plugin_index == p && has_auto(&cases->cases[k]);
     if (!any) continue;
-    struct tune_device dev;
+    struct tune_device dev = {0};
     char reason[300];
     char *path = NULL;
     struct tuning_cache cache = {0};
-    if (tune_device_probe(plugins[p], timeout_s, debug, &dev, reason, sizeof reason) == BENCH_OK) {
+    /* No tuning folder (nothing was ever tuned here): no device to ask. */
+    char *dir = tuning_file ? NULL : tuning_cache_default_path("-");
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    if (slash) *slash = '\0';
+    const int none = !tuning_file && (!dir || access(dir, F_OK) != 0);
+    free(dir);
+    if (!none && tune_device_probe(plugins[p], timeout_s, debug, &dev, reason, sizeof reason) == BENCH_OK) {
       path = tuning_file ? xstrdup(tuning_file) : tuning_cache_default_path(dev.name);
       char why[600];
       if (path && tuning_cache_load(path, &cache, why, sizeof why) != 0)

@@ -109,10 +109,12 @@ static void print_outcome(const char *plugin, const char *problem, const struct 
   } else {
     printf("winner %s %.4g us [%.4g, %.4g]", r->winner, r->winner_ns / 1e3, r->winner_lo / 1e3,
            r->winner_hi / 1e3);
-    if (r->versus)
-      printf(", speedup over the default %s %.3fx [%.3f, %.3f] (interleaved)%s", r->default_label,
-             r->speedup, r->speedup_lo, r->speedup_hi,
-             r->kept_default ? ": SAME within the noise, the default kept" : "");
+    if (r->versus && r->kept_default)
+      printf("; the best, %s, against it interleaved: %.3fx [%.3f, %.3f], SAME within the noise: "
+             "the default kept", r->challenger, r->speedup, r->speedup_lo, r->speedup_hi);
+    else if (r->versus)
+      printf(", speedup over the default %s %.3fx [%.3f, %.3f] (interleaved)", r->default_label,
+             r->speedup, r->speedup_lo, r->speedup_hi);
     else if (r->default_ns > 0 && strcmp(r->winner, r->default_label) != 0)
       printf(", default %s %.4g us", r->default_label, r->default_ns / 1e3);
     printf("\n");

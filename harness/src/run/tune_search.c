@@ -69,6 +69,7 @@ void tune_outcome_release(struct tune_outcome *o) {
   free(o->default_label);
   free(o->disq_list);
   free(o->skip_list);
+  free(o->challenger);
   memset(o, 0, sizeof *o);
 }
 
@@ -529,6 +530,7 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
       stats_compute(w->fns, w->fn, &sw);
       stats_compute(d->fns, d->fn, &sd);
       res->versus = 1;
+      res->challenger = xstrdup(w->label);
       res->speedup = sd.median / sw.median;
       res->speedup_lo = sw.ci_hi > 0 ? sd.ci_lo / sw.ci_hi : 0;
       res->speedup_hi = sw.ci_lo > 0 ? sd.ci_hi / sw.ci_lo : 0;

@@ -53,6 +53,7 @@ struct tune_outcome {
   int versus;            /* the winner was compared with the default, interleaved: */
   double speedup, speedup_lo, speedup_hi; /* default / winner medians, ~95% interval */
   int kept_default;      /* that comparison found them SAME (or the default faster) */
+  char *challenger;      /* the search's best, compared with the default (when versus) */
   size_t candidates, tried, measured_now, resumed, disqualified, skipped, failed;
   char *disq_list;       /* "tx=8 ty=1 (WRONG_ANSWER: ...); ..." or NULL */
   char *skip_list;

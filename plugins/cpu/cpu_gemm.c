@@ -224,6 +224,17 @@ static const struct bench_param params[] = {
     {.name = "isa", .type = BENCH_PARAM_STRING,
      .description = "packed: micro-kernel instruction set (auto = the widest this CPU runs)",
      .choices = "auto,avx512,avx2,generic", .defaults = {"auto", "auto", "auto", "auto"}},
+    /* Tunables (ABI 1.4, bench tune): the packed kernel's cache blocks; 0 =
+     * sized from this machine's caches (the default, tried first). */
+    {.name = "mc", .type = BENCH_PARAM_INT,
+     .description = "packed: rows of the A block in L2 (0 = sized by the caches)", .min = 0,
+     .max = 4096, .defaults = {"0", "0", "0", "0"}, .tunable = 1, .candidates = "0,48,96,192"},
+    {.name = "kc", .type = BENCH_PARAM_INT,
+     .description = "packed: depth of the blocks (0 = sized by the caches)", .min = 0, .max = 4096,
+     .defaults = {"0", "0", "0", "0"}, .tunable = 1, .candidates = "0,256,512"},
+    {.name = "nc", .type = BENCH_PARAM_INT,
+     .description = "packed: columns of the B panel in L3 (0 = sized by the caches)", .min = 0,
+     .max = 16384, .defaults = {"0", "0", "0", "0"}, .tunable = 1, .candidates = "0,2048,4096"},
     {.name = NULL},
 };
 
@@ -245,6 +256,9 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   const int threads = cpu_threads_resolve(host->param_int(host, "threads"));
   char text[48];
 
+  if (g->variant != PACKED &&
+      (host->param_int(host, "mc") || host->param_int(host, "kc") || host->param_int(host, "nc")))
+    return host->skip(host, "mc, kc and nc are blocks of the packed variant, not of %s", variant);
   const int blas = g->variant == OPENBLAS || g->variant == BLIS;
   if (blas) {
     int rc = gemm_blas_load(host, g->variant == BLIS ? GEMM_BLIS : GEMM_OPENBLAS, threads,
@@ -257,6 +271,15 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     const char *isa = host->param_str(host, "isa");
     if (gemm_kernel_pick(isa, &g->kernel) != 0)
       return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
+    const int64_t mc = host->param_int(host, "mc"), kc = host->param_int(host, "kc"),
+                  nc = host->param_int(host, "nc");
+    if (mc % g->kernel.mr || nc % g->kernel.nr || kc % 16)
+      return host->skip(host, "blocks mc %lld, kc %lld, nc %lld: the %s micro-kernel needs mc a "
+                        "multiple of %d, nc of %d, kc of 16", (long long)mc, (long long)kc,
+                        (long long)nc, g->kernel.name, g->kernel.mr, g->kernel.nr);
+    if (mc) g->kernel.mc = (int)mc;
+    if (kc) g->kernel.kc = (int)kc;
+    if (nc) g->kernel.nc = (int)nc;
     host->set_info(host, "kernel", g->kernel.name);
     /* The ISA used (isa=auto resolved): its kernel's first word. */
     snprintf(text, sizeof text, "%.*s", (int)strcspn(g->kernel.name, " "), g->kernel.name);

@@ -16,6 +16,7 @@
 
 struct rmsnorm {
   int64_t rows, cols;
+  int64_t grain;  /* rows per task (the tunable block) */
   float eps;
   float *x, *w, *y;
   int stream;     /* non-temporal y */
@@ -44,6 +45,11 @@ static const struct bench_param params[] = {
     {.name = "stores", .type = BENCH_PARAM_STRING,
      .description = "y's stores: auto (non-temporal when y exceeds the LLC), normal, nontemporal",
      .choices = "auto,normal,nontemporal", .defaults = {"auto", "auto", "auto", "auto,nontemporal"}},
+    /* A tunable (ABI 1.4, bench tune): rows per task; 0 = 16384 / cols. */
+    {.name = "block", .type = BENCH_PARAM_INT,
+     .description = "rows per task handed to a thread (0 = about 64 KiB of x)", .min = 0,
+     .max = 1 << 20, .defaults = {"0", "0", "0", "0"}, .tunable = 1,
+     .candidates = "0,1,4,16,64,256"},
     {.name = NULL},
 };
 
@@ -55,7 +61,9 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   s->eps = (float)host->param_float(host, "eps");
-  if (!(s->pool = cpu_pool_from_param(host, s->rows, cpu_row_grain(s->cols)))) return BENCH_ERROR;
+  const int64_t block = host->param_int(host, "block");
+  s->grain = block ? block : cpu_row_grain(s->cols);
+  if (!(s->pool = cpu_pool_from_param(host, s->rows, s->grain))) return BENCH_ERROR;
   const size_t n = (size_t)(s->rows * s->cols);
   s->x = cpu_alloc(n * sizeof(float));
   s->y = cpu_alloc(n * sizeof(float));
@@ -74,7 +82,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
 static int run(const struct bench_host *host, void *state) {
   (void)host;
   struct rmsnorm *s = state;
-  cpu_parallel_for(s->pool, s->rows, cpu_row_grain(s->cols), rmsnorm_rows, s);
+  cpu_parallel_for(s->pool, s->rows, s->grain, rmsnorm_rows, s);
   return BENCH_OK;
 }
 

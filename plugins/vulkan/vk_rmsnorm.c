@@ -40,6 +40,17 @@ static const struct bench_param params[] = {
     BENCH_PARAM_RMSNORM_EPS("1e-5", "1e-5", "1e-5", "1e-5"),
     BENCH_PARAM_DTYPE("element type of x, w and y", "f32,f16", "f32,f16", "f32,f16", "f32,f16",
                       "f32,f16"),
+#ifdef TILED
+#define WG_CANDIDATES "256,64,128,512,1024"
+#else
+#define WG_CANDIDATES "64,16,32,128,256"
+#endif
+    /* A tunable (ABI 1.4, bench tune); the default first. */
+    {.name = "wg", .type = BENCH_PARAM_INT,
+     .description = "invocations per workgroup (a tunable: auto takes bench tune's winner)",
+     .min = 1, .max = 4096, .defaults = {VK_ROWS_WG_TEXT, VK_ROWS_WG_TEXT, VK_ROWS_WG_TEXT,
+                                          VK_ROWS_WG_TEXT}, .tunable = 1,
+     .candidates = WG_CANDIDATES},
     {.name = NULL},
 };
 
@@ -62,8 +73,8 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
 
   const struct { uint32_t rows, cols; float eps; } push = {(uint32_t)s->rows, (uint32_t)s->cols,
                                                           s->eps};
-  if ((rc = vk_rows_kernel(&s->vc, NAME, VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16), s->rows,
-                           &push, sizeof push)))
+  if ((rc = vk_rows_kernel_wg(&s->vc, NAME, VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16), s->rows,
+                              &push, sizeof push, (uint32_t)host->param_int(host, "wg"))))
     return rc;
   return vkh_status(vk);
 }

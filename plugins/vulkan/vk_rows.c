@@ -11,19 +11,27 @@ int vk_rows_require(struct vkh *vk, enum bench_dtype dtype) {
 
 int vk_rows_kernel(struct vkh_case *c, const char *name, const uint32_t *code, size_t code_size,
                    int64_t rows, const void *push, uint32_t push_size) {
+  return vk_rows_kernel_wg(c, name, code, code_size, rows, push, push_size, VK_ROWS_WG);
+}
+
+int vk_rows_kernel_wg(struct vkh_case *c, const char *name, const uint32_t *code, size_t code_size,
+                      int64_t rows, const void *push, uint32_t push_size, uint32_t wg) {
   const struct vkh_pipeline_desc d = {
       .name = name,
       .code = code,
       .code_size = code_size,
       .push_size = push_size,
-      .local = {VK_ROWS_WG, 1, 1},
-      .shared_bytes = VK_ROWS_WG * sizeof(float),
+      .local = {wg, 1, 1},
+      .shared_bytes = wg * sizeof(float),
   };
+  const uint32_t local[3] = {wg, 1, 1};
+  int rc = vkh_require_workgroup(c->vk, local, wg * sizeof(float));
+  if (rc) return rc;
   uint32_t groups[3];
 #ifdef TILED
-  int rc = vkh_groups_1d(c->vk, (uint64_t)rows, groups);
+  rc = vkh_groups_1d(c->vk, (uint64_t)rows, groups);
 #else
-  int rc = vkh_groups_1d(c->vk, ((uint64_t)rows + VK_ROWS_WG - 1) / VK_ROWS_WG, groups);
+  rc = vkh_groups_1d(c->vk, ((uint64_t)rows + wg - 1) / wg, groups);
 #endif
   return rc ? rc : vkh_case_kernel(c, &d, push, groups);
 }

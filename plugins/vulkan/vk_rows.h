@@ -11,8 +11,10 @@
 
 #ifdef TILED
 #define VK_ROWS_WG 256 /* invocations per row */
+#define VK_ROWS_WG_TEXT "256"
 #else
 #define VK_ROWS_WG 64 /* rows per workgroup */
+#define VK_ROWS_WG_TEXT "64"
 #endif
 
 /* What the kernel needs of the device: fp16 storage for f16, subgroup
@@ -23,5 +25,9 @@ int vk_rows_require(struct vkh *vk, enum bench_dtype dtype);
  * workgroups for `rows`, push constants of push_size bytes. */
 int vk_rows_kernel(struct vkh_case *c, const char *name, const uint32_t *code, size_t code_size,
                    int64_t rows, const void *push, uint32_t push_size);
+/* The same with wg invocations a workgroup (a tunable: vk_rmsnorm's wg);
+ * BENCH_SKIP when wg is over this device's limits. */
+int vk_rows_kernel_wg(struct vkh_case *c, const char *name, const uint32_t *code, size_t code_size,
+                      int64_t rows, const void *push, uint32_t push_size, uint32_t wg);
 
 #endif

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Plugins built against other versions of <bench/plugin.h> (issue 21,
 # "growable plugin-to-host structs"): one plugin (tests/fixtures/fx_abi.c)
-# built against frozen copies of the 1.0 and 1.1 headers and a made-up 1.4
+# built against frozen copies of the 1.0 and 1.1 headers and a made-up 1.5
 # whose bench_param, bench_check, bench_compare and bench_plugin carry
 # fields this harness does not know. Each must load, list its parameters
 # exactly as declared, run, and be checked through host->check and (1.1 on)
-# bench.compare/1; a 1.4 plugin that does not state its params stride, or
+# bench.compare/1; a 1.5 plugin that does not state its params stride, or
 # states a garbage one, is refused with one line.
 . "$(dirname "$0")/lib.sh"
 
@@ -17,7 +17,7 @@ ABI="$FX_GOOD/../abi"
 ABIB="$FX_GOOD/../abi_broken"
 P="$SRC/tests/cli/presets/fast.ini"
 R="$T/r/rollup.csv"
-PLUGINS="fx_abi10 fx_abi11 fx_abi14"
+PLUGINS="fx_abi10 fx_abi11 fx_abi15"
 
 # ---- --list --verbose: every field of every parameter, as declared (a
 # wrong stride or a field read past the plugin's struct shows here).
@@ -43,14 +43,14 @@ for p in $PLUGINS; do
     fail "$p: parameters listed differ from the declaration"; diff "$T/params.want" "$T/params.$p"
   fi
 done
-expect_not_in "$T/out" 'fx_abi14_(nosize|badsize)'
-expect_in "$T/err" "^bench: warning: plugin .*/fx_abi14_nosize\.so: plugin 'fx_abi14_nosize': built for plugin ABI 1\.4, newer than this bench's 1\.3, without stating sizeof\(struct bench_param\) \(end its entry with BENCH_PLUGIN_SIZES, or use a newer bench\); skipped$"
-expect_in "$T/err" "^bench: warning: plugin .*/fx_abi14_badsize\.so: plugin 'fx_abi14_badsize': param_size 12 is smaller than this bench's struct bench_param \([0-9]+ bytes\), which ABI 1\.4 only extends; skipped$"
+expect_not_in "$T/out" 'fx_abi15_(nosize|badsize)'
+expect_in "$T/err" "^bench: warning: plugin .*/fx_abi15_nosize\.so: plugin 'fx_abi15_nosize': built for plugin ABI 1\.5, newer than this bench's 1\.4, without stating sizeof\(struct bench_param\) \(end its entry with BENCH_PLUGIN_SIZES, or use a newer bench\); skipped$"
+expect_in "$T/err" "^bench: warning: plugin .*/fx_abi15_badsize\.so: plugin 'fx_abi15_badsize': param_size 12 is smaller than this bench's struct bench_param \([0-9]+ bytes\), which ABI 1\.5 only extends; skipped$"
 expect_eq "$(wc -l <"$T/err")" 2 "one line for each refused plugin"
 
 # ---- every case runs and passes both checks (smoke: 2 zipped shapes x 2 ops)
 run_bench --preset "$P" --plugin-dir "$ABI" --results-dir "$T/r"
-expect_rc 0 "1.0, 1.1 and 1.4 plugins run"
+expect_rc 0 "1.0, 1.1 and 1.5 plugins run"
 expect_in "$T/out" ' 12 cases in 3 plugins'
 for p in $PLUGINS; do
   for c in "rows=2 cols=16 op=softmax" "rows=2 cols=16 op=rmsnorm" "rows=3 cols=33 op=softmax" \
@@ -71,7 +71,7 @@ assert seen == 12, seen
 PY
 
 # ---- the checks read the right fields: a wrong output fails host->check in
-# every version; a wrong reference fails bench.compare/1 (1.1 and 1.4 only).
+# every version; a wrong reference fails bench.compare/1 (1.1 and 1.5 only).
 run_bench --preset "$P" --plugin-dir "$ABI" --results-dir "$T/b" --param rows=2 --param cols=16 \
   --param bug=1,2 --param op=rmsnorm
 expect_rc 1 "planted bugs"
@@ -80,7 +80,7 @@ for p in $PLUGINS; do
   expect_in "$T/out" "$p rows=2 cols=16 op=rmsnorm eps=1e-5 bug=1  *WRONG_ANSWER +rmsnorm: 1 of 32 elements out of tolerance; first at \[0,8\]"
 done
 expect_eq "$(csv_field "$T/b/rollup.csv" fx_abi10 "bug=2" status)" OK "1.0 has no compare"
-for p in fx_abi11 fx_abi14; do
+for p in fx_abi11 fx_abi15; do
   expect_eq "$(csv_field "$T/b/rollup.csv" "$p" "bug=2" status)" WRONG_ANSWER "$p wrong reference"
   expect_in "$T/out" "$p rows=2 cols=16 op=rmsnorm eps=1e-5 bug=2  *WRONG_ANSWER +own_reference: 1 of 32 elements out of tolerance; first at \[0,8\]"
 done

@@ -9,7 +9,7 @@ expect_in "$T/out" '^cpu_gemm +cpu +runnable +fp32 GEMM'
 
 run_bench --list --plugin-dir "$FX_GOOD" --plugin-dir "$FX_BROKEN"
 expect_rc 0 "--list with broken plugins"
-expect_in "$T/err" 'plugin .*/fx_abi\.so: built for plugin ABI 99\.0, this bench speaks 1\.3'
+expect_in "$T/err" 'plugin .*/fx_abi\.so: built for plugin ABI 99\.0, this bench speaks 1\.4'
 expect_in "$T/err" "plugin .*/fx_nosym\.so: missing entry symbol 'bench_plugin_entry'"
 expect_in "$T/err" "plugin .*/fx_nofields\.so: required field 'run' is missing"
 expect_in "$T/err" "plugin .*/fx_badparam\.so: .*'abc'"

@@ -22,11 +22,11 @@ run_bench --preset "$P" --plugin-dir "$SDK" --plugin-dir "$SDKB" --results-dir "
 expect_rc 0 "1.0 and newer-minor plugins"
 expect_in "$T/out" 'fx_v10 rows=64 cols=100  *OK'
 expect_in "$T/out" 'fx_newer rows=64 cols=100  *OK'
-expect_in "$T/err" '^bench: warning: plugin .*/fx_needs14\.so: needs plugin ABI 1\.4, this bench speaks 1\.3 \(use a newer bench\); skipped$'
-expect_eq "$(grep -c fx_needs14 "$T/err")" 1 "one line for fx_needs14"
+expect_in "$T/err" '^bench: warning: plugin .*/fx_needs15\.so: needs plugin ABI 1\.5, this bench speaks 1\.4 \(use a newer bench\); skipped$'
+expect_eq "$(grep -c fx_needs15 "$T/err")" 1 "one line for fx_needs15"
 run_bench --list --plugin-dir "$SDK" --plugin-dir "$SDKB"
 expect_in "$T/out" 'fx_v10'
-expect_not_in "$T/out" 'fx_needs14'
+expect_not_in "$T/out" 'fx_needs15'
 
 # ---- 12.4: NaN, inf, negative or absurd device times and work are a plugin bug.
 rm -rf "$T/r"

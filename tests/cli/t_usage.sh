@@ -50,7 +50,7 @@ expect_in "$T/out" '^  --require-check  +a case that nothing checked' "--help na
 run_bench results --help
 expect_rc 0 "results --help"; expect_in "$T/out" '^usage: bench results --name'
 run_bench --version
-expect_rc 0 "--version"; expect_in "$T/out" '^bench [0-9]+\.[0-9]+\.[0-9]+ .*plugin ABI 1\.3'
+expect_rc 0 "--version"; expect_in "$T/out" '^bench [0-9]+\.[0-9]+\.[0-9]+ .*plugin ABI 1\.4'
 run_bench rollup --results-dir "$T/nowhere"
 expect_rc 2 "rollup of a missing folder"
 finish

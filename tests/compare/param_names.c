@@ -17,7 +17,7 @@ static char *problem_names(const struct bench_plugin *d) {
   size_t n = 0;
   int dtype = 0;
   for (const struct bench_param *p = d->params; p && p->name && n < 63; p++) {
-    if (is_implementation_param(p->name)) continue;
+    if (is_implementation_param(p->name) || p->tunable) continue;
     dtype |= strcmp(p->name, "dtype") == 0;
     names[n++] = p->name;
   }

@@ -38,5 +38,5 @@ expect_rc 0 "SKIPPED is not a failure"
 expect_eq "$(grep -c 'variant=blis.*  *SKIPPED' "$T/out")" 4 "blis cases SKIPPED"
 expect_eq "$(grep -c 'variant=packed.*  *OK ' "$T/out")" 4 "packed cases still OK"
 expect_in "$T/out" 'BLIS disabled by BENCH_CPU_NO_BLIS=1'
-expect_in "$T/r2/rollup.csv" ',cpu_gemm,cpu,gemm,blis,variant=blis m=96 n=80 k=70 dtype=f32 threads=1 isa=auto,SKIPPED'
+expect_in "$T/r2/rollup.csv" ',cpu_gemm,cpu,gemm,blis,variant=blis m=96 n=80 k=70 dtype=f32 threads=1 isa=auto mc=0 kc=0 nc=0,SKIPPED'
 finish

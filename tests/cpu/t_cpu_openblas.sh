@@ -26,7 +26,7 @@ expect_rc 0 "SKIPPED is not a failure"
 expect_eq "$(grep -c 'variant=openblas.*  *SKIPPED' "$T/out")" 4 "openblas cases SKIPPED"
 expect_eq "$(grep -c 'variant=packed.*  *OK ' "$T/out")" 4 "packed cases still OK"
 expect_in "$T/out" 'OpenBLAS disabled by BENCH_CPU_NO_OPENBLAS=1'
-expect_in "$T/r2/rollup.csv" ',cpu_gemm,cpu,gemm,ob,variant=openblas m=96 n=80 k=70 dtype=f32 threads=1 isa=auto,SKIPPED'
+expect_in "$T/r2/rollup.csv" ',cpu_gemm,cpu,gemm,ob,variant=openblas m=96 n=80 k=70 dtype=f32 threads=1 isa=auto mc=0 kc=0 nc=0,SKIPPED'
 
 BENCH_CPU_NO_OPENBLAS=1 run_bench --list --plugin cpu_gemm
 expect_rc 0 "--list without OpenBLAS"

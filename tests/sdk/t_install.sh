@@ -25,7 +25,7 @@ cat >"$T/params.c" <<'C'
 #include <stdio.h>
 static const struct bench_param params[] = {
     BENCH_PARAM_ROWS("7", "4096", "4096", "1"), BENCH_PARAM_SIZE("bytes", "1K", "1KB", "1G", "1GB"),
-    {NULL, BENCH_PARAM_INT, NULL, NULL, 0, 0, 0, {NULL, NULL, NULL, NULL}}};
+    {NULL, BENCH_PARAM_INT, NULL, NULL, 0, 0, 0, {NULL, NULL, NULL, NULL}, 0, NULL, 0}};
 int main(void) {
   int64_t k = 0, kb = 0, m = 0;
   enum bench_dtype t = BENCH_F32;

@@ -30,7 +30,8 @@ static void test_layouts(void) {
   struct bench_plugin p = {.abi_version = BENCH_ABI_1_0, .name = "old"};
   REQUIRE(abi_layout_of(&p, &l, msg, sizeof msg) == 0);
   CHECK(l.entry == offsetof(struct bench_plugin, abi_needed)); /* 1.0 ends before abi_needed */
-  CHECK(l.param == sizeof(struct bench_param) && l.check == sizeof(struct bench_check));
+  /* 1.4 appended tunable, candidates and step to struct bench_param */
+  CHECK(l.param == offsetof(struct bench_param, tunable) && l.check == sizeof(struct bench_check));
   p.abi_version = BENCH_ABI_1_1;
   REQUIRE(abi_layout_of(&p, &l, msg, sizeof msg) == 0);
   CHECK(l.entry == offsetof(struct bench_plugin, param_size));

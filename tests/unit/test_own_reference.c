@@ -276,9 +276,9 @@ static void test_abi_rule(void) {
   p.abi_version = BENCH_ABI(1, 7), p.abi_needed = 0;
   CHECK(abi_needed(&p) == BENCH_ABI_1_0 && abi_accept(&p, msg, sizeof msg) == 0);
   CHECK(abi_run_batch(&p) != NULL);
-  p.abi_needed = BENCH_ABI(1, 4);
+  p.abi_needed = BENCH_ABI(1, 5);
   CHECK(abi_accept(&p, msg, sizeof msg) == -1);
-  CHECK_STR(msg, "needs plugin ABI 1.4, this bench speaks 1.3 (use a newer bench)");
+  CHECK_STR(msg, "needs plugin ABI 1.5, this bench speaks 1.4 (use a newer bench)");
   p.abi_needed = BENCH_ABI_1_1;
   CHECK(abi_accept(&p, msg, sizeof msg) == 0);
   p.abi_version = BENCH_ABI_1_1, p.abi_needed = BENCH_ABI(1, 4);

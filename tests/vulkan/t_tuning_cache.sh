@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# vk_gemm_auto's tuning cache: the first run searches and stores the
-# winner under $XDG_CACHE_HOME/bench; the second run of the same shape does
-# not search and picks the same variant; BENCH_VK_RETUNE searches again; a
-# stale entry is replaced; other entries survive; without a cache
-# directory it still runs. Validation layer on throughout.
+# vk_gemm_auto on bench's tuning cache (issue 25): its tile variant is a
+# tunable; bench tune searches the variants for a shape and keeps every
+# measurement and the winner in the device's file under
+# $XDG_CACHE_HOME/bench/tuning; a run of that shape leaves tile at auto,
+# takes the winner and says so; a pinned tile stays; another shape, or no
+# cache folder at all, runs the default. Validation layer on throughout.
 . "$(dirname "$0")/lib.sh"
 [ -f "$PLUGINS/vk_gemm_auto.so" ] || skip "vk_gemm_auto is not built (no libshaderc)"
 export VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation
-CACHE="$XDG_CACHE_HOME/bench/vk_gemm_auto.tsv"
 cat >"$T/p.ini" <<'INI'
 [run]
 tier = smoke
 warmup_iters = 1
 warmup_time = 0
-min_samples = 2
-max_samples = 3
+min_samples = 3
+max_samples = 5
 min_time = 0
 max_time = 0.1s
+target_noise = 50%
 verify = full
 [vk_gemm_auto]
 m = 48
@@ -35,34 +36,31 @@ print(c["info"].get(sys.argv[2], "<none>"))
 PY
 }
 
+run_bench tune --preset "$T/p.ini" --plugin vk_gemm_auto --strategy grid
+expect_rc 0 "tune"
+CACHE=$(sed -n 's/^bench tune: vk_gemm_auto on .*, cache //p' "$T/out")
+case "$CACHE" in "$XDG_CACHE_HOME"/bench/tuning/*.tsv) ok ;; *) fail "cache file '$CACHE'" ;; esac
+expect_eq "$(grep -c '^M	.*m=48 n=40 k=56 dtype=f32' "$CACHE")" 8 "one record per variant"
+winner=$(sed -n 's/.*: winner tile=\([0-9x_]*\) .*/\1/p' "$T/out")
+[ -n "$winner" ] && ok || fail "no winner: $(cat "$T/out")"
+ls -a "$(dirname "$CACHE")" | grep -q '\.tmp\.' && fail "temporary file left" || ok
+
 run_bench --preset "$T/p.ini" --plugin vk_gemm_auto --results-dir "$T/r1"
-expect_rc 0 "first run"
-first=$(info "$T/r1" variant)
-case "$(info "$T/r1" tuning)" in searched*"cached in $CACHE") ok ;; *) fail "first run: $(info "$T/r1" tuning)" ;; esac
-[ "$(grep -c 'm=48 n=40 k=56 dtype=f32' "$CACHE")" = 1 ] && ok || fail "cache entry: $(cat "$CACHE")"
-grep -q "	$first	" "$CACHE" && ok || fail "cache holds another variant than $first"
-ls -a "$(dirname "$CACHE")" | grep -q tmp && fail "temporary file left" || ok
+expect_rc 0 "run with the tuned tile"
+expect_eq "$(info "$T/r1" variant)" "$winner" "the run takes the winner"
+expect_eq "$(info "$T/r1" note)" "tuned (cache $CACHE)" "note"
 
-echo "foreign key	64x64x8_4x4	1	1" >>"$CACHE"
-run_bench --preset "$T/p.ini" --plugin vk_gemm_auto --results-dir "$T/r2"
-expect_rc 0 "second run"
-case "$(info "$T/r2" tuning)" in "cache hit in $CACHE") ok ;; *) fail "second run searched: $(info "$T/r2" tuning)" ;; esac
-[ "$(info "$T/r2" variant)" = "$first" ] && ok || fail "second run chose $(info "$T/r2" variant), first $first"
+run_bench --preset "$T/p.ini" --plugin vk_gemm_auto --param tile=16x16x16_1x1 --results-dir "$T/r2"
+expect_rc 0 "pinned tile"
+expect_eq "$(info "$T/r2" variant)" 16x16x16_1x1 "a pinned tile stays"
 
-BENCH_VK_RETUNE=1 run_bench --preset "$T/p.ini" --plugin vk_gemm_auto --results-dir "$T/r3"
-expect_rc 0 "retune"
-case "$(info "$T/r3" tuning)" in searched*) ok ;; *) fail "BENCH_VK_RETUNE=1 did not search" ;; esac
-grep -q '^foreign key' "$CACHE" && ok || fail "other entries lost"
-[ "$(grep -c 'm=48 n=40 k=56 dtype=f32' "$CACHE")" = 1 ] && ok || fail "duplicate entries"
-
-sed -i 's/\(m=48 n=40 k=56 dtype=f32\)\t[^\t]*/\1\t999x1x1_1x1/' "$CACHE"
-run_bench --preset "$T/p.ini" --plugin vk_gemm_auto --results-dir "$T/r4"
-expect_rc 0 "stale entry"
-case "$(info "$T/r4" tuning)" in searched*) ok ;; *) fail "stale entry used: $(info "$T/r4" tuning)" ;; esac
-grep -q '999x1x1_1x1' "$CACHE" && fail "stale entry kept" || ok
+run_bench --preset "$T/p.ini" --plugin vk_gemm_auto --param m=49 --results-dir "$T/r3"
+expect_rc 0 "another shape"
+expect_eq "$(info "$T/r3" variant)" 64x64x8_4x4 "the default for an untuned shape"
+expect_eq "$(info "$T/r3" note)" "default (no tuning entry)" "its note"
 
 env -u HOME -u XDG_CACHE_HOME "$BENCH" --preset "$T/p.ini" --plugin vk_gemm_auto --results-dir "$T/r5" >"$T/out" 2>&1
 RC=$?
 expect_rc 0 "no cache directory"
-case "$(info "$T/r5" tuning)" in *"not cached: neither XDG_CACHE_HOME nor HOME is set") ok ;; *) fail "no cache dir: $(info "$T/r5" tuning)" ;; esac
+expect_eq "$(info "$T/r5" note)" "default (no tuning entry)" "no cache folder: the default"
 finish

@@ -258,7 +258,7 @@ static inline int bench_param_dtype(const struct bench_host *host, const char *n
  *       {NULL}};
  */
 #define BENCH_PARAM_DECL_(name, type, description, choices, min, max, zip, d0, d1, d2, d3) \
-  { name, type, description, choices, min, max, zip, { d0, d1, d2, d3 } }
+  { name, type, description, choices, min, max, zip, { d0, d1, d2, d3 }, 0, NULL, 0 }
 #define BENCH_PARAM_SHAPE_(name, description, min, max, d0, d1, d2, d3) \
   BENCH_PARAM_DECL_(name, BENCH_PARAM_INT, description, NULL, min, max, 1, d0, d1, d2, d3)
 

@@ -68,12 +68,13 @@ extern "C" {
  * built with a newer minor: it predates abi_needed). */
 #define BENCH_ABI(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | (uint32_t)(minor)))
 #define BENCH_ABI_MAJOR 1
-#define BENCH_ABI_MINOR 3
+#define BENCH_ABI_MINOR 4
 #define BENCH_ABI_VERSION BENCH_ABI(BENCH_ABI_MAJOR, BENCH_ABI_MINOR)
 #define BENCH_ABI_1_0 BENCH_ABI(1, 0)
 #define BENCH_ABI_1_1 BENCH_ABI(1, 1)
 #define BENCH_ABI_1_2 BENCH_ABI(1, 2)
 #define BENCH_ABI_1_3 BENCH_ABI(1, 3)
+#define BENCH_ABI_1_4 BENCH_ABI(1, 4)
 
 /* The name of the one exported symbol, for dlsym. */
 #define BENCH_PLUGIN_SYMBOL "bench_plugin_entry"
@@ -143,6 +144,24 @@ struct bench_param {
   double min, max;           /* INT/FLOAT only: allowed range; both 0 = unbounded */
   int zip;                   /* zip group, 0 = crossed with everything */
   const char *defaults[BENCH_TIER_COUNT]; /* per tier, e.g. "64" or "256,512" */
+
+  /* ---- 1.4: read by the harness only when abi_version >= BENCH_ABI_1_4 ---- */
+  /* A tuning knob (tile size, work-group size, variant): it changes how the
+   * case is computed, never what. `bench tune` searches the candidates of a
+   * plugin's tunables for each problem (the other parameters) and keeps the
+   * fastest correct one in a tuning cache; a run leaves a tunable at `auto`
+   * (what a tunable is unless a preset or --param pins it), which takes the
+   * cached winner for the device and problem, else the default. A tunable's
+   * default (per tier) is one value, the untuned choice. Candidates:
+   * `candidates`, a comma list in the plugin's order of preference (the
+   * default is tried first and wins every tie within the noise), else the
+   * choices (STRING), else min..max by `step` (INT/FLOAT, step > 0). A
+   * candidate this device cannot run (a work-group over the limit, a tile
+   * that does not divide) is refused by setup() with host->skip(): tune
+   * lists it as skipped, never as a winner. */
+  int tunable;              /* 1: a tuning knob; 0: a problem parameter (as before 1.4) */
+  const char *candidates;   /* comma list, or NULL (see above) */
+  double step;              /* range candidates: min, min + step, ... <= max */
 };
 
 /* What a plugin hands to host->check(): the operation, its shape, its inputs

@@ -15,7 +15,10 @@
 #include "core/util.h"
 
 int is_implementation_param(const char *name) {
-  static const char *const knobs[] = {"variant", "isa", "tile", "threads", "flush_l2", "stores", NULL};
+  /* ... and the tunables of the shipped plugins (ABI 1.4: cpu_gemm's
+   * blocks, cpu_rmsnorm's block, vk_rmsnorm's wg; vk_gemm_auto's tile) */
+  static const char *const knobs[] = {"variant", "isa", "tile", "threads", "flush_l2", "stores",
+                                      "mc", "kc", "nc", "block", "wg", NULL};
   for (size_t i = 0; knobs[i]; i++)
     if (strcmp(name, knobs[i]) == 0) return 1;
   return 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "plan/tunables.h"
 #include "plan/plugin_select.h"
 #include "plan/probe_cache.h"
 #include "plan/preset.h"
@@ -100,6 +101,16 @@ static void print_params(const struct bench_plugin *p) {
     for (int t = 0; t < BENCH_TIER_COUNT; t++)
       printf(" %s=%s", tier_name((enum bench_tier)t), q->defaults[t] ? term_str(q->defaults[t]) : "(standard)");
     printf("\n");
+    if (q->tunable) { /* 1.4: bench tune searches it; runs leave it at auto */
+      struct param_values pv;
+      char err[200];
+      printf("    %-12s        tunable (auto): candidates", "");
+      if (tunable_candidates(q, BENCH_TIER_STANDARD, &pv, err, sizeof err) == 0) {
+        for (size_t i = 0; i < pv.n; i++) printf("%s%s", i ? "," : " ", term_str(pv.v[i].text));
+        param_values_release(&pv);
+      }
+      printf("\n");
+    }
   }
 }
 

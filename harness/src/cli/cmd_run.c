@@ -19,6 +19,7 @@
 #include "cli/progress.h"
 #include "cli/run_summary.h"
 #include "results/case_line.h"
+#include "run/tune_apply.h"
 #include "results/io.h"
 #include "run/runner.h"
 #include "core/term.h"
@@ -153,6 +154,13 @@ static void case_ends(void *arg, size_t k, struct case_result *r) {
   pp->f->cases[pp->f->ncases++] = *r; /* the file owns it now */
   r = &pp->f->cases[pp->f->ncases - 1];
   const char *label = label_k;
+  const char *tnote = s->cases.cases[pp->first + k].note;
+  if (tnote) { /* tuned or default: on its line, in the .txt and the JSON */
+    const char *had = kv_list_get(r->ninfo, r->info, "note");
+    char *v = had ? xasprintf("%s; %s", had, tnote) : xstrdup(tnote);
+    kv_list_add(&r->ninfo, &r->info, "note", v);
+    free(v);
+  }
   baseline_annotate(s->baseline, r);
   s->done++;
   s->done_wall += r->wall_s;
@@ -263,6 +271,9 @@ static int prepare(struct suite *s, const struct options *o, struct plugin_set *
   rc = param_cli_apply(&s->preset, descs, s->nplugins, o->params, o->nparams);
   if (rc == 0) rc = cases_expand(descs, s->nplugins, known, set->n, &s->preset, &s->cases);
   if (rc == 0) rc = case_filter_apply(o->filters, o->nfilters, descs, s->nplugins, &s->cases);
+  if (rc == 0) /* tunables at auto: the tuning cache's winner, else the default */
+    tune_apply(&s->cases, s->plugins, s->nplugins, o->tuning_file, s->preset.policy.timeout_s,
+               o->debug);
   free(descs);
   free(known);
   if (rc != 0 || checked != 0) return -1;

@@ -32,6 +32,7 @@ struct options {
   size_t nfilters;
   const char *baseline;      /* --baseline FILE|DIR: compare each case with it */
   int colour;                /* --color: an enum term_colour (auto by default) */
+  const char *tuning_file;   /* --tuning-file: the tuning cache (bench tune; runs read it) */
 };
 
 /* Parse argv[1..] into o; prints the problem and returns -1 on bad usage,
@@ -49,5 +50,7 @@ int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
+/* bench tune (issue 25): cmd_tune.c */
+int cmd_tune(int argc, char **argv);
 
 #endif

@@ -13,7 +13,8 @@ int main(int argc, char **argv) {
     int (*fn)(int argc, char **argv);
   } commands[] = {{"rollup", cmd_rollup}, {"events", cmd_events}, {"compare", cmd_compare},
                   {"history", cmd_history}, {"report", cmd_report},
-                  {"results", cmd_results}, {"ab", cmd_ab}};
+                  {"results", cmd_results}, {"ab", cmd_ab},
+                  {"tune", cmd_tune}};
   for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
   int sub = argc >= 2 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "list") == 0);

@@ -23,6 +23,7 @@ void usage(FILE *f) {
           "       bench report [--results-dir DIR] [-o report.html]\n"
           "       bench results --name --plugin P --preset PRESET [--tag T] [--date D]\n"
           "       bench results --summary FILE.json|DIR...\n"
+          "       bench tune --plugin P [--strategy grid|random|halving] [--budget 10m] [options]\n"
           "\n"
           "Runs kernel plugins under a preset, checks every output against the CPU\n"
           "reference, and writes dated result files plus results/rollup.csv.\n"
@@ -55,6 +56,8 @@ void usage(FILE *f) {
           "                       one per plugin, or one process per case\n"
           "  --color auto|always|never  colour the case status (auto: on a terminal, unless\n"
           "                       NO_COLOR is set)\n"
+          "  --tuning-file FILE   the tuning cache tunables at auto take their values from\n"
+          "                       (default $XDG_CACHE_HOME/bench/tuning/DEVICE.tsv; bench tune)\n"
           "  --require-check      a case that nothing checked (\"unchecked\": operation none\n"
           "                       without a self-check, or verify = none) fails as ERROR\n"
           "  --help, --version\n"
@@ -70,7 +73,7 @@ static void push(const char ***list, size_t *n, const char *v) {
 int options_parse(int argc, char **argv, struct options *o) {
   enum { OPT_PRESET = 256, OPT_PLUGIN, OPT_PLUGIN_DIR, OPT_RESULTS_DIR, OPT_EVENTS, OPT_TAG, OPT_MODE,
          OPT_LIST, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PARAM, OPT_FILTER, OPT_BASELINE, OPT_ISOLATION,
-         OPT_FORMAT, OPT_REQUIRE_CHECK, OPT_RESCAN, OPT_COLOR };
+         OPT_FORMAT, OPT_REQUIRE_CHECK, OPT_RESCAN, OPT_COLOR, OPT_TUNING_FILE };
   static const struct option longopts[] = {
       {"preset", required_argument, NULL, OPT_PRESET},
       {"plugin", required_argument, NULL, OPT_PLUGIN},
@@ -92,6 +95,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       {"rescan", no_argument, NULL, OPT_RESCAN},
       {"color", required_argument, NULL, OPT_COLOR},
       {"colour", required_argument, NULL, OPT_COLOR},
+      {"tuning-file", required_argument, NULL, OPT_TUNING_FILE},
       {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->isolation = -1; /* the preset's */
@@ -135,6 +139,7 @@ int options_parse(int argc, char **argv, struct options *o) {
       o->colour = (int)mode;
       break;
     }
+    case OPT_TUNING_FILE: o->tuning_file = optarg; break;
     case OPT_FORMAT:
       if (strcmp(optarg, "text") != 0 && strcmp(optarg, "tsv") != 0)
         return error("--format must be text or tsv, not '%s'", optarg);

@@ -22,16 +22,20 @@
  * it states, so 1.0's row holds 1.1's size. 1.3 appended scale and
  * scale_fn to struct bench_compare (BENCH_TOL_SCALED). */
 #define COMPARE_1_1 offsetof(struct bench_compare, scale)
+/* 1.4 appended tunable, candidates and step to struct bench_param. */
+#define PARAM_1_3 offsetof(struct bench_param, tunable)
 static const struct known {
   size_t entry, param, check, compare;
 } known[] = {
-    /* 1.0 */ {offsetof(struct bench_plugin, abi_needed), sizeof(struct bench_param),
+    /* 1.0 */ {offsetof(struct bench_plugin, abi_needed), PARAM_1_3,
                sizeof(struct bench_check), COMPARE_1_1},
-    /* 1.1 */ {offsetof(struct bench_plugin, param_size), sizeof(struct bench_param),
+    /* 1.1 */ {offsetof(struct bench_plugin, param_size), PARAM_1_3,
                sizeof(struct bench_check), COMPARE_1_1},
-    /* 1.2 */ {sizeof(struct bench_plugin), sizeof(struct bench_param), sizeof(struct bench_check),
+    /* 1.2 */ {sizeof(struct bench_plugin), PARAM_1_3, sizeof(struct bench_check),
                COMPARE_1_1},
-    /* 1.3 */ {sizeof(struct bench_plugin), sizeof(struct bench_param), sizeof(struct bench_check),
+    /* 1.3 */ {sizeof(struct bench_plugin), PARAM_1_3, sizeof(struct bench_check),
+               sizeof(struct bench_compare)},
+    /* 1.4 */ {sizeof(struct bench_plugin), sizeof(struct bench_param), sizeof(struct bench_check),
                sizeof(struct bench_compare)},
 };
 _Static_assert(sizeof known / sizeof known[0] == BENCH_ABI_MINOR + 1,

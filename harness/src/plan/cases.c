@@ -30,6 +30,7 @@ static void add_case(struct case_list *out, const struct bench_plugin *pl, size_
     c->values[j] = pv[j].v[pv[j].n == 1 ? 0 : pick[j]];
     c->values[j].text = xstrdup(c->values[j].text);
   }
+  c->note = NULL;
 }
 
 /* The cases of one plugin whose values all parsed: an odometer over the
@@ -180,6 +181,33 @@ static int plugin_values(const struct bench_plugin *pl, const struct preset *p,
       errors++;
     }
   }
+  for (size_t j = 0; j < nparams && !errors; j++) {
+    const struct bench_param *bp = &pl->params[j];
+    if (!bp->tunable) continue;
+    int pinned = 0; /* by the preset or --param */
+    for (size_t e = 0; sec && e < sec->nentries; e++) pinned |= strcmp(sec->entries[e].key, bp->name) == 0;
+    int any_auto = !pinned; /* a tunable nobody pinned is `auto` */
+    for (size_t v = 0; v < pv[j].n; v++) any_auto |= pv[j].v[v].is_auto;
+    if (!any_auto) continue;
+    enum bench_tier used;
+    struct param_values dv;
+    const char *text = default_for(bp, tier, &used);
+    if (!text || parse_values(bp, text, &dv, err, sizeof err) != 0 || dv.n != 1) {
+      if (text && dv.n) param_values_release(&dv);
+      error("plugin %s: tunable %s: its default for tier %s is not one value", pl->name, bp->name,
+            tier_name(used));
+      errors++;
+      continue;
+    }
+    for (size_t v = 0; v < pv[j].n; v++) {
+      if (pinned && !pv[j].v[v].is_auto) continue;
+      free(pv[j].v[v].text);
+      pv[j].v[v] = dv.v[0];
+      pv[j].v[v].text = xstrdup(dv.v[0].text);
+      pv[j].v[v].is_auto = 1;
+    }
+    param_values_release(&dv);
+  }
   if (errors) return -1;
 
   size_t *lens = xcalloc(nparams ? nparams : 1, sizeof *lens);
@@ -260,6 +288,7 @@ void case_list_release(struct case_list *l) {
   for (size_t c = 0; c < l->n; c++) {
     for (size_t j = 0; j < l->cases[c].nvalues; j++) free(l->cases[c].values[j].text);
     free(l->cases[c].values);
+    free(l->cases[c].note);
   }
   free(l->cases);
   l->cases = NULL;

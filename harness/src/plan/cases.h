@@ -16,6 +16,7 @@ struct case_value {
   char *text;    /* STRING: as written, trimmed; INT, FLOAT: normalised ("+064" is "64") */
   int64_t i;     /* INT */
   double f;      /* FLOAT (also set for INT) */
+  int is_auto;   /* a tunable left at `auto` (1.4): the default until a tuning entry replaces it */
 };
 
 struct case_def {
@@ -23,6 +24,7 @@ struct case_def {
   size_t plugin_index;       /* index in the list given to cases_expand */
   size_t nvalues;            /* one per declared parameter, declaration order */
   struct case_value *values;
+  char *note;                /* "tuned (cache FILE)" / "default (no tuning entry)", or NULL */
 };
 
 struct case_list {

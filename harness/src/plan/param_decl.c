@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan/param_values.h"
+#include "plan/tunables.h"
 
 static int lower_identifier(const char *s) {
   if (!(*s >= 'a' && *s <= 'z')) return 0;
@@ -77,7 +78,7 @@ static int validate_param(const struct bench_param *params, size_t j, char *err,
     }
     param_values_release(&pv);
   }
-  return 0;
+  return tunable_validate(bp, err, errlen);
 }
 
 int params_validate(const struct bench_plugin *p, char *err, size_t errlen) {

@@ -104,6 +104,10 @@ static int check_item(const struct bench_param *bp, const char *item, struct cas
                       char *err, size_t errlen) {
   memset(v, 0, sizeof *v);
   v->param = bp;
+  if (bp->tunable && strcmp(item, "auto") == 0) {
+    v->is_auto = 1; /* cases.c gives it the tier's default; tuning may replace it */
+    return 0;
+  }
   int ranged = !(bp->min == 0 && bp->max == 0);
   switch (bp->type) {
   case BENCH_PARAM_INT:

@@ -20,7 +20,7 @@
 #define CACHE_FORMAT 1
 #define CACHE_CAP (64u << 20)
 #define MAX_PARAMS 4096
-#define PARAM_FIELDS 11
+#define PARAM_FIELDS 14 /* ... defaults[4], then 1.4's tunable, candidates, step */
 #define HEAD_FIELDS 10 /* "ok", sha256, abi_version, abi_needed, param_size, fns, name,
                           backend, operation, description; then nparams */
 
@@ -164,6 +164,9 @@ char *scan_record_plugin(const struct bench_plugin *p, const char *sha256) {
       strbuf_adds(&sb, "\t");
       scan_field_put(&sb, q->defaults[t]);
     }
+    strbuf_addf(&sb, "\t%d\t", q->tunable ? 1 : 0);
+    scan_field_put(&sb, q->candidates);
+    strbuf_addf(&sb, "\t%a", q->step);
   }
   return strbuf_detach(&sb);
 }
@@ -217,6 +220,7 @@ void scan_desc_free(struct bench_plugin *p) {
     free((char *)q->description);
     free((char *)q->choices);
     for (int t = 0; t < BENCH_TIER_COUNT; t++) free((char *)q->defaults[t]);
+    free((char *)q->candidates);
   }
   free((void *)p->params);
   free(p);
@@ -256,6 +260,12 @@ static int parse_params(char **f, size_t n, struct bench_param *params) {
       if (scan_field_get(f[7 + t], &s) != 0) return -1;
       q->defaults[t] = s;
     }
+    uint64_t tunable;
+    if (scan_field_u64(f[11], &tunable) != 0 || tunable > 1) return -1;
+    q->tunable = (int)tunable;
+    if (scan_field_get(f[12], &s) != 0) return -1;
+    q->candidates = s;
+    if (field_double(f[13], &q->step) != 0) return -1;
   }
   return 0;
 }

@@ -26,6 +26,7 @@ const char *const rollup_columns[] = {
     "max_abs_err", "max_rel_err", "rtol",  "atol",        "settled",     "source",
     "items_per_s", "ns_per_item", "item_unit",
     "ci_lo_ms",  "ci_hi_ms",  "outliers",  "batch",     "check",
+    "tuning",
     NULL,
 };
 
@@ -257,6 +258,18 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   /* check: how the output was checked; "unchecked" when the case was timed
    * and nothing checked it; empty when it never got that far. */
   add_sep_field(sb, c->checked ? c->method : timed ? "unchecked" : NULL);
+  /* tuning: "tuned (cache FILE)" or "default (no tuning entry)" for a case
+   * whose tunables were left at auto (its note says it); else empty */
+  const char *note = kv_list_get(r->ninfo, r->info, "note");
+  const char *tn = note ? strstr(note, "tuned (cache ") : NULL;
+  if (!tn && note) tn = strstr(note, "default (no tuning entry)");
+  char *tuning = NULL;
+  if (tn) {
+    const char *end = strchr(tn, ')');
+    tuning = xstrndup(tn, end ? (size_t)(end - tn + 1) : strlen(tn));
+  }
+  add_sep_field(sb, tuning);
+  free(tuning);
   strbuf_adds(sb, "\n");
 }
 

@@ -1,0 +1,258 @@
+/* bench tune: search the tunable parameters of a plugin for each problem
+ * case of the preset (and --param / --filter), keep every candidate's
+ * measurement and the winner in the tuning cache, which runs then use for
+ * tunables at auto. The search itself is run/tune_search.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "core/child.h"
+#include "core/util.h"
+#include "plan/case_filter.h"
+#include "plan/cases.h"
+#include "plan/param_cli.h"
+#include "plan/plugin_loader.h"
+#include "plan/plugin_select.h"
+#include "plan/preset.h"
+#include "plan/tunables.h"
+#include "plan/tuning_cache.h"
+#include "plan/values.h"
+#include "run/tune_device.h"
+#include "run/tune_search.h"
+
+#ifndef BENCH_REL_PRESET_DIR
+#define BENCH_REL_PRESET_DIR "share/bench/presets"
+#endif
+
+static void tune_usage(FILE *f) {
+  fprintf(f,
+          "usage: bench tune --plugin P [--preset PRESET] [--param NAME=VALUE]... [--filter EXPR]...\n"
+          "                  [--strategy grid|random|halving] [--budget DURATION] [--random N]\n"
+          "                  [--tuning-file FILE] [--plugin-dir DIR]...\n"
+          "\n"
+          "For each problem case of the preset (the plugin's parameters that are not\n"
+          "tunable), search its tunable parameters: every candidate's output is checked\n"
+          "against the reference (a wrong answer disqualifies it and is listed); the\n"
+          "fastest correct candidate wins, and among those SAME to it within the noise\n"
+          "the one the plugin declared first (its default first). Every measurement is\n"
+          "kept in the tuning cache ($XDG_CACHE_HOME/bench/tuning/DEVICE.tsv, or\n"
+          "--tuning-file): Ctrl-C keeps what was measured and a rerun resumes; runs\n"
+          "give tunables left at auto the winner.\n"
+          "\n"
+          "  --strategy halving   race the candidates in rounds of doubling samples, dropping\n"
+          "                       those whose median's interval lies above the leader's; the\n"
+          "                       finalists are compared interleaved (default)\n"
+          "  --strategy grid      every candidate to the preset's noise target\n"
+          "  --strategy random    grid over the default and a seeded random quarter (--random N)\n"
+          "  --budget DURATION    start no new measurement after this long (10m, 90s)\n"
+          "\n"
+          "Exit status: 0 a winner for every problem; 1 a problem without a correct candidate,\n"
+          "or the cache could not be written; 2 usage; 130 interrupted (measurements kept).\n");
+}
+
+static char *preset_dir(void) {
+  char *ed = exe_dir();
+  char *d = xasprintf("%s/../%s", ed, BENCH_REL_PRESET_DIR);
+  free(ed);
+  return d;
+}
+
+struct tune_args {
+  enum tune_strategy strategy;
+  double budget_s;
+  size_t random_n;
+};
+
+/* Take tune's own options out of argv (the rest are the shared ones). */
+static int take_own(int *argc, char **argv, struct tune_args *a) {
+  int out = 1;
+  a->strategy = TUNE_HALVING;
+  for (int i = 1; i < *argc; i++) {
+    const char *opt = argv[i];
+    const char *val = NULL;
+    size_t len = strcspn(opt, "=");
+    int own = strncmp(opt, "--strategy", len) == 0 && len == 10 ? 1
+              : strncmp(opt, "--budget", len) == 0 && len == 8  ? 2
+              : strncmp(opt, "--random", len) == 0 && len == 8  ? 3
+                                                                : 0;
+    if (!own) {
+      argv[out++] = argv[i];
+      continue;
+    }
+    if (opt[len] == '=') val = opt + len + 1;
+    else if (i + 1 < *argc) val = argv[++i];
+    else return error("%.*s needs a value (see bench tune --help)", (int)len, opt);
+    if (own == 1 && tune_strategy_parse(val, &a->strategy) != 0)
+      return error("--strategy must be grid, random or halving, not '%s'", val);
+    char dur[64];
+    size_t vl = strlen(val);
+    /* "10m" is ten minutes here (a preset's DURATION says "10min") */
+    snprintf(dur, sizeof dur, "%s%s", val, vl > 1 && val[vl - 1] == 'm' && val[vl - 2] != 'm' ? "in" : "");
+    if (own == 2 && (preset_parse_duration(dur, &a->budget_s) != 0 || !(a->budget_s > 0)))
+      return error("--budget must be a duration above 0 (90s, 10m), not '%s'", val);
+    if (own == 3) {
+      int64_t n;
+      if (parse_int64(val, &n) != 0 || n < 1) return error("--random must be a count >= 1, not '%s'", val);
+      a->random_n = (size_t)n;
+    }
+  }
+  *argc = out;
+  argv[out] = NULL;
+  return 0;
+}
+
+static void print_outcome(const char *plugin, const char *problem, const struct tune_outcome *r) {
+  printf("%s %s: ", plugin, problem);
+  if (!r->winner) {
+    printf("no correct candidate (%zu tried)\n", r->tried);
+  } else {
+    printf("winner %s %.4g us [%.4g, %.4g]", r->winner, r->winner_ns / 1e3, r->winner_lo / 1e3,
+           r->winner_hi / 1e3);
+    if (r->versus && r->kept_default)
+      printf("; the best, %s, against it interleaved: %.3fx [%.3f, %.3f], SAME within the noise: "
+             "the default kept", r->challenger, r->speedup, r->speedup_lo, r->speedup_hi);
+    else if (r->versus)
+      printf(", speedup over the default %s %.3fx [%.3f, %.3f] (interleaved)", r->default_label,
+             r->speedup, r->speedup_lo, r->speedup_hi);
+    else if (r->default_ns > 0 && strcmp(r->winner, r->default_label) != 0)
+      printf(", default %s %.4g us", r->default_label, r->default_ns / 1e3);
+    printf("\n");
+  }
+  printf("  %zu of %zu candidates tried (%zu measured now), %zu disqualified, %zu skipped, %.1f s%s%s\n",
+         r->tried, r->candidates, r->measured_now, r->disqualified + r->failed, r->skipped, r->wall_s,
+         r->interrupted ? " (interrupted: measurements kept, rerun to resume)" : "",
+         r->out_of_budget ? " (budget spent: the pick is among those measured)" : "");
+  if (r->disq_list) printf("  disqualified: %s\n", r->disq_list);
+  if (r->skip_list) printf("  cannot run here: %s\n", r->skip_list);
+  fflush(stdout);
+}
+
+/* The problems of one plugin: its cases, each key once. */
+static int tune_plugin(const struct plugin *pl, const struct case_list *cases, size_t pi,
+                       const struct preset *preset, const struct options *o,
+                       const struct tune_args *a, double deadline, int *no_winner) {
+  struct tune_device dev;
+  char reason[300];
+  int rc = tune_device_probe(pl, preset->policy.timeout_s, o->debug, &dev, reason, sizeof reason);
+  if (rc != BENCH_OK)
+    return error("plugin %s cannot run here: %s", pl->desc->name, reason);
+  char *path = o->tuning_file ? xstrdup(o->tuning_file) : tuning_cache_default_path(dev.name);
+  if (!path) {
+    tune_device_release(&dev);
+    return error("no tuning cache folder (neither XDG_CACHE_HOME nor HOME is set): use --tuning-file");
+  }
+  printf("bench tune: %s on %s, strategy %s, cache %s\n", pl->desc->name, dev.name,
+         tune_strategy_name(a->strategy), path);
+  fflush(stdout);
+  char **done = NULL;
+  size_t ndone = 0;
+  int status = 0;
+  for (size_t k = 0; k < cases->n && !child_interrupted(); k++) {
+    const struct case_def *c = &cases->cases[k];
+    if (c->plugin_index != pi) continue;
+    char *key = tuning_key(dev.key, pl->desc->name, pl->sha256, c);
+    int seen = 0;
+    for (size_t i = 0; i < ndone; i++) seen |= strcmp(done[i], key) == 0;
+    if (seen) {
+      free(key);
+      continue;
+    }
+    done = grow_for_one(done, ndone, sizeof *done);
+    done[ndone++] = key;
+    struct tune_opts to = {a->strategy, &preset->policy, deadline, a->random_n, path, key,
+                           o->debug, stdout};
+    struct tune_outcome res;
+    const char *problem = strchr(key, '|') ? strrchr(key, '|') + 1 : key;
+    if (tune_problem(pl, c, &to, &res) != 0) status = -1;
+    print_outcome(pl->desc->name, problem, &res);
+    if (!res.winner && !res.interrupted) *no_winner = 1;
+    tune_outcome_release(&res);
+  }
+  for (size_t i = 0; i < ndone; i++) free(done[i]);
+  free(done);
+  free(path);
+  tune_device_release(&dev);
+  return status;
+}
+
+int cmd_tune(int argc, char **argv) {
+  struct tune_args a = {0};
+  char **args = xcalloc((size_t)argc + 1, sizeof *args);
+  for (int i = 0; i < argc; i++) args[i] = argv[i];
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      tune_usage(stdout);
+      free(args);
+      return EXIT_OK;
+    }
+  int n = argc;
+  struct options o;
+  memset(&o, 0, sizeof o);
+  int exit_code = EXIT_USAGE;
+  struct preset preset;
+  memset(&preset, 0, sizeof preset);
+  struct plugin_set set = {0};
+  const struct plugin **plugins = NULL;
+  size_t nplugins = 0;
+  struct case_list cases = {0};
+  if (take_own(&n, args, &a) != 0) goto out;
+  int rc = options_parse(n, args, &o);
+  if (rc != 0) {
+    exit_code = rc > 0 ? EXIT_OK : EXIT_USAGE;
+    goto out;
+  }
+  if (o.list || o.nplugins == 0) {
+    error(o.list ? "--list is not an option of bench tune" : "bench tune needs --plugin P");
+    goto out;
+  }
+  char *pdir = preset_dir();
+  const char *dirs[] = {pdir};
+  char *path = preset_resolve(o.preset, dirs, 1);
+  free(pdir);
+  if (!path) goto out;
+  rc = preset_load(path, &preset);
+  free(path);
+  if (rc != 0) goto out;
+  plugin_scan_configure(o.rescan, o.verbose);
+  if (plugins_load(o.plugin_dirs, o.nplugin_dirs, &set) != 0 ||
+      plugins_select(&set, o.plugins, o.nplugins, &plugins, &nplugins) != 0)
+    goto out;
+  if (nplugins == 0) {
+    error("no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)");
+    goto out;
+  }
+  const struct bench_plugin **descs = xcalloc(nplugins, sizeof *descs);
+  const char **known = xcalloc(set.n ? set.n : 1, sizeof *known);
+  int bad = 0;
+  for (size_t i = 0; i < nplugins; i++) {
+    descs[i] = plugins[i]->desc;
+    if (!tunables_count(descs[i]))
+      bad = error("plugin %s declares no tunable parameters (nothing to tune)", descs[i]->name);
+  }
+  for (size_t i = 0; i < set.n; i++) known[i] = set.items[i].desc->name;
+  rc = bad ? -1 : param_cli_apply(&preset, descs, nplugins, o.params, o.nparams);
+  if (rc == 0) rc = cases_expand(descs, nplugins, known, set.n, &preset, &cases);
+  if (rc == 0) rc = case_filter_apply(o.filters, o.nfilters, descs, nplugins, &cases);
+  free(descs);
+  free(known);
+  if (rc != 0) goto out;
+
+  child_install_signal_handlers();
+  const double deadline = a.budget_s > 0 ? now_s() + a.budget_s : 0;
+  int failed = 0, no_winner = 0;
+  for (size_t i = 0; i < nplugins && !child_interrupted(); i++)
+    if (tune_plugin(plugins[i], &cases, i, &preset, &o, &a, deadline, &no_winner) != 0) failed = 1;
+  child_kill_descendants(NULL, 0);
+  exit_code = child_interrupted() ? EXIT_INTERRUPTED : failed || no_winner ? EXIT_FAILED : EXIT_OK;
+  if (child_interrupted())
+    printf("bench tune: interrupted; the measurements so far are in the cache (rerun to resume)\n");
+out:
+  case_list_release(&cases);
+  preset_release(&preset);
+  free(plugins);
+  plugin_set_release(&set);
+  options_release(&o);
+  free(args);
+  return exit_code;
+}

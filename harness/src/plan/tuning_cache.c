@@ -1,0 +1,254 @@
+/* The tuning cache file: reading, merging under a lock, atomic replace. */
+#include "plan/tuning_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "core/dirs.h"
+#include "core/util.h"
+#include "plan/cases.h"
+#include "plan/scan_cache.h"
+
+/* A tuning file larger than this is not one bench wrote. */
+#define TUNING_FILE_MAX (256u << 20)
+
+char *tuning_field(const char *s) {
+  char *t = xstrdup(s ? s : "");
+  for (char *p = t; *p; p++)
+    if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
+  return t;
+}
+
+static void rec_release(struct tuning_rec *r) {
+  free(r->key);
+  free(r->cand);
+  free(r->status);
+  free(r->data);
+  memset(r, 0, sizeof *r);
+}
+
+void tuning_cache_release(struct tuning_cache *c) {
+  for (size_t i = 0; i < c->n; i++) rec_release(&c->recs[i]);
+  free(c->recs);
+  memset(c, 0, sizeof *c);
+}
+
+/* Split line into at most max tab-separated fields in place. */
+static size_t split_tabs(char *line, char **f, size_t max) {
+  size_t n = 0;
+  f[n++] = line;
+  for (char *p = line; *p && n < max; p++)
+    if (*p == '\t') {
+      *p = '\0';
+      f[n++] = p + 1;
+    }
+  return n;
+}
+
+static int parse_text(const char *path, char *text, struct tuning_cache *c, char *why,
+                      size_t whylen) {
+  size_t lineno = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    lineno++;
+    if (lineno == 1) {
+      if (strcmp(line, TUNING_HEADER) != 0) {
+        snprintf(why, whylen, "'%s' is not a bench tuning cache (its first line is not '%s')",
+                 path, TUNING_HEADER);
+        return -1;
+      }
+      continue;
+    }
+    char *f[6];
+    size_t n = split_tabs(line, f, 6);
+    struct tuning_rec r = {0};
+    if (n == 5 && strcmp(f[0], "M") == 0) {
+      r = (struct tuning_rec){'M', xstrdup(f[1]), xstrdup(f[2]), xstrdup(f[3]), xstrdup(f[4])};
+    } else if (n == 4 && strcmp(f[0], "W") == 0) {
+      r = (struct tuning_rec){'W', xstrdup(f[1]), xstrdup(f[2]), NULL, xstrdup(f[3])};
+    } else {
+      snprintf(why, whylen, "'%s' line %zu: not a tuning record (corrupt file)", path, lineno);
+      return -1;
+    }
+    c->recs = grow_for_one(c->recs, c->n, sizeof *c->recs);
+    c->recs[c->n++] = r;
+  }
+  if (lineno == 0) {
+    snprintf(why, whylen, "'%s' is empty, not a bench tuning cache", path);
+    return -1;
+  }
+  return 0;
+}
+
+int tuning_cache_load(const char *path, struct tuning_cache *c, char *why, size_t whylen) {
+  memset(c, 0, sizeof *c);
+  struct strbuf sb = STRBUF_INIT;
+  char rwhy[200];
+  if (access(path, F_OK) != 0 && errno == ENOENT) return 0;
+  if (read_regular_file(path, TUNING_FILE_MAX, &sb, rwhy, sizeof rwhy) != 0) {
+    snprintf(why, whylen, "cannot read tuning cache '%s': %s", path, rwhy);
+    strbuf_release(&sb);
+    return -1;
+  }
+  if (memchr(sb.buf, '\0', sb.len)) {
+    snprintf(why, whylen, "'%s' holds NUL bytes: not a bench tuning cache", path);
+    strbuf_release(&sb);
+    return -1;
+  }
+  int rc = parse_text(path, sb.buf, c, why, whylen);
+  strbuf_release(&sb);
+  if (rc != 0) tuning_cache_release(c);
+  return rc;
+}
+
+const struct tuning_rec *tuning_cache_find(const struct tuning_cache *c, char kind,
+                                           const char *key, const char *cand) {
+  for (size_t i = 0; i < c->n; i++) {
+    const struct tuning_rec *r = &c->recs[i];
+    if (r->kind == kind && strcmp(r->key, key) == 0 && (!cand || strcmp(r->cand, cand) == 0))
+      return r;
+  }
+  return NULL;
+}
+
+static void merge(struct tuning_cache *c, const struct tuning_rec *r) {
+  struct tuning_rec *d = NULL;
+  for (size_t i = 0; i < c->n && !d; i++) {
+    struct tuning_rec *o = &c->recs[i];
+    if (o->kind == r->kind && strcmp(o->key, r->key) == 0 && strcmp(o->cand, r->cand) == 0) {
+      rec_release(o);
+      d = o;
+    }
+  }
+  if (!d) {
+    c->recs = grow_for_one(c->recs, c->n, sizeof *c->recs);
+    d = &c->recs[c->n++];
+  }
+  d->kind = r->kind;
+  d->key = tuning_field(r->key);
+  d->cand = tuning_field(r->cand);
+  d->status = r->status ? tuning_field(r->status) : NULL;
+  d->data = tuning_field(r->data);
+}
+
+static int write_all(int fd, const char *buf, size_t len) {
+  while (len) {
+    ssize_t w = write(fd, buf, len);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    buf += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+static int folder_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path) return 0;
+  char *dir = xstrndup(path, (size_t)(slash - path));
+  int rc = make_dirs(dir, "the tuning cache");
+  free(dir);
+  return rc;
+}
+
+int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n) {
+  if (folder_of(path) != 0) return -1;
+  char *lockpath = xasprintf("%s.lock", path);
+  int lfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (lfd < 0) {
+    int rc = error("cannot open the lock '%s' of the tuning cache: %s", lockpath, strerror(errno));
+    free(lockpath);
+    return rc;
+  }
+  free(lockpath);
+  while (flock(lfd, LOCK_EX) != 0)
+    if (errno != EINTR) {
+      close(lfd);
+      return error("cannot lock the tuning cache '%s': %s", path, strerror(errno));
+    }
+  struct tuning_cache c;
+  char why[600];
+  int rc = 0;
+  if (tuning_cache_load(path, &c, why, sizeof why) != 0) {
+    rc = error("%s; not overwritten (remove it or use another --tuning-file)", why);
+    goto out;
+  }
+  for (size_t i = 0; i < n; i++) merge(&c, &recs[i]);
+  struct strbuf sb = STRBUF_INIT;
+  strbuf_addf(&sb, "%s\n", TUNING_HEADER);
+  for (size_t i = 0; i < c.n; i++) {
+    const struct tuning_rec *r = &c.recs[i];
+    if (r->kind == 'M')
+      strbuf_addf(&sb, "M\t%s\t%s\t%s\t%s\n", r->key, r->cand, r->status ? r->status : "", r->data);
+    else
+      strbuf_addf(&sb, "W\t%s\t%s\t%s\n", r->key, r->cand, r->data);
+  }
+  char *tmp = NULL;
+  int fd = temp_file_beside(path, &tmp);
+  if (fd < 0) {
+    rc = error("cannot write the tuning cache '%s': %s", path, strerror(errno));
+  } else {
+    if (write_all(fd, sb.buf, sb.len) != 0 || fsync(fd) != 0) {
+      rc = error("cannot write the tuning cache '%s': %s", path, strerror(errno));
+      close(fd);
+      unlink(tmp);
+    } else if (close(fd) != 0 || rename(tmp, path) != 0) {
+      rc = error("cannot replace the tuning cache '%s': %s", path, strerror(errno));
+      unlink(tmp);
+    }
+  }
+  free(tmp);
+  strbuf_release(&sb);
+  tuning_cache_release(&c);
+out:
+  flock(lfd, LOCK_UN);
+  close(lfd);
+  return rc;
+}
+
+char *tuning_cache_default_path(const char *device_name) {
+  char *dir = scan_cache_dir();
+  if (!dir) return NULL;
+  char *slug = xstrdup(device_name && *device_name ? device_name : "unknown");
+  for (char *p = slug; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+          *p == '.' || *p == '-' || *p == '_'))
+      *p = '_';
+  char *path = xasprintf("%s/tuning/%s.tsv", dir, slug);
+  free(dir);
+  free(slug);
+  return path;
+}
+
+char *tuning_key(const char *device_key, const char *plugin, const char *sha256,
+                 const struct case_def *c) {
+  struct strbuf sb = STRBUF_INIT;
+  strbuf_addf(&sb, "%s|plugin=%s|sha256=%s|abi=%d.%d|", device_key, plugin, sha256,
+              BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
+  int first = 1;
+  for (size_t j = 0; j < c->nvalues; j++) {
+    if (c->values[j].param->tunable) continue;
+    strbuf_addf(&sb, "%s%s=%s", first ? "" : " ", c->values[j].param->name, c->values[j].text);
+    first = 0;
+  }
+  char *k = strbuf_detach(&sb);
+  char *f = tuning_field(k);
+  free(k);
+  return f;
+}
+
+char *tuning_cand_label(const struct case_def *c) {
+  struct strbuf sb = STRBUF_INIT;
+  for (size_t j = 0; j < c->nvalues; j++)
+    if (c->values[j].param->tunable)
+      strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "", c->values[j].param->name, c->values[j].text);
+  if (!sb.len) strbuf_adds(&sb, "-");
+  return strbuf_detach(&sb);
+}

@@ -49,7 +49,7 @@ expect_not_in "$T/out" 'ab_gone|ab_fresh' "single .so: other plugins of the fold
 ab "$AB/base/ab_spin.so" "$AB/same/ab_spin.so" --fail-on none --format md
 expect_rc 0 "--format md"
 expect_in "$T/out" '^\| plugin \| case \| old \| new \| new/old \[95% CI\] \| verdict \| rounds \|$' "md header"
-expect_in "$T/out" '^\| ab_spin \| n=20000 \| [0-9.]+ us \| [0-9.]+ us \| [0-9.]+ \[.*\] \| (SAME|FASTER|SLOWER|NOISY) \|' "md row"
+expect_in "$T/out" '^\| ab_spin \| n=20000 \| [0-9.]+ us \| [0-9.]+ us \| [0-9.]+ \[.*\]( \(99%\))? \| (SAME|FASTER|SLOWER|NOISY) \|' "md row"
 # usage
 ab "$AB/base"
 expect_rc 2 "one side only"

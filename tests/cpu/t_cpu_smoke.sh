@@ -10,7 +10,7 @@ wall=$(python3 -c "import time; print(round(time.time() - $start, 1))")
 expect_rc 0
 echo "smoke of all CPU plugins: ${wall} s"
 check_results "$T/r" smoke && ok || fail "smoke results"
-expect_in "$T/out" 'cpu_gemm variant=packed m=n=k=64 bf16 threads=[0-9]+ isa=(avx512|avx2|generic) mc=0 kc=0 nc=0  *OK'
+expect_in "$T/out" 'cpu_gemm variant=packed m=n=k=64 bf16 threads=[0-9]+ isa=(avx|gen)[a-z0-9.]*  *OK'
 expect_in "$T/out" 'memlat_cpu size=L2/2 loads=100000  *OK'
 expect_not_in "$T/out" 'WRONG_ANSWER|ERROR|CRASH|TIMEOUT'
 # A generous bound (sanitizer builds and a busy machine included); the

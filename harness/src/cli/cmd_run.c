@@ -41,6 +41,7 @@ struct suite {
   FILE *out;                     /* human-readable per-case lines */
   double t0;
   int total, done, failed, skipped;
+  int untuned; /* cases shown without their tunables left at defaults (no tuning entry) */
   double done_wall;              /* sum of wall time of finished cases */
   /* the case running now, for heartbeats */
   const char *cur_plugin;
@@ -91,12 +92,66 @@ static void heartbeat(void *arg, double elapsed) {
 }
 
 /* One line per finished case (results/case_line.c renders it). */
+#define UNTUNED_NOTE "default (no tuning entry)"
+
+/* The note without the untuned-default part ("a; default (...)" -> "a"),
+ * or NULL when nothing is left; caller frees. */
+static char *note_without_untuned(const char *note) {
+  const char *u = strstr(note, UNTUNED_NOTE);
+  if (!u) return xstrdup(note);
+  size_t head = (size_t)(u - note);
+  while (head > 0 && (note[head - 1] == ' ' || note[head - 1] == ';')) head--;
+  const char *tail = u + strlen(UNTUNED_NOTE);
+  while (*tail == ';' || *tail == ' ') tail++;
+  char *out = xasprintf("%.*s%s%s", (int)head, note, head && *tail ? "; " : "", tail);
+  if (!*out) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* The case on the terminal. Tunables left at their defaults because this
+ * device has no tuning entry are not shown on the line (they would push
+ * the problem's own parameters off it), nor is the note that says so: the
+ * summary counts such cases once. The files keep both. A tuned case shows
+ * its tuned values and its note. */
 static void print_case(struct suite *s, const struct case_result *r, const char *label) {
   (void)label;
   progress_clear(&s->progress);
-  char *line = case_line(r, s->total, &s->styles[s->cases.cases[r->index].plugin_index]);
+  const struct case_def *c = &s->cases.cases[r->index];
+  struct case_result view = *r;
+  struct kv *params = NULL, *info = NULL;
+  char *note = NULL;
+  if (c->note && strcmp(c->note, UNTUNED_NOTE) == 0) {
+    s->untuned++;
+    params = xcalloc(r->nparams + 1, sizeof *params);
+    view.nparams = 0;
+    for (size_t j = 0; j < r->nparams; j++) {
+      const struct case_value *v = case_find(c, r->params[j].key);
+      if (v && v->is_auto) continue;
+      params[view.nparams++] = r->params[j];
+    }
+    view.params = params;
+    info = xcalloc(r->ninfo + 1, sizeof *info);
+    view.ninfo = 0;
+    for (size_t j = 0; j < r->ninfo; j++) {
+      if (strcmp(r->info[j].key, "note") == 0) {
+        note = note_without_untuned(r->info[j].value);
+        if (!note) continue;
+        info[view.ninfo++] = (struct kv){r->info[j].key, note};
+      } else {
+        info[view.ninfo++] = r->info[j];
+      }
+    }
+    view.info = info;
+  }
+  char *line = case_line(&view, s->total, &s->styles[c->plugin_index]);
   fputs(line, s->out);
   free(line);
+  free(params);
+  free(info);
+  free(note);
   fflush(s->out);
 }
 
@@ -311,6 +366,19 @@ static void plan_styles(struct suite *s, int colour) {
     const struct case_def *c = &s->cases.cases[k];
     struct case_result id;
     case_identity(&id, s->plugins[c->plugin_index], c, (int)k);
+    if (c->note && strcmp(c->note, UNTUNED_NOTE) == 0) { /* as print_case shows it */
+      size_t kept = 0;
+      for (size_t j = 0; j < id.nparams; j++) {
+        const struct case_value *v = case_find(c, id.params[j].key);
+        if (v && v->is_auto) {
+          free(id.params[j].key);
+          free(id.params[j].value);
+        } else {
+          id.params[kept++] = id.params[j];
+        }
+      }
+      id.nparams = kept;
+    }
     char *label = case_line_label(&id);
     int w = (int)term_width(label);
     if (w > widest[c->plugin_index]) widest[c->plugin_index] = w;
@@ -370,6 +438,10 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   double wall = now_s() - s.t0;
   events_suite_end(&s.events, s.done, s.failed, s.skipped, s.total, wall, interrupted);
   run_summary_print(&s.summary, s.out, s.total, s.styles[0].colour, s.styles[0].settle_notes);
+  if (s.untuned)
+    fprintf(s.out, "%d %s ran %s tunables at their defaults: no tuning entry for this device (bench tune finds "
+            "better ones; the files say which)\n",
+            s.untuned, plural(s.untuned, "case", "cases"), s.untuned == 1 ? "its" : "their");
   fprintf(s.out, "bench: %d of %d %s run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
           plural(s.total, "case", "cases"), wall, s.done - s.failed - s.skipped, s.skipped, s.failed,
           interrupted ? " (interrupted; results so far are kept)" : "");

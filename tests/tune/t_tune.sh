@@ -57,7 +57,7 @@ expect_rc 0 "run of another problem"
 # an untuned case's line leaves out its tunables at their defaults; the
 # summary counts it, the files say so
 expect_in "$T/out" "base_us=31 noise=0\.08 limit=63 +OK "
-expect_in "$T/out" "^1 case ran its tunables at their defaults: no tuning entry for this device"
+expect_in "$T/out" "^1 case ran tunables at their defaults: no tuning entry for this device"
 expect_in "$(ls -t "$T"/r/*fx_tune*.txt | head -1)" "default \(no tuning entry\)"
 expect_eq "$(csv_field "$T/r/rollup.csv" fx_tune "base_us=31" tuning)" "default (no tuning entry)" "rollup: default"
 
@@ -73,7 +73,7 @@ run_bench "${P[@]}" --preset "$SRC/tests/cli/presets/fast.ini" --tuning-file "$C
   --results-dir "$T/r"
 expect_rc 0 "run of the changed plugin"
 expect_in "$T/out" "limit=63 +OK "
-expect_in "$T/out" "^1 case ran its tunables at their defaults"
+expect_in "$T/out" "^1 case ran tunables at their defaults"
 run_bench tune "${P[@]}" --tuning-file "$C" --param base_us=30 --strategy grid --param noise=0
 expect_rc 0 "tune of the changed plugin"
 expect_not_in "$T/out" 'already measured'
@@ -89,7 +89,7 @@ run_bench "${P[@]}" --preset "$SRC/tests/cli/presets/fast.ini" --tuning-file "$T
   --results-dir "$T/r"
 expect_rc 0 "a run with a foreign file"
 expect_eq "$(grep -c 'not a bench tuning cache' "$T/err")" 1 "one line about it"
-expect_in "$T/out" "^1 case ran its tunables at their defaults"
+expect_in "$T/out" "^1 case ran tunables at their defaults"
 
 # ---- usage
 run_bench tune --plugin fx_ok --plugin-dir "$FX_GOOD"

@@ -439,9 +439,8 @@ int cmd_run(int argc, char **argv, const struct options *o) {
   events_suite_end(&s.events, s.done, s.failed, s.skipped, s.total, wall, interrupted);
   run_summary_print(&s.summary, s.out, s.total, s.styles[0].colour, s.styles[0].settle_notes);
   if (s.untuned)
-    fprintf(s.out, "%d %s ran %s tunables at their defaults: no tuning entry for this device (bench tune finds "
-            "better ones; the files say which)\n",
-            s.untuned, plural(s.untuned, "case", "cases"), s.untuned == 1 ? "its" : "their");
+    fprintf(s.out, "%d %s ran tunables at their defaults: no tuning entry for this device (see bench tune)\n",
+            s.untuned, plural(s.untuned, "case", "cases"));
   fprintf(s.out, "bench: %d of %d %s run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
           plural(s.total, "case", "cases"), wall, s.done - s.failed - s.skipped, s.skipped, s.failed,
           interrupted ? " (interrupted; results so far are kept)" : "");

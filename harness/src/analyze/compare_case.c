@@ -2,6 +2,7 @@
 #include "analyze/compare_case.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,4 +178,24 @@ int compare_parse_threshold(const char *s, double *out) {
   if (!(v >= 0.0 && v < 1.0)) return -1;
   *out = v;
   return 0;
+}
+
+int compare_parse_fail_on(const char *s, unsigned *out, char *bad, size_t len) {
+  char *list = xstrdup(s), *save = NULL;
+  unsigned v = 0;
+  int rc = 0;
+  for (char *p = strtok_r(list, ",", &save); p && rc == 0; p = strtok_r(NULL, ",", &save)) {
+    p = trim(p);
+    if (strcmp(p, "slower") == 0) v |= FAIL_SLOWER;
+    else if (strcmp(p, "wrong") == 0) v |= FAIL_WRONG;
+    else if (strcmp(p, "missing") == 0) v |= FAIL_MISSING;
+    else if (strcmp(p, "noisy") == 0) v |= FAIL_NOISY;
+    else if (strcmp(p, "none") != 0) {
+      if (len) snprintf(bad, len, "%s", p);
+      rc = -1;
+    }
+  }
+  free(list);
+  *out = v;
+  return rc;
 }

@@ -28,6 +28,14 @@ int verdict_is_failure(enum verdict v); /* WRONG_ANSWER ... INTERRUPTED */
  * 0, or -1 when it is neither. */
 int compare_parse_threshold(const char *s, double *out);
 
+/* --fail-on: which verdicts make the exit status 1 (bench compare, bench ab). */
+enum compare_fail_on {
+  FAIL_SLOWER = 1, FAIL_WRONG = 2, FAIL_MISSING = 4, FAIL_NOISY = 8
+};
+/* A comma list of slower, wrong, missing, noisy or none into *out.
+ * 0, or -1 with the first unknown word copied to bad[0..len). */
+int compare_parse_fail_on(const char *s, unsigned *out, char *bad, size_t len);
+
 struct case_compare {
   enum verdict verdict;
   int timed;          /* c holds a ratio (both OK with samples) */

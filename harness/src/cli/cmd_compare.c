@@ -47,7 +47,6 @@
   "Exit status: 0 no regression; 1 a case in --fail-on (a SLOWER case, a case that\n"           \
   "failed in NEW, a case missing from NEW); 2 usage or unreadable input.\n"
 
-enum fail_on { FAIL_SLOWER = 1, FAIL_WRONG = 2, FAIL_MISSING = 4, FAIL_NOISY = 8 };
 
 struct compare_opts {
   const char *old_path, *new_path;
@@ -76,20 +75,9 @@ static int usage_error(const char *fmt, const char *arg) {
 }
 
 static int parse_fail_on(const char *s, unsigned *out) {
-  char *list = xstrdup(s), *save = NULL;
-  unsigned v = 0;
-  int rc = 0;
-  for (char *p = strtok_r(list, ",", &save); p && rc == 0; p = strtok_r(NULL, ",", &save)) {
-    p = trim(p);
-    if (strcmp(p, "slower") == 0) v |= FAIL_SLOWER;
-    else if (strcmp(p, "wrong") == 0) v |= FAIL_WRONG;
-    else if (strcmp(p, "missing") == 0) v |= FAIL_MISSING;
-    else if (strcmp(p, "noisy") == 0) v |= FAIL_NOISY;
-    else if (strcmp(p, "none") != 0) rc = usage_error("--fail-on takes slower, wrong, missing, noisy or none, not '%s'", p);
-  }
-  free(list);
-  *out = v;
-  return rc;
+  char bad[64];
+  if (compare_parse_fail_on(s, out, bad, sizeof bad) == 0) return 0;
+  return usage_error("--fail-on takes slower, wrong, missing, noisy or none, not '%s'", bad);
 }
 
 /* -1 on bad usage, 1 after --help, 0 to go on. */

@@ -2,10 +2,12 @@
  * does to a case: an error fails an OK case with the ID and the text, a
  * case already failed keeps its message (a note, or nothing when its
  * message names the ID), warnings become a note, each case sees only what
- * was logged since the previous one. */
+ * was logged since the previous one; messages outside a case name where
+ * (deinit); the user's own settings file is merged, their keys kept. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "run/vk_validation.h"
@@ -125,7 +127,98 @@ static void test_cases(void) {
   case_result_release(&r);
 }
 
+static void test_outside_case(void) {
+  REQUIRE(vk_validation_open() == 0);
+  vk_validation_child_begin();
+  CHECK(vk_validation_active());
+  append(ERR1); /* logged by deinit: named so */
+  struct case_result r;
+  case_result_init(&r);
+  r.status = CASE_OK;
+  vk_validation_take_in(&r, "deinit()");
+  CHECK(r.status == CASE_ERROR);
+  CHECK_STR(r.message, "Vulkan validation error in deinit(): VUID-vkCmdPushConstants-offset-01795: "
+                       "vkCmdPushConstants(): bad stage.");
+  case_result_release(&r);
+  vk_validation_close();
+  CHECK(!vk_validation_active());
+  unsetenv("VK_LAYER_SETTINGS_PATH");
+}
+
+/* The merged settings file, after open with the user's VK_LAYER_SETTINGS_PATH. */
+static char *merged(void) {
+  const char *d = getenv("VK_LAYER_SETTINGS_PATH");
+  char *p = d ? xasprintf("%s/vk_layer_settings.txt", d) : NULL;
+  struct strbuf sb = {0};
+  if (!p || read_file(p, &sb) != 0) strbuf_addf(&sb, "(unreadable)");
+  free(p);
+  return strbuf_detach(&sb);
+}
+
+static void test_user_settings(void) {
+  char user[] = "/tmp/test-vkval-user.XXXXXX";
+  REQUIRE(mkdtemp(user) != NULL);
+  char *file = xasprintf("%s/vk_layer_settings.txt", user);
+  FILE *f = fopen(file, "w");
+  REQUIRE(f != NULL);
+  fputs("# the user's own\n"
+        "khronos_validation.message_id_filter = VUID-x-00001\n"
+        "khronos_validation.report_flags = warn\n"
+        "khronos_validation.log_filename = /tmp/theirs.log\n"
+        "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_BREAK\n"
+        "khronos_validation.enables = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT\n",
+        f);
+  fclose(f);
+  for (int as_file = 0; as_file < 2; as_file++) { /* the folder, then the file itself */
+    setenv("VK_LAYER_SETTINGS_PATH", as_file ? file : user, 1);
+    REQUIRE(vk_validation_open() == 0);
+    vk_validation_child_begin();
+    char *m = merged();
+    char *log = xasprintf("khronos_validation.log_filename = %s/validation.log",
+                          getenv("VK_LAYER_SETTINGS_PATH"));
+    CHECK(strstr(m, "khronos_validation.message_id_filter = VUID-x-00001\n"));
+    CHECK(strstr(m, "khronos_validation.enables = VK_VALIDATION_FEATURE_ENABLE_SYNC"));
+    CHECK(strstr(m, "khronos_validation.report_flags = warn,error\n"));
+    CHECK(strstr(m, "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n"));
+    CHECK(strstr(m, log));
+    CHECK(!strstr(m, "theirs.log") && !strstr(m, "ACTION_BREAK"));
+    free(log);
+    free(m);
+    struct case_result r; /* each case says the user's filter applied */
+    case_result_init(&r);
+    r.status = CASE_OK;
+    vk_validation_take(&r);
+    CHECK(r.status == CASE_OK);
+    const char *note = kv_list_get(r.ninfo, r.info, "note");
+    CHECK(note && strstr(note, "Vulkan validation filtered by the user's") &&
+          strstr(note, "message_id_filter = VUID-x-00001"));
+    case_result_release(&r);
+    vk_validation_close();
+  }
+  /* a settings file that cannot be read: a warning, bench's settings */
+  setenv("VK_LAYER_SETTINGS_PATH", "/nonexistent/vk_layer_settings.txt", 1);
+  REQUIRE(vk_validation_open() == 0);
+  vk_validation_child_begin();
+  char *m = merged();
+  CHECK(strstr(m, "khronos_validation.report_flags = error,warn,perf\n"));
+  CHECK(!strstr(m, "message_id_filter"));
+  free(m);
+  struct case_result r;
+  case_result_init(&r);
+  r.status = CASE_OK;
+  vk_validation_take(&r);
+  CHECK(r.ninfo == 0);
+  case_result_release(&r);
+  vk_validation_close();
+  unsetenv("VK_LAYER_SETTINGS_PATH");
+  unlink(file);
+  rmdir(user);
+  free(file);
+}
+
 int main(void) {
-  static const struct test_entry tests[] = {TEST_ENTRY(test_settings), TEST_ENTRY(test_cases)};
+  static const struct test_entry tests[] = {TEST_ENTRY(test_settings), TEST_ENTRY(test_cases),
+                                            TEST_ENTRY(test_outside_case),
+                                            TEST_ENTRY(test_user_settings)};
   return test_run_all(tests, sizeof tests / sizeof tests[0]);
 }

@@ -8,12 +8,26 @@
  *               overflows its own buffer on bytes past it)
  *   error=none  for the compute stage only: valid
  * The driver does not mind either way, so only the validation layer (which
- * the harness enables in --mode debug) can see the bug. */
+ * the harness enables in --mode debug) can see the bug.
+ * Built twice more, with an error outside the cases:
+ *   -DVKFX_PLANT=1 (vkfx_raw_deinit): deinit leaves the pipeline layout
+ *               alive at vkDestroyDevice (VUID-vkDestroyDevice-device-00378)
+ *   -DVKFX_PLANT=2 (vkfx_raw_init): init creates a buffer with no usage
+ *               flags (VUID-VkBufferCreateInfo-usage-requiredbitmask) */
 #include <stdlib.h>
 #include <string.h>
 #include <vulkan/vulkan.h>
 
 #include "bench/plugin.h"
+
+#ifndef VKFX_PLANT
+#define VKFX_PLANT 0
+#define VKFX_NAME "vkfx_raw"
+#elif VKFX_PLANT == 1
+#define VKFX_NAME "vkfx_raw_deinit"
+#else
+#define VKFX_NAME "vkfx_raw_init"
+#endif
 
 struct ctx {
   VkInstance instance;
@@ -40,7 +54,7 @@ static void deinit(const struct bench_host *host, void *p) {
   if (!c) return;
   if (c->device) {
     vkDeviceWaitIdle(c->device);
-    if (c->layout) vkDestroyPipelineLayout(c->device, c->layout, NULL);
+    if (c->layout && VKFX_PLANT != 1) vkDestroyPipelineLayout(c->device, c->layout, NULL);
     if (c->pool) vkDestroyCommandPool(c->device, c->pool, NULL);
     vkDestroyDevice(c->device, NULL);
   }
@@ -95,6 +109,11 @@ static int init_in(const struct bench_host *host, struct ctx *c) {
                                           .pPushConstantRanges = &range};
   if ((r = vkCreatePipelineLayout(c->device, &lci, NULL, &c->layout)) != VK_SUCCESS)
     return host->fail(host, "vkCreatePipelineLayout returned %d", (int)r);
+  if (VKFX_PLANT == 2) { /* usage 0: the layer refuses it, the driver never sees it */
+    const VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 64};
+    VkBuffer b = VK_NULL_HANDLE;
+    if (vkCreateBuffer(c->device, &bci, NULL, &b) == VK_SUCCESS && b) vkDestroyBuffer(c->device, b, NULL);
+  }
   return BENCH_OK;
 }
 
@@ -152,7 +171,7 @@ static void teardown(const struct bench_host *host, void *p) {
 
 BENCH_PLUGIN_DEFINE = {
     .abi_version = BENCH_ABI_VERSION,
-    .name = "vkfx_raw",
+    .name = VKFX_NAME,
     .backend = "vulkan",
     .operation = "none",
     .description = "test fixture: raw Vulkan (no vkh) with a planted validation error",

@@ -126,17 +126,33 @@ struct probe_job {
   const struct plugin *pl;
 };
 
+/* Under --mode debug the answer waits for deinit: what the validation layer
+ * logged in init and deinit is init's error (vk_validation_take_in). */
 static void probe_child(void *arg, int fd) {
   struct probe_job *job = arg;
   struct plugin_run pr;
   vk_validation_child_begin();
   measure_init(&pr, job->pl);
-  send_result(fd, &pr.init);
-  measure_deinit(&pr);
+  if (!vk_validation_active()) {
+    send_result(fd, &pr.init);
+    measure_deinit(&pr);
+  } else {
+    vk_validation_take_in(&pr.init, "init()");
+    struct case_result init = pr.init; /* measure_deinit releases pr.init */
+    case_result_init(&pr.init);
+    measure_deinit(&pr);
+    vk_validation_take_in(&init, "deinit()");
+    send_result(fd, &init);
+    case_result_release(&init);
+  }
   host_process_release();
 }
 
-int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *reason, size_t len) {
+/* probe_in_child; *validation says whether a failure is the validation
+ * layer's error (--mode debug). */
+static int probe(const struct plugin *pl, double timeout_s, int debug, char *reason, size_t len,
+                 int *validation) {
+  *validation = 0;
   struct probe_job job = {pl};
   struct child_opts o = {timeout_s, 0, NULL, NULL, debug, NULL, NULL};
   struct child_outcome out;
@@ -156,6 +172,8 @@ int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *r
      * "device" in init), for bench --list. */
     const char *device = kv_list_get(got.ninfo, got.info, "device");
     snprintf(reason, len, "%s", rc == BENCH_OK ? (device ? device : "") : got.message ? got.message : "");
+    *validation = got.status == CASE_ERROR && got.message &&
+                  !strncmp(got.message, "Vulkan validation error in ", 27);
   } else if (out.line && out.exit_code == 0) {
     snprintf(reason, len, "unreadable answer from init()'s process: %s", err);
   } else if (out.timed_out) {
@@ -170,6 +188,11 @@ int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *r
   case_result_release(&got);
   child_outcome_release(&out);
   return rc;
+}
+
+int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *reason, size_t len) {
+  int validation;
+  return probe(pl, timeout_s, debug, reason, len, &validation);
 }
 
 /* ---- one worker for one or more plugins -------------------------------- */
@@ -197,17 +220,26 @@ static void worker_plugin(const struct plugin_job *job, size_t from, int fd) {
    * with it. */
   size_t nkeep = 0;
   int *keep = child_children(&nkeep);
+  int deinit_done = 0;
   for (size_t k = from; k < job->ncases; k++) {
     struct case_result r;
     case_identity(&r, job->pl, &job->cases[k], job->first_index + (int)k);
     measure_one(&pr, &job->cases[k], job->pol, &r);
     vk_validation_take(&r);
     child_kill_descendants(keep, nkeep);
+    if (k + 1 == job->ncases && vk_validation_active()) {
+      /* --mode debug: the last case waits for deinit, and what the
+       * validation layer logs there (an object left at vkDestroyDevice)
+       * is that case's, as it is each case's under isolation = case. */
+      measure_deinit(&pr);
+      deinit_done = 1;
+      vk_validation_take_in(&r, "deinit()");
+    }
     send_result(fd, &r);
     case_result_release(&r);
   }
   free(keep);
-  measure_deinit(&pr);
+  if (!deinit_done) measure_deinit(&pr);
 }
 
 static void worker_child(void *arg, int fd) {
@@ -369,11 +401,16 @@ static size_t run_isolated(const struct plugin_job *job) {
    * (no device, no driver), every case is SKIPPED for that reason without
    * starting a process per case. */
   char reason[512] = "";
-  if (job->pl->desc->init &&
-      probe_in_child(job->pl, job->pol->timeout_s, job->debug, reason, sizeof reason) == BENCH_SKIP) {
+  int validation = 0;
+  const int rc = job->pl->desc->init ? probe(job->pl, job->pol->timeout_s, job->debug, reason,
+                                             sizeof reason, &validation)
+                                     : BENCH_OK;
+  if (rc == BENCH_SKIP || (rc == BENCH_ERROR && validation)) {
+    /* ... and a Vulkan validation error in init or deinit under --mode
+     * debug is init's error, for every case. */
     struct case_result init;
     case_result_init(&init);
-    init.status = CASE_SKIPPED;
+    init.status = rc == BENCH_SKIP ? CASE_SKIPPED : CASE_ERROR;
     init.message = xstrdup(reason);
     size_t n = finish_with(job, 0, &init, 0, NULL);
     case_result_release(&init);

@@ -4,7 +4,9 @@
  * the parent has it; a crash, hang or exit costs that case and a fresh
  * worker goes on with the next case, of the same or the next plugin), or
  * one worker per plugin (isolation = plugin), or one process per case
- * (isolation = case). The parent never calls the plugin's code itself. */
+ * (isolation = case). The parent never calls the plugin's code itself.
+ * Under --mode debug a worker sends a plugin's last case after deinit, so
+ * that Vulkan validation errors of deinit fail that case (run/vk_validation.h). */
 #ifndef BENCH_RUNNER_H
 #define BENCH_RUNNER_H
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -20,26 +21,126 @@
 #define LOG "validation.log"
 #define MESSAGE_MAX 300 /* characters of the layer's text kept in a message */
 
-static char dir[512]; /* the open folder, or "" */
-static off_t taken;   /* in a child: bytes of the log already read */
+static char dir[512];       /* the open folder, or "" */
+static char user_note[768]; /* the user's filters, a note on each case; or "" */
+static off_t taken;         /* in a child: bytes of the log already read */
+
+/* The user's settings: $VK_LAYER_SETTINGS_PATH (the file, or a folder
+ * holding vk_layer_settings.txt, as the layer reads it), else the file the
+ * layer would read from the working folder. NULL when there is none. */
+static char *user_settings_path(int *named) {
+  const char *env = getenv("VK_LAYER_SETTINGS_PATH");
+  *named = env && *env;
+  if (!*named) return access(SETTINGS, F_OK) == 0 ? xstrdup(SETTINGS) : NULL;
+  struct stat st;
+  if (stat(env, &st) == 0 && S_ISDIR(st.st_mode)) return xasprintf("%s/" SETTINGS, env);
+  return xstrdup(env);
+}
+
+/* The key of a settings line ("key = value"), trimmed, into key; 0 when the
+ * line is a comment or has no '='. */
+static int line_key(const char *line, char *key, size_t len, const char **value) {
+  while (*line == ' ' || *line == '\t') line++;
+  const char *eq = strchr(line, '=');
+  if (*line == '#' || !eq) return 0;
+  size_t n = (size_t)(eq - line);
+  while (n && (line[n - 1] == ' ' || line[n - 1] == '\t')) n--;
+  snprintf(key, len, "%.*s", (int)n, line);
+  for (*value = eq + 1; **value == ' ' || **value == '\t'; (*value)++) {
+  }
+  return 1;
+}
+
+/* The user's settings file copied into out, but for the keys the harness
+ * needs: debug_action and log_filename are ours; report_flags keeps the
+ * user's flags with "error" added. Fills flags (the user's report_flags,
+ * "" when none) and user_note (the filters they apply). Returns 0, or -1
+ * with errno set when the file cannot be read. */
+static int merge_user_settings(const char *path, struct strbuf *out, char *flags, size_t flen) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  strbuf_addf(out, "# merged by bench --mode debug from %s\n", path);
+  while ((n = getline(&line, &cap, f)) > 0) {
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+    char key[128];
+    const char *value;
+    if (line_key(line, key, sizeof key, &value)) {
+      if (!strcmp(key, "khronos_validation.debug_action") ||
+          !strcmp(key, "khronos_validation.log_filename"))
+        continue; /* ours: the harness reads the log it names */
+      if (!strcmp(key, "khronos_validation.report_flags")) {
+        snprintf(flags, flen, "%s", value);
+        continue;
+      }
+      if ((!strcmp(key, "khronos_validation.message_id_filter") ||
+           !strcmp(key, "khronos_validation.disables")) && *value) {
+        size_t used = strlen(user_note);
+        snprintf(user_note + used, sizeof user_note - used, "%s%s = %s", used ? ", " : "",
+                 key + strlen("khronos_validation."), value);
+      }
+    }
+    strbuf_addf(out, "%s\n", line);
+  }
+  int err = ferror(f) ? errno : 0;
+  free(line);
+  fclose(f);
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return 0;
+}
 
 int vk_validation_open(void) {
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/bench-vkval.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  user_note[0] = '\0';
   if (!mkdtemp(dir)) {
     warning("cannot make a folder for the Vulkan validation log (%s): %s", dir, strerror(errno));
     dir[0] = '\0';
     return -1;
   }
+  struct strbuf sb = {0};
+  char flags[256] = "";
+  int named;
+  char *user = user_settings_path(&named);
+  if (user && merge_user_settings(user, &sb, flags, sizeof flags) != 0) {
+    if (named) /* a file in the working folder that vanished is no news */
+      warning("cannot read the Vulkan layer settings %s (VK_LAYER_SETTINGS_PATH): %s; --mode "
+              "debug validates with bench's settings only",
+              user, strerror(errno));
+    strbuf_release(&sb);
+    flags[0] = '\0';
+    user_note[0] = '\0';
+  } else if (user_note[0]) {
+    char *note = xasprintf("Vulkan validation filtered by the user's %s (%s)", user, user_note);
+    snprintf(user_note, sizeof user_note, "%s", note);
+    free(note);
+  }
+  free(user);
+  /* report_flags: the user's, with error added (an error is what fails a
+   * case); else errors, warnings and performance warnings. */
+  int has_error = 0;
+  for (const char *t = flags; *t;) {
+    t += strspn(t, ", \t");
+    size_t len = strcspn(t, ", \t");
+    if (len == 5 && !strncmp(t, "error", 5)) has_error = 1;
+    t += len;
+  }
+  strbuf_addf(&sb,
+              "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n"
+              "khronos_validation.report_flags = %s%s\n"
+              "khronos_validation.log_filename = %s/" LOG "\n",
+              flags[0] ? flags : "error,warn,perf", flags[0] && !has_error ? ",error" : "", dir);
   char *path = xasprintf("%s/" SETTINGS, dir);
   FILE *f = fopen(path, "w");
-  int ok = f && fprintf(f,
-                        "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n"
-                        "khronos_validation.report_flags = error,warn,perf\n"
-                        "khronos_validation.log_filename = %s/" LOG "\n",
-                        dir) > 0;
+  int ok = f && fwrite(sb.buf, 1, sb.len, f) == sb.len;
   if (f && fclose(f) != 0) ok = 0;
   free(path);
+  strbuf_release(&sb);
   if (!ok) {
     warning("cannot write the Vulkan validation settings in %s: %s", dir, strerror(errno));
     vk_validation_close();
@@ -47,6 +148,8 @@ int vk_validation_open(void) {
   }
   return 0;
 }
+
+int vk_validation_active(void) { return dir[0] != '\0'; }
 
 void vk_validation_close(void) {
   if (!dir[0]) return;
@@ -121,8 +224,11 @@ static void add_note(struct case_result *r, const char *text) {
   free(v);
 }
 
-void vk_validation_take(struct case_result *r) {
+void vk_validation_take(struct case_result *r) { vk_validation_take_in(r, NULL); }
+
+void vk_validation_take_in(struct case_result *r, const char *when) {
   if (!dir[0]) return;
+  if (!when && user_note[0]) add_note(r, user_note);
   char *log = read_new();
   if (!log) return;
   int errors = 0, warnings = 0;
@@ -140,9 +246,13 @@ void vk_validation_take(struct case_result *r) {
     ln = eol ? eol + 1 : ln + len;
   }
   if (first_error) {
-    char *msg = errors > 1 ? xasprintf("Vulkan validation error: %s (and %d more)", first_error,
-                                       errors - 1)
-                           : xasprintf("Vulkan validation error: %s", first_error);
+    char *msg = xasprintf("Vulkan validation error%s%s: %s", when ? " in " : "", when ? when : "",
+                          first_error);
+    if (errors > 1) {
+      char *more = xasprintf("%s (and %d more)", msg, errors - 1);
+      free(msg);
+      msg = more;
+    }
     size_t idlen = strcspn(first_error, ":");
     if (r->status == CASE_OK) {
       r->status = CASE_ERROR;
@@ -156,8 +266,9 @@ void vk_validation_take(struct case_result *r) {
     }
   }
   if (first_warning) {
-    char *msg = xasprintf("%d Vulkan validation warning%s; the first: %s", warnings,
-                          warnings == 1 ? "" : "s", first_warning);
+    char *msg = xasprintf("%d Vulkan validation warning%s%s%s; the first: %s", warnings,
+                          warnings == 1 ? "" : "s", when ? " in " : "", when ? when : "",
+                          first_warning);
     add_note(r, msg);
     free(msg);
   }

@@ -12,8 +12,18 @@
  * the layer's settings (vk_layer_settings.txt) and its log. Returns 0, or
  * -1 after warning() (the layer then logs to the child's output as before). */
 int vk_validation_open(void);
+/* The layer's settings file there is the user's own (VK_LAYER_SETTINGS_PATH,
+ * a file or a folder holding vk_layer_settings.txt; else the
+ * vk_layer_settings.txt of the working folder, which the layer would read)
+ * with the harness's keys added: debug_action and log_filename are the
+ * harness's, report_flags keeps the user's flags with "error" added; every
+ * other key (message_id_filter, enables, disables, ...) is kept. A named
+ * file that cannot be read is one warning. */
 /* In the parent, after the plugin's children: remove the folder. */
 void vk_validation_close(void);
+/* Whether a folder is open (--mode debug): in a child, what the layer logs
+ * is read after each case. */
+int vk_validation_active(void);
 
 /* In a child, first thing: point the layer at the settings and start an
  * empty log. Nothing when no folder is open (not --mode debug). */
@@ -24,5 +34,10 @@ void vk_validation_child_begin(void);
  * keeps its own message and gets the validation error as a note, as do
  * warnings. */
 void vk_validation_take(struct case_result *r);
+/* The same for what was logged outside a case: when names where ("init()",
+ * "deinit()") in the message, "Vulkan validation error in deinit(): ID:
+ * message". vk_validation_take(r) also adds, when the user's settings
+ * filter messages (message_id_filter, disables), a note saying so. */
+void vk_validation_take_in(struct case_result *r, const char *when);
 
 #endif

@@ -208,7 +208,7 @@ int vkh_device_setup(struct vkh *vk) {
   vkh_pipeline_cache_open(vk);
 
   vk->direct = choose_direct(vk);
-  h->set_info(h, "vk_memory", vk->direct ? "direct: host-visible device-local buffers, no staging"
+  h->set_info(h, "vk_memory", vk->direct ? "direct: host-visible buffers, no staging"
                                          : "staging: device-local buffers, copies through staging "
                                            "buffers outside the timed region");
   return BENCH_OK;

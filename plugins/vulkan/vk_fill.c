@@ -22,7 +22,7 @@ static const uint32_t spv[] =
     ;
 #endif
 
-#define WG 256
+#define WG 256 /* invocations a workgroup, or the device's most (vkh_workgroup_fit) */
 #define ITEMS 4
 #define VALUE 0x3f8ccccdu /* 1.1f, the bits the shader stores */
 #define VALUE_F32 1.1f
@@ -53,13 +53,14 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
 #endif
   if ((rc = vkh_case_output(&s->vc, &s->dst, words, BENCH_F32, "dst"))) return rc;
 
+  const uint32_t wg = vkh_workgroup_fit(vk, WG, 0);
   const struct vkh_pipeline_desc d = {.name = NAME, VKH_SPIRV(spv), .push_size = 8,
-                                      .local = {WG, 1, 1}, .spec = (const uint32_t[]){ITEMS},
+                                      .local = {wg, 1, 1}, .spec = (const uint32_t[]){ITEMS},
                                       .nspec = 1};
   const uint32_t push[2] = {(uint32_t)s->n4, VALUE};
   uint32_t groups[3];
   if (s->n4 > UINT32_MAX) return host->skip(host, "%s: over 2^32 vectors", NAME);
-  if ((rc = vkh_groups_1d(vk, (s->n4 + WG * ITEMS - 1) / (WG * ITEMS), groups)) ||
+  if ((rc = vkh_groups_1d(vk, (s->n4 + (uint64_t)wg * ITEMS - 1) / ((uint64_t)wg * ITEMS), groups)) ||
       (rc = vkh_case_kernel(&s->vc, &d, push, groups)))
     return rc;
 

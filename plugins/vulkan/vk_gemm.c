@@ -31,12 +31,20 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if (rc) return rc;
   struct vkh *vk = s->vc.vk;
 
+  /* WG x WG, or what fits the device: x first, then y within
+   * maxComputeWorkGroupSize[1] and the invocations left. */
+  const VkPhysicalDeviceLimits *l = &vk->props.limits;
+  const uint32_t x = vkh_workgroup_fit(vk, WG, 0);
+  uint32_t y = WG;
+  if (y > l->maxComputeWorkGroupSize[1]) y = l->maxComputeWorkGroupSize[1];
+  if (y > l->maxComputeWorkGroupInvocations / x) y = l->maxComputeWorkGroupInvocations / x;
+  if (y == 0) y = 1;
   const struct vkh_pipeline_desc d = {
       .name = "vk_gemm",
       VKH_SPIRV_DTYPE(s->dtype, spv_f32, spv_f16),
-      .local = {WG, WG, 1},
+      .local = {x, y, 1},
   };
-  if ((rc = vk_gemm_kernel(s, &s->vc.kernel, &d, WG, WG))) return rc;
+  if ((rc = vk_gemm_kernel(s, &s->vc.kernel, &d, y, x))) return rc;
   return vkh_status(vk);
 }
 

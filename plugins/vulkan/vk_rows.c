@@ -11,7 +11,10 @@ int vk_rows_require(struct vkh *vk, enum bench_dtype dtype) {
 
 int vk_rows_kernel(struct vkh_case *c, const char *name, const uint32_t *code, size_t code_size,
                    int64_t rows, const void *push, uint32_t push_size) {
-  return vk_rows_kernel_wg(c, name, code, code_size, rows, push, push_size, VK_ROWS_WG);
+  /* Written for any workgroup size: VK_ROWS_WG, or less where the device
+   * allows less (one float of shared memory per invocation). */
+  const uint32_t wg = vkh_workgroup_fit(c->vk, VK_ROWS_WG, sizeof(float));
+  return vk_rows_kernel_wg(c, name, code, code_size, rows, push, push_size, wg);
 }
 
 int vk_rows_kernel_wg(struct vkh_case *c, const char *name, const uint32_t *code, size_t code_size,

@@ -10,6 +10,7 @@
  *   vkh_array.c     a host array and its device buffer (inputs, outputs)
  *   vkh_case.c      a case: its arrays and kernel, and the plugin's run,
  *                   run_batch and teardown over them
+ *   vkh_timestamp.c query values to ns (timestampValidBits, wrap, period)
  *   vkh_util.c      VkResult names, limits, random host arrays
  *
  * Every function that can fail returns BENCH_OK, or BENCH_SKIP / BENCH_ERROR
@@ -28,6 +29,10 @@
  *   BENCH_VK_DEVICE   index (0, 1, ...) or part of the name of the device
  *                     to use; default the first suitable GPU, else the
  *                     first suitable device of any type (lavapipe)
+ *   BENCH_VK_WG       (test hook) the workgroup size of the kernels whose
+ *                     size is not a parameter (vkh_workgroup_fit)
+ *   BENCH_VK_NO_TIMESTAMPS=1 (test hook) act as a queue with
+ *                     timestampValidBits 0: host time, vk_timestamps says so
  *   BENCH_VK_MEMORY   auto (default) | staging | direct: force the staging
  *                     path (device-local buffers, copies through host-visible
  *                     staging buffers) or direct host-visible buffers
@@ -150,10 +155,24 @@ int vkh_fail_call(struct vkh *vk, const char *call, VkResult r);
     if (vkh_r_ != VK_SUCCESS) return vkh_fail_call((vk), #fn, vkh_r_); \
   } while (0)
 
+/* Timestamps (vkh_timestamp.c): the mask of timestampValidBits (0 for 0
+ * bits), and end - start in ns: both masked, one wrap of the counter
+ * allowed (end < start), ticks * period_ns in double; 0 when the queue has
+ * no valid bits or the period is not positive. */
+uint64_t vkh_timestamp_mask(uint32_t valid_bits);
+double vkh_timestamp_ns(uint64_t start, uint64_t end, uint32_t valid_bits, double period_ns);
+
 /* Workgroup of x*y*z invocations using shared_bytes of shared memory:
  * BENCH_SKIP naming maxComputeWorkGroupSize, maxComputeWorkGroupInvocations
  * or maxComputeSharedMemorySize when over. */
 int vkh_require_workgroup(struct vkh *vk, const uint32_t local[3], uint32_t shared_bytes);
+/* A kernel's own 1D workgroup size, for a kernel written for any size:
+ * `want` lowered to maxComputeWorkGroupSize[0], maxComputeWorkGroupInvocations
+ * and, with shared_per_invocation bytes of shared memory each, to
+ * maxComputeSharedMemorySize; recorded as info vk_workgroup. BENCH_VK_WG=N
+ * (a test hook) replaces `want` and is not lowered: a size over the limits
+ * is then SKIPPED by vkh_require_workgroup. */
+uint32_t vkh_workgroup_fit(struct vkh *vk, uint32_t want, uint32_t shared_per_invocation);
 /* shaderFloat16 + storageBuffer16BitAccess, else BENCH_SKIP. */
 int vkh_require_fp16(struct vkh *vk);
 /* Subgroup arithmetic in compute shaders, else BENCH_SKIP. */

@@ -128,7 +128,11 @@ int vkh_upload(struct vkh *vk, struct vkh_buffer *b, const void *src, VkDeviceSi
 int vkh_download(struct vkh *vk, const struct vkh_buffer *b, void *dst, VkDeviceSize bytes) {
   if (bytes > b->size) return vk->host->fail(vk->host, "vkh_download: %llu bytes from a %llu-byte buffer",
                                              (unsigned long long)bytes, (unsigned long long)b->size);
-  if (b->map) { /* the dispatch ended with a barrier to host reads, and its fence was waited on */
+  /* Mapped VRAM of a discrete GPU (resizable BAR) is uncached for the host,
+   * and reading it crosses the bus a word at a time: copy to a cached
+   * staging buffer there as well. */
+  if (b->map && vk->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) {
+    /* the dispatch ended with a barrier to host reads, and its fence was waited on */
     memcpy(dst, b->map, bytes);
     return vkh_status(vk);
   }

@@ -27,24 +27,50 @@ static const char *type_name(VkPhysicalDeviceType t) {
   }
 }
 
-/* Direct (host-visible device memory, no staging) only where there is no
- * separate device-local heap: every heap is device-local and a device-local
- * type is host-visible and coherent. BENCH_VK_MEMORY=staging|direct forces. */
+/* Direct (buffers in host-visible, coherent device-local memory, no
+ * staging) where such a memory type lives on the largest device-local heap:
+ * one heap for everything (lavapipe, UMA integrated GPUs) or a discrete GPU
+ * whose whole VRAM is host-visible (resizable BAR). A discrete GPU with only
+ * its small BAR window host-visible (a separate ~256 MiB heap) or none gets
+ * device-local buffers and staging copies. BENCH_VK_MEMORY=staging|direct
+ * forces (a test hook: staging works on every device). */
 static int choose_direct(const struct vkh *vk) {
   const char *force = getenv("BENCH_VK_MEMORY");
   const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  int any_hv = 0, local_hv = 0, all_local = 1;
+  int any_hv = 0, big = -1;
+  for (uint32_t i = 0; i < vk->mem.memoryHeapCount; i++)
+    if ((vk->mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+        (big < 0 || vk->mem.memoryHeaps[i].size > vk->mem.memoryHeaps[big].size))
+      big = (int)i;
+  int local_hv = 0;
   for (uint32_t i = 0; i < vk->mem.memoryTypeCount; i++) {
     VkMemoryPropertyFlags f = vk->mem.memoryTypes[i].propertyFlags;
     any_hv |= (f & hv) == hv;
-    local_hv |= (f & hv) == hv && (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    local_hv |= (f & hv) == hv && (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) &&
+                (int)vk->mem.memoryTypes[i].heapIndex == big;
   }
-  for (uint32_t i = 0; i < vk->mem.memoryHeapCount; i++)
-    all_local &= (vk->mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0;
   if (force && strcmp(force, "staging") == 0) return 0;
   if (force && strcmp(force, "direct") == 0) return any_hv;
-  return all_local && local_hv;
+  return local_hv;
+}
+
+/* "2048 MiB device-local host-visible; 256 MiB device-local host-visible;
+ * 32768 MiB host-visible": each heap, its size and what its types offer. */
+static void memory_heaps(const VkPhysicalDeviceMemoryProperties *m, char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (uint32_t h = 0; h < m->memoryHeapCount && at < len; h++) {
+    VkMemoryPropertyFlags any = 0;
+    for (uint32_t i = 0; i < m->memoryTypeCount; i++)
+      if (m->memoryTypes[i].heapIndex == h) any |= m->memoryTypes[i].propertyFlags;
+    int n = snprintf(buf + at, len - at, "%s%.0f MiB%s%s", h ? "; " : "",
+                     (double)m->memoryHeaps[h].size / (1024.0 * 1024.0),
+                     m->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT ? " device-local" : "",
+                     any & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT ? " host-visible" : "");
+    if (n < 0) break;
+    at += (size_t)n;
+  }
 }
 
 static void driver_version(const VkPhysicalDeviceProperties *p, char *buf, size_t len) {
@@ -92,11 +118,15 @@ static void read_properties(struct vkh *vk, int driver_props) {
   h->set_info(h, "vk_device_type", buf);
   snprintf(buf, sizeof buf, "%u", vk->subgroup.subgroupSize);
   h->set_info(h, "vk_subgroup_size", buf);
+  char heaps[VK_MAX_MEMORY_HEAPS * 48];
+  memory_heaps(&vk->mem, heaps, sizeof heaps);
+  h->set_info(h, "vk_memory_heaps", heaps);
+  if (!(vk->props.limits.timestampPeriod > 0)) vk->timestamp_bits = 0; /* unusable */
   if (vk->timestamp_bits)
     snprintf(buf, sizeof buf, "%u valid bits, %g ns per tick", vk->timestamp_bits,
              (double)vk->props.limits.timestampPeriod);
   else
-    snprintf(buf, sizeof buf, "none on the compute queue: host time only");
+    snprintf(buf, sizeof buf, "none on the compute queue (timestampValidBits 0): host time");
   h->set_info(h, "vk_timestamps", buf);
   h->set_info(h, "vk_validation", vk->validation ? "on" : "off");
 }
@@ -178,8 +208,9 @@ int vkh_device_setup(struct vkh *vk) {
   vkh_pipeline_cache_open(vk);
 
   vk->direct = choose_direct(vk);
-  h->set_info(h, "vk_memory", vk->direct ? "direct: host-visible device memory, no staging"
-                                         : "staging: device-local buffers, copies through staging");
+  h->set_info(h, "vk_memory", vk->direct ? "direct: host-visible buffers, no staging"
+                                         : "staging: device-local buffers, copies through staging "
+                                           "buffers outside the timed region");
   return BENCH_OK;
 }
 

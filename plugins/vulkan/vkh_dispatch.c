@@ -125,10 +125,8 @@ static int submit(struct vkh *vk, struct vkh_dispatch *d, VkCommandBuffer cmd) {
     VKH_CALL(vk, vkGetQueryPoolResults,
              (vk->device, d->queries, 0, 2, sizeof t, t, sizeof t[0],
               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    const uint64_t mask = vk->timestamp_bits >= 64 ? ~(uint64_t)0
-                                                   : ((uint64_t)1 << vk->timestamp_bits) - 1;
-    const uint64_t ticks = ((t[1] & mask) - (t[0] & mask)) & mask; /* also across a wrap */
-    d->last_ns = (double)ticks * (double)vk->props.limits.timestampPeriod;
+    d->last_ns = vkh_timestamp_ns(t[0], t[1], vk->timestamp_bits,
+                                  (double)vk->props.limits.timestampPeriod);
   }
   return vkh_status(vk);
 }

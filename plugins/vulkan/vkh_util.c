@@ -1,4 +1,5 @@
 /* VkResult names, limit checks and random host arrays of the vk plugins. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,27 @@ int vkh_require_fp16(struct vkh *vk) {
   if (vk->fp16) return BENCH_OK;
   return vk->host->skip(vk->host, "device %s lacks shaderFloat16 or storageBuffer16BitAccess",
                         vk->props.deviceName);
+}
+
+uint32_t vkh_workgroup_fit(struct vkh *vk, uint32_t want, uint32_t shared_per_invocation) {
+  const VkPhysicalDeviceLimits *l = &vk->props.limits;
+  const char *force = getenv("BENCH_VK_WG");
+  uint32_t n = want ? want : 1;
+  if (force && *force) {
+    char *end;
+    unsigned long v = strtoul(force, &end, 10);
+    if (*end == 0 && v > 0 && v <= UINT32_MAX) n = (uint32_t)v;
+  } else {
+    if (n > l->maxComputeWorkGroupSize[0]) n = l->maxComputeWorkGroupSize[0];
+    if (n > l->maxComputeWorkGroupInvocations) n = l->maxComputeWorkGroupInvocations;
+    if (shared_per_invocation && n > l->maxComputeSharedMemorySize / shared_per_invocation)
+      n = l->maxComputeSharedMemorySize / shared_per_invocation;
+    if (n == 0) n = 1;
+  }
+  char buf[16];
+  snprintf(buf, sizeof buf, "%u", n);
+  vk->host->set_info(vk->host, "vk_workgroup", buf);
+  return n;
 }
 
 int vkh_require_subgroup_arithmetic(struct vkh *vk) {

@@ -80,7 +80,8 @@ if [ "$stress" = 1 ]; then
   stress_pid=$!
   # wait until its workers are running (not a fixed sleep)
   for _ in $(seq 1 100); do
-    [ "$(pgrep -c -P "$stress_pid" 2>/dev/null || echo 0)" -ge 2 ] && break
+    n=$(pgrep -c -P "$stress_pid" 2>/dev/null) || n=0
+    [ "$n" -ge 2 ] && break
     kill -0 "$stress_pid" 2>/dev/null || { echo "self_compare.sh: stress-ng did not start" >&2; exit 2; }
     sleep 0.1
   done

@@ -533,7 +533,7 @@ static void default_note(const struct row *rows, size_t n) {
       size_t kinds = 0, total = 0;
       for (int m = 0; m < 3; m++) kinds += dm[side][m] > 0, total += dm[side][m];
       if (!total) continue;
-      printf("%s%s run %s", sep, side_name[side], kinds == 1 ? "" : "machine ");
+      printf("%s%s run%s ", sep, side_name[side], kinds == 1 ? "" : "s");
       const char *sep2 = "";
       for (int m = 2; m >= 0; m--)
         if (dm[side][m]) {

@@ -58,7 +58,7 @@ expect_in "$T/out" '^\| ab\\_fresh \| \\\(all cases\\\) \| - \| - \| - \| NEW \|
 ab "$AB/extra" "$AB/base" --plugin ab_spin --fail-on none --threshold 50% --format md
 expect_rc 0 "--format md, a case in OLD only"
 expect_in "$T/out" '^\| ab\\_spin \| n=3000 \| - \| - \| - \| MISSING \| case in OLD only \|$' "md: case in OLD only"
-expect_in "$T/out" '^\| \*\*ab\\_spin\*\* \| \\\(all cases\\\) \|  \|  \| NEW is [0-9.]+% (faster|slower) than OLD, 9[59]% CI [^|]* \| 1 [A-Z]+, 1 MISSING \|  \|$' "md: closing row"
+expect_in "$T/out" '^\| \*\*ab\\_spin\*\* \| \\\(all cases\\\) \|  \|  \| NEW is [0-9.]+% (faster|slower) than OLD(, 9[59]% CI [^|]*| \(geometric mean of 1 cases\)) \| 1 [A-Z]+, 1 MISSING \|  \|$' "md: closing row"
 ab "$AB/base" "$AB/extra" --plugin ab_spin --fail-on none --threshold 50% --format md
 expect_in "$T/out" '^\| ab\\_spin \| n=3000 \| - \| - \| - \| NEW \| case in NEW only \|$' "md: case in NEW only"
 # every line after the header line is a table row

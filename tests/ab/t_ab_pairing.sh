@@ -49,7 +49,21 @@ expect_not_in "$T/out" 'ab_gone|ab_fresh' "single .so: other plugins of the fold
 ab "$AB/base/ab_spin.so" "$AB/same/ab_spin.so" --fail-on none --format md
 expect_rc 0 "--format md"
 expect_in "$T/out" '^\| plugin \| case \| old \| new \| new/old \[95% CI\] \| verdict \| rounds \|$' "md header"
-expect_in "$T/out" '^\| ab_spin \| n=20000 \| [0-9.]+ us \| [0-9.]+ us \| [0-9.]+ \[.*\]( \(99%\))? \| (SAME|FASTER|SLOWER|NOISY) \|' "md row"
+expect_in "$T/out" '^\| ab\\_spin \| n=20000 \| [0-9.]+ us \| [0-9.]+ us \| [0-9.]+ \[.*\]( \(99%\))? \| (SAME|FASTER|SLOWER|NOISY) \|' "md row"
+# --format md: what one side lacks and the closing line are table rows too
+ab "$AB/base" "$AB/same" --plugin 'ab_g*,ab_f*' --fail-on none --format md
+expect_rc 0 "--format md, one-sided plugins"
+expect_in "$T/out" '^\| ab\\_gone \| \\\(all cases\\\) \| - \| - \| - \| MISSING \| plugin in OLD only \|$' "md: plugin in OLD only"
+expect_in "$T/out" '^\| ab\\_fresh \| \\\(all cases\\\) \| - \| - \| - \| NEW \| plugin in NEW only \|$' "md: plugin in NEW only"
+ab "$AB/extra" "$AB/base" --plugin ab_spin --fail-on none --threshold 50% --format md
+expect_rc 0 "--format md, a case in OLD only"
+expect_in "$T/out" '^\| ab\\_spin \| n=3000 \| - \| - \| - \| MISSING \| case in OLD only \|$' "md: case in OLD only"
+expect_in "$T/out" '^\| \*\*ab\\_spin\*\* \| \\\(all cases\\\) \|  \|  \| NEW is [0-9.]+% (faster|slower) than OLD(, 9[59]% CI [^|]*| \(geometric mean of 1 cases\)) \| 1 [A-Z]+, 1 MISSING \|  \|$' "md: closing row"
+ab "$AB/base" "$AB/extra" --plugin ab_spin --fail-on none --threshold 50% --format md
+expect_in "$T/out" '^\| ab\\_spin \| n=3000 \| - \| - \| - \| NEW \| case in NEW only \|$' "md: case in NEW only"
+# every line after the header line is a table row
+n_plain=$(tail -n +2 "$T/out" | grep -cv '^|')
+[ "$n_plain" -eq 0 ] && ok || { fail "md: $n_plain lines that are not table rows"; cat "$T/out"; }
 # usage
 ab "$AB/base"
 expect_rc 2 "one side only"

@@ -3,8 +3,11 @@
  * samples are known: for bench compare's tests and its timing script.
  *
  * SPEC, one item per line ('#' starts a comment):
- *   run DATE PLUGIN [TAG] [sha256=HEX]  start a run file (saved at the next
- *                                  run / EOF), with that plugin hash
+ *   run DATE PLUGIN [TAG] [sha256=HEX] [machine=steady|busy|nosteal]
+ *                                  start a run file (saved at the next
+ *                                  run / EOF), with that plugin hash and
+ *                                  that steadiness in its header (none:
+ *                                  not recorded)
  *   case PARAMS STATUS MEDIAN_NS SPREAD N [key=value...]
  * PARAMS "m=64,n=64" or "-"; STATUS OK, WRONG_ANSWER, CRASH, TIMEOUT, ...;
  * N samples spread over MEDIAN_NS * (1 +- SPREAD) (a triangular shape,
@@ -12,6 +15,7 @@
  * device=1 (device samples too, 0.9 x the host ones), batch=N, settled=0 (the run
  * did not reach its noise target), devname=NAME (the
  * "device" info; '_' stands for a blank), check=METHOD (a passed check). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +69,12 @@ int main(int argc, char **argv) {
       f.env.tag = NULL;
       for (int k = 3; k < nt; k++) {
         if (strncmp(tok[k], "sha256=", 7) == 0) f.plugin_sha256 = xstrdup(tok[k] + 7);
+        else if (strcmp(tok[k], "machine=steady") == 0) /* the header's steadiness, as a run records it */
+          f.env.steady = (struct run_steady){1, 10.0, 0.05, 0.1, 0.0, 0.0, 0.01, 0.004, 0.0};
+        else if (strcmp(tok[k], "machine=busy") == 0) /* another process on the CPUs, its loop slowed */
+          f.env.steady = (struct run_steady){1, 10.0, 2.0, 2.1, 1.5, 1.0, 0.45, 0.12, 0.0};
+        else if (strcmp(tok[k], "machine=nosteal") == 0) /* recorded, but no steal figure */
+          f.env.steady = (struct run_steady){1, 10.0, 0.05, 0.1, 0.0, 0.0, 0.01, 0.004, NAN};
         else if (!f.env.tag) f.env.tag = xstrdup(tok[k]);
       }
       f.plugin = xstrdup(tok[2]);

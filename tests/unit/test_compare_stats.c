@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "analyze/compare_case.h"
 #include "analyze/compare_stats.h"
 #include "test.h"
 
@@ -213,6 +214,51 @@ static void test_between_run(void) {
   CHECK(no.term == CS_TERM_HISTORY && no.sigma < 0.006);
 }
 
+/* The default term follows the machine a run recorded: steady runs take
+ * the small figure, busy and unknown ones the conservative one. */
+static void test_machine_default(void) {
+  CHECK_NEAR(cs_between_default_on("cpu", 4, CS_MACHINE_STEADY), CS_STEADY_A + CS_STEADY_B / 2, 1e-12);
+  CHECK_NEAR(cs_between_default_on("cpu", 4, CS_MACHINE_BUSY), cs_between_default("cpu", 4), 0);
+  CHECK_NEAR(cs_between_default_on("cpu", 4, CS_MACHINE_UNKNOWN), cs_between_default("cpu", 4), 0);
+  struct run_steady quiet = {1, 10.0, 0.1, 0.1, 0.0, 0.1, 0.01, -0.01, 0.0};
+  CHECK(compare_machine_of(&quiet) == CS_MACHINE_STEADY);
+  CHECK(compare_machine_of(NULL) == CS_MACHINE_UNKNOWN);
+  struct run_steady m = quiet;
+  m.known = 0;
+  CHECK(compare_machine_of(&m) == CS_MACHINE_UNKNOWN);
+  m = quiet, m.steal = NAN;
+  CHECK(compare_machine_of(&m) == CS_MACHINE_UNKNOWN);
+  m = quiet, m.others_end = 0.5; /* one other thread runnable on 2 CPUs */
+  CHECK(compare_machine_of(&m) == CS_MACHINE_BUSY);
+  m = quiet, m.contention = 0.2;
+  CHECK(compare_machine_of(&m) == CS_MACHINE_BUSY);
+  m = quiet, m.drift = -0.1;
+  CHECK(compare_machine_of(&m) == CS_MACHINE_BUSY);
+  m = quiet, m.steal = 0.05;
+  CHECK(compare_machine_of(&m) == CS_MACHINE_BUSY);
+  m = quiet, m.others_start = NAN;
+  CHECK(compare_machine_of(&m) == CS_MACHINE_BUSY);
+  m = quiet, m.load_start = 5.0; /* recorded, not judged */
+  CHECK(compare_machine_of(&m) == CS_MACHINE_STEADY);
+  /* a 20% change from one run a side of 40 samples: SLOWER only when both
+   * runs were steady */
+  double a[40], b[40];
+  for (int i = 0; i < 40; i++) a[i] = 1000 + (i % 5), b[i] = 1200 + (i % 5);
+  const double *xa = a, *xb = b;
+  size_t n = 40;
+  struct cs_side so = {.nruns = 1, .x = &xa, .n = &n, .prior = cs_between_default_on("cpu", 40, CS_MACHINE_STEADY),
+                       .machine = CS_MACHINE_STEADY};
+  struct cs_side sn = so;
+  sn.x = &xb;
+  struct cs_ratio r;
+  struct cs_noise no, nn;
+  REQUIRE(cs_compare_sides(&so, &sn, 0, &r, &no, &nn) == 0);
+  CHECK(cs_verdict_of(&r, 0.05, 0.05) == CS_SLOWER && no.machine == CS_MACHINE_STEADY);
+  so.prior = cs_between_default_on("cpu", 40, CS_MACHINE_BUSY), so.machine = CS_MACHINE_BUSY;
+  REQUIRE(cs_compare_sides(&so, &sn, 0, &r, &no, &nn) == 0);
+  CHECK(cs_verdict_of(&r, 0.05, 0.05) == CS_NOISY && no.machine == CS_MACHINE_BUSY);
+}
+
 static void test_geomean(void) {
   double x[] = {2, 0.5}, y[] = {1, 4, NAN, -1, 0};
   CHECK_NEAR(cs_geomean(x, 2), 1.0, 1e-15);
@@ -222,5 +268,5 @@ static void test_geomean(void) {
 
 TEST_MAIN(TEST_ENTRY(test_median), TEST_ENTRY(test_mann_whitney), TEST_ENTRY(test_bootstrap_reproducible),
           TEST_ENTRY(test_bootstrap_coverage), TEST_ENTRY(test_compare), TEST_ENTRY(test_compare_drift),
-          TEST_ENTRY(test_verdict_rules), TEST_ENTRY(test_between_run),
+          TEST_ENTRY(test_verdict_rules), TEST_ENTRY(test_between_run), TEST_ENTRY(test_machine_default),
           TEST_ENTRY(test_geomean))

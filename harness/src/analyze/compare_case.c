@@ -87,6 +87,15 @@ void compare_case(const struct case_result *old, const struct case_result *new_,
   out->verdict = speed_verdict(cs_verdict_of(&out->c, threshold, COMPARE_ALPHA));
 }
 
+enum cs_machine compare_machine_of(const struct run_steady *m) {
+  if (!m || !m->known || isnan(m->steal)) return CS_MACHINE_UNKNOWN;
+  if (!(m->others_start <= COMPARE_STEADY_OTHERS) || !(m->others_end <= COMPARE_STEADY_OTHERS) ||
+      !(m->contention <= COMPARE_STEADY_CONTENTION) || !(fabs(m->drift) <= COMPARE_STEADY_DRIFT) ||
+      !(m->steal <= COMPARE_STEADY_STEAL))
+    return CS_MACHINE_BUSY;
+  return CS_MACHINE_STEADY;
+}
+
 static int all_device(const struct case_side *s) {
   for (size_t i = 0; i < s->nruns; i++)
     if (!rs_has_device(s->runs[i])) return 0;
@@ -121,8 +130,9 @@ static int side_of(const struct case_side *s, int device, struct cs_side *cs, st
     if (m > 0.0) a->hist[nh++] = m;
   }
   const struct case_result *newest = s->runs[s->nruns - 1];
+  enum cs_machine m = compare_machine_of(s->steady);
   *cs = (struct cs_side){.nruns = s->nruns, .x = a->x, .n = a->n, .hist_medians = a->hist, .nhist = nh,
-                         .prior = cs_between_default(newest->backend, total / s->nruns)};
+                         .prior = cs_between_default_on(newest->backend, total / s->nruns, m), .machine = m};
   return 0;
 }
 

@@ -64,7 +64,22 @@ struct case_side {
   size_t nruns;
   const struct case_result *const *history;
   size_t nhistory;
+  /* the newest run's header: how steady the machine was (NULL: unknown) */
+  const struct run_steady *steady;
 };
+
+/* How steady a run's machine was, from its header (compare_stats.h): steady
+ * when it was recorded and no other thread was runnable at the run's start
+ * or end (on average, per CPU, at most COMPARE_STEADY_OTHERS), the
+ * calibration loop was off its CPU at most COMPARE_STEADY_CONTENTION of its
+ * time and moved at most COMPARE_STEADY_DRIFT from start to end, and steal
+ * took at most COMPARE_STEADY_STEAL of the CPU time; busy otherwise;
+ * unknown when not recorded (steal unknown too: no /proc/stat). */
+#define COMPARE_STEADY_OTHERS 0.25
+#define COMPARE_STEADY_CONTENTION 0.05
+#define COMPARE_STEADY_DRIFT 0.05
+#define COMPARE_STEADY_STEAL 0.02
+enum cs_machine compare_machine_of(const struct run_steady *m);
 
 /* compare_case with the between-run term (compare_stats.h): a side of one
  * run gets its history's spread or the backend's default, a side of

@@ -290,6 +290,25 @@ double cs_between_default(const char *backend, size_t n) {
   return between_defaults[k].a + between_defaults[k].b / sqrt((double)(n ? n : 1));
 }
 
+const char *cs_machine_name(enum cs_machine m) {
+  switch (m) {
+  case CS_MACHINE_STEADY: return "steady";
+  case CS_MACHINE_BUSY: return "busy";
+  default: return "unknown";
+  }
+}
+
+/* A steady run (results/result.h struct run_steady: no other runnable
+ * thread, no steal, the calibration loop on its CPU and unchanged from the
+ * start to the end) takes 3% + 5%/sqrt(n): the spread of one run's median
+ * when nothing else moves the machine (README "Comparing runs" says where
+ * it comes from); the figures above were measured on a loaded machine and
+ * stay for busy and unknown runs. */
+double cs_between_default_on(const char *backend, size_t n, enum cs_machine m) {
+  if (m != CS_MACHINE_STEADY) return cs_between_default(backend, n);
+  return CS_STEADY_A + CS_STEADY_B / sqrt((double)(n ? n : 1));
+}
+
 double cs_t975(double df) {
   static const double t[] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
                              2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086};
@@ -320,6 +339,7 @@ static double side_level(const struct cs_side *s, int same_runs, struct cs_noise
   *pooled = all;
   *npooled = total;
   nz->runs = s->nruns;
+  nz->machine = s->machine;
   nz->history = s->nhist;
   nz->samples = total;
   /* log medians of this side's runs and of its history */

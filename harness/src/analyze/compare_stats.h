@@ -84,8 +84,21 @@ const char *cs_term_name(enum cs_term t); /* "none", "default", "history", "pool
 
 /* The default sigma of one run's median for a backend ("cpu", "vulkan",
  * "hip", ...; NULL: cpu) and a run of n samples: a + b / sqrt(n), the
- * figures measured with repeated runs (compare_stats.c says which). */
+ * figures measured with repeated runs (compare_stats.c says which); the
+ * conservative figure, for a busy machine or one whose steadiness is not
+ * known. */
 double cs_between_default(const char *backend, size_t n);
+
+/* What a run's header says of the machine over the run (results/result.h
+ * struct run_steady, classified by compare_case.c): steady runs take a
+ * smaller default, busy and unknown ones the figure above. */
+enum cs_machine { CS_MACHINE_UNKNOWN, CS_MACHINE_BUSY, CS_MACHINE_STEADY };
+const char *cs_machine_name(enum cs_machine m); /* "unknown", "busy", "steady" */
+/* The default sigma for a run on a machine in state m: a + b / sqrt(n),
+ * CS_STEADY_A and CS_STEADY_B when steady, cs_between_default otherwise. */
+#define CS_STEADY_A 0.03
+#define CS_STEADY_B 0.05
+double cs_between_default_on(const char *backend, size_t n, enum cs_machine m);
 
 /* Student's t distribution's 97.5% quantile for df degrees of freedom
  * (1.96 for INFINITY). */
@@ -101,6 +114,7 @@ struct cs_side {
   const double *hist_medians;
   size_t nhist;
   double prior;
+  enum cs_machine machine; /* the newest run's, which chose prior */
 };
 /* What a side's between-run term was. */
 struct cs_noise {
@@ -109,6 +123,7 @@ struct cs_noise {
   double sigma; /* relative spread of one run's level (0 for none) */
   double se;    /* of the side's level: sigma / sqrt(runs) */
   double df;    /* degrees of freedom of sigma (INFINITY: the default) */
+  enum cs_machine machine; /* the side's newest run's machine (the default's choice) */
 };
 
 /* new / old with the between-run terms: the ratio of the sides' levels

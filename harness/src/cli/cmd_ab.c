@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "core/child.h"
 #include "core/term.h"
+#include "core/text_table.h"
 #include "core/util.h"
 #include "plan/case_filter.h"
 #include "plan/cases.h"
@@ -299,6 +300,42 @@ static enum verdict to_verdict(enum cs_verdict v) {
   return v == CS_SAME ? V_SAME : v == CS_FASTER ? V_FASTER : v == CS_SLOWER ? V_SLOWER : V_NOISY;
 }
 
+/* One Markdown table row of the seven columns. The plugin, case and
+ * verdict cells (names and messages from plugins) are escaped, so a '|' in
+ * them cannot split the row; the others are bench's own text. bold: the
+ * plugin name in bold (a closing row). */
+static void md_row(const char *plugin, int bold, const char *label, const char *ot, const char *nt, const char *ratio,
+                   const char *verdict, const char *rounds) {
+  struct strbuf sb = {0};
+  strbuf_adds(&sb, bold ? "| **" : "| ");
+  table_md_escape_add(&sb, plugin);
+  strbuf_adds(&sb, bold ? "** | " : " | ");
+  table_md_escape_add(&sb, label);
+  strbuf_addf(&sb, " | %s | %s | %s | ", ot, nt, ratio);
+  table_md_escape_add(&sb, verdict);
+  strbuf_addf(&sb, " | %s |", rounds);
+  printf("%s\n", sb.buf);
+  strbuf_release(&sb);
+  fflush(stdout);
+}
+
+/* A plugin or case on one side only: MISSING (in OLD only) or NEW. */
+static void print_one_sided(const struct ab_cli *o, const char *plugin, const char *label, int k, enum verdict v) {
+  const char *where = v == V_MISSING ? "in OLD only" : "in NEW only";
+  if (o->md) {
+    char *what = xasprintf("%s %s", label ? "case" : "plugin", where);
+    md_row(plugin, 0, label ? label : "(all cases)", "-", "-", "-", verdict_name(v), what);
+    free(what);
+  } else if (!label) {
+    printf("%s: %s (%s)\n", term_str(plugin), verdict_name(v), where);
+  } else if (v == V_NEW) {
+    printf("[%d] %s %s: NEW (case %s)\n", k, term_str(plugin), term_str(label), where);
+  } else {
+    printf("    %s %s: MISSING (case %s)\n", term_str(plugin), term_str(label), where);
+  }
+  fflush(stdout);
+}
+
 static void print_row(const struct ab_cli *o, const char *plugin, const char *label, int k, int total,
                       const struct ab_case *c, enum verdict v) {
   char ot[32], nt[32], ratio[96] = "-", rounds[96] = "";
@@ -318,7 +355,10 @@ static void print_row(const struct ab_cli *o, const char *plugin, const char *la
   if (verdict_is_failure(v)) why = c->new_.r.message;
   else if (v == V_FIXED) why = c->old.r.message;
   if (o->md) {
-    printf("| %s | %s | %s | %s | %s | %s | %s |\n", plugin, label, ot, nt, ratio, verdict_name(v), rounds);
+    /* a failure's message goes into the verdict cell: a row stays a row */
+    char *verdict = why ? xasprintf("%s: %s", verdict_name(v), why) : xstrdup(verdict_name(v));
+    md_row(plugin, 0, label, ot, nt, ratio, verdict, rounds);
+    free(verdict);
   } else {
     printf("[%d/%d] %s %s: old %s, new %s, new/old %s  %s  (%s)\n", k, total, term_str(plugin),
            term_str(label), ot, nt, ratio, verdict_name(v), rounds);
@@ -327,32 +367,42 @@ static void print_row(const struct ab_cli *o, const char *plugin, const char *la
   fflush(stdout);
 }
 
-static void closing_line(const char *plugin, const struct tally *t) {
-  printf("%s: ", term_str(plugin));
+/* The closing line of a plugin in words; in Markdown a row of the table
+ * (the words under new/old, the counts under verdict). */
+static void closing_line(const struct ab_cli *o, const char *plugin, const struct tally *t) {
+  struct strbuf words = {0}, counts = {0};
   if (t->timed == 1 && isfinite(t->one.hi)) {
     double r = t->one.ratio, lo = t->one.lo, hi = t->one.hi;
     int level = (int)lround(t->level * 100);
     if (r >= 1 && lo >= 1)
-      printf("NEW is %.1f%% slower than OLD, %d%% CI %.1f-%.1f%%", (r - 1) * 100, level, (lo - 1) * 100, (hi - 1) * 100);
+      strbuf_addf(&words, "NEW is %.1f%% slower than OLD, %d%% CI %.1f-%.1f%%", (r - 1) * 100, level, (lo - 1) * 100,
+                  (hi - 1) * 100);
     else if (r < 1 && hi <= 1)
-      printf("NEW is %.1f%% faster than OLD, %d%% CI %.1f-%.1f%%", (1 - r) * 100, level, (1 - hi) * 100, (1 - lo) * 100);
+      strbuf_addf(&words, "NEW is %.1f%% faster than OLD, %d%% CI %.1f-%.1f%%", (1 - r) * 100, level, (1 - hi) * 100,
+                  (1 - lo) * 100);
     else
-      printf("NEW is %.1f%% %s than OLD, %d%% CI from %.1f%% faster to %.1f%% slower", fabs(r - 1) * 100,
-             r >= 1 ? "slower" : "faster", level, (1 - lo) * 100, (hi - 1) * 100);
+      strbuf_addf(&words, "NEW is %.1f%% %s than OLD, %d%% CI from %.1f%% faster to %.1f%% slower", fabs(r - 1) * 100,
+                  r >= 1 ? "slower" : "faster", level, (1 - lo) * 100, (hi - 1) * 100);
   } else if (t->timed > 0) {
     double g = exp(t->logsum / t->timed);
-    printf("NEW is %.1f%% %s than OLD (geometric mean of %d cases)", fabs(g - 1) * 100,
-           g >= 1 ? "slower" : "faster", t->timed);
+    strbuf_addf(&words, "NEW is %.1f%% %s than OLD (geometric mean of %d cases)", fabs(g - 1) * 100,
+                g >= 1 ? "slower" : "faster", t->timed);
   } else {
-    printf("no case was timed on both sides");
+    strbuf_adds(&words, "no case was timed on both sides");
   }
-  const char *sep = ": ";
+  const char *sep = "";
   for (int v = 0; v < V_COUNT; v++)
     if (t->n[v]) {
-      printf("%s%d %s", sep, t->n[v], verdict_name((enum verdict)v));
+      strbuf_addf(&counts, "%s%d %s", sep, t->n[v], verdict_name((enum verdict)v));
       sep = ", ";
     }
-  printf("\n");
+  if (o->md) {
+    md_row(plugin, 1, "(all cases)", "", "", words.buf, counts.buf ? counts.buf : "", "");
+  } else {
+    printf("%s: %s%s%s\n", term_str(plugin), words.buf, counts.buf ? ": " : "", counts.buf ? counts.buf : "");
+  }
+  strbuf_release(&words);
+  strbuf_release(&counts);
 }
 
 /* The case of cases[from..to) of side s whose label is label, or NULL. */
@@ -439,13 +489,13 @@ int cmd_ab(int argc, char **argv) {
     struct tally t;
     memset(&t, 0, sizeof t);
     if (cmp < 0) { /* only in OLD */
-      printf("%s: MISSING (in OLD only)\n", term_str(S[0].sel[a]->desc->name));
+      print_one_sided(&o, S[0].sel[a]->desc->name, NULL, 0, V_MISSING);
       if (o.fail_on & FAIL_MISSING) exit_code = EXIT_FAILED;
       a++;
       continue;
     }
     if (cmp > 0) {
-      printf("%s: NEW (in NEW only)\n", term_str(S[1].sel[b]->desc->name));
+      print_one_sided(&o, S[1].sel[b]->desc->name, NULL, 0, V_NEW);
       b++;
       continue;
     }
@@ -461,7 +511,7 @@ int cmd_ab(int argc, char **argv) {
       const struct case_def *oc = find_case(&S[0], a, label);
       k++;
       if (!oc) {
-        printf("[%d] %s %s: NEW (case in NEW only)\n", k, term_str(np->desc->name), term_str(label));
+        print_one_sided(&o, np->desc->name, label, k, V_NEW);
         t.n[V_NEW]++;
         free(label);
         continue;
@@ -498,13 +548,13 @@ int cmd_ab(int argc, char **argv) {
       if (oc->plugin_index != a) continue;
       char *label = case_label(oc);
       if (!find_case(&S[1], b, label)) {
-        printf("    %s %s: MISSING (case in OLD only)\n", term_str(op->desc->name), term_str(label));
+        print_one_sided(&o, op->desc->name, label, 0, V_MISSING);
         t.n[V_MISSING]++;
         if (o.fail_on & FAIL_MISSING) exit_code = EXIT_FAILED;
       }
       free(label);
     }
-    closing_line(np->desc->name, &t);
+    closing_line(&o, np->desc->name, &t);
     for (int s = 0; s < 2; s++)
       if (out_close(&of[s]) != 0) save_failed = 1;
     a++;

@@ -194,7 +194,8 @@ static void side_runs_of(const struct result_set *s, const struct rs_group *g, s
   out->hist = xcalloc(g->nhist + 1, sizeof *out->hist);
   for (size_t i = 0; i < g->npool; i++) out->runs[i] = s->entries[g->pool[i]].r;
   for (size_t i = 0; i < g->nhist; i++) out->hist[i] = s->entries[g->hist[i]].r;
-  out->side = (struct case_side){out->runs, g->npool, out->hist, g->nhist};
+  const struct run_file *newest = g->npool ? s->entries[g->pool[g->npool - 1]].file : NULL;
+  out->side = (struct case_side){out->runs, g->npool, out->hist, g->nhist, newest ? &newest->env.steady : NULL};
 }
 
 static void side_runs_release(struct side_runs *s) {
@@ -381,12 +382,12 @@ static void output_table(const struct row *rows, size_t n, const struct compare_
   static const char *const titles_csv[] = {"plugin", "params", "tag", "old_status", "new_status", "old_median_ns",
                                            "new_median_ns", "ratio", "ci_lo", "ci_hi", "p", "verdict",
                                            "old_runs", "old_term", "old_between", "new_runs", "new_term",
-                                           "new_between"};
+                                           "new_between", "old_machine", "new_machine"};
   /* the text table leaves out the tag column when no case has a tag */
-  const char *titles[18];
-  int right[18];
+  const char *titles[20];
+  int right[20];
   size_t nc = 0;
-  for (size_t c = 0; c < (csv ? 18u : 9u); c++) {
+  for (size_t c = 0; c < (csv ? 20u : 9u); c++) {
     if (!csv && !tags && c == 2) continue;
     titles[nc] = csv ? titles_csv[c] : titles_txt[c];
     right[nc++] = csv ? 0 : right_txt[c];
@@ -397,7 +398,7 @@ static void output_table(const struct row *rows, size_t n, const struct compare_
     const struct row *r = &rows[i];
     const struct rs_entry *e = any_side(r);
     double mo = side_median(r->old, &r->cc, 1), mn = side_median(r->new_, &r->cc, 0);
-    char *cells[18] = {0};
+    char *cells[20] = {0};
     size_t k = 0;
     cells[k++] = xstrdup(e->plugin);
     cells[k++] = xstrdup(*e->params || csv ? e->params : "-");
@@ -429,6 +430,9 @@ static void output_table(const struct row *rows, size_t n, const struct compare_
         cells[k++] = xstrdup(r->cc.timed ? cs_term_name(nz[side]->term) : "");
         cells[k++] = r->cc.timed ? xasprintf("%.6g", nz[side]->sigma) : xstrdup("");
       }
+      /* the machine each side's newest run recorded (the default's choice) */
+      for (int side = 0; side < 2; side++)
+        cells[k++] = xstrdup(r->cc.timed ? cs_machine_name(nz[side]->machine) : "");
     }
     size_t row = table_add_row(&t, cells);
     if (!csv) table_set_colour(&t, row, k - 1, verdict_colour(r->cc.verdict));
@@ -489,6 +493,60 @@ static void batch_note(const struct row *rows, size_t n, int md) {
   printf("%s\n", count > shown ? ", ..." : "");
 }
 
+/* "a + b%/sqrt(samples)" of the default sigma on a machine in state m. */
+static char *default_figure(enum cs_machine m) {
+  double inf = cs_between_default_on("cpu", (size_t)-1, m), one = cs_between_default_on("cpu", 1, m);
+  char *a = fmt_fixed(100.0 * inf, 0), *b = fmt_fixed(100.0 * (one - inf), 0);
+  char *s = xasprintf("%s%% + %s%%/sqrt(samples)", a, b);
+  free(a);
+  free(b);
+  return s;
+}
+
+/* The default term's figures and the machine each side's runs saw (their
+ * headers' steadiness: a steady run takes the smaller figure). */
+static void default_note(const struct row *rows, size_t n) {
+  size_t dm[2][3] = {{0}};
+  for (size_t i = 0; i < n; i++) {
+    if (!rows[i].cc.timed) continue;
+    if (rows[i].cc.old_noise.term == CS_TERM_DEFAULT) dm[0][rows[i].cc.old_noise.machine]++;
+    if (rows[i].cc.new_noise.term == CS_TERM_DEFAULT) dm[1][rows[i].cc.new_noise.machine]++;
+  }
+  size_t steady = dm[0][CS_MACHINE_STEADY] + dm[1][CS_MACHINE_STEADY];
+  size_t other = dm[0][CS_MACHINE_BUSY] + dm[0][CS_MACHINE_UNKNOWN] + dm[1][CS_MACHINE_BUSY] + dm[1][CS_MACHINE_UNKNOWN];
+  char *fs = default_figure(CS_MACHINE_STEADY), *fb = default_figure(CS_MACHINE_BUSY);
+  printf(" (default: ");
+  if (steady && other) printf("%s of a run's median where its run was steady, %s where busy or not recorded", fs, fb);
+  else printf("%s of a run's median", steady ? fs : fb);
+  free(fs);
+  free(fb);
+  static const char *const word[3] = {"not recorded", "busy", "steady"};
+  int both_same = -1; /* both sides' default runs all in one state: "both runs steady" */
+  for (int m = 0; m < 3; m++)
+    if (dm[0][m] && dm[1][m] && dm[0][m] + dm[1][m] == steady + other) both_same = m;
+  if (both_same >= 0) {
+    printf(": both runs %s", word[both_same]);
+  } else {
+    static const char *const side_name[2] = {"old", "new"};
+    const char *sep = ": ";
+    for (int side = 0; side < 2; side++) {
+      size_t kinds = 0, total = 0;
+      for (int m = 0; m < 3; m++) kinds += dm[side][m] > 0, total += dm[side][m];
+      if (!total) continue;
+      printf("%s%s run%s ", sep, side_name[side], kinds == 1 ? "" : "s");
+      const char *sep2 = "";
+      for (int m = 2; m >= 0; m--)
+        if (dm[side][m]) {
+          if (kinds == 1) printf("%s", word[m]);
+          else printf("%s%zu %s", sep2, dm[side][m], word[m]);
+          sep2 = ", ";
+        }
+      sep = "; ";
+    }
+  }
+  printf("; earlier runs of a case in the folder, or several runs of it that day, replace it)");
+}
+
 /* Which between-run term widened the intervals (compare_stats.h), counted
  * per side, and the cases the minimum of samples held back. */
 static void term_note(const struct row *rows, size_t n, int md) {
@@ -513,15 +571,7 @@ static void term_note(const struct row *rows, size_t n, int md) {
         sep = ", ";
       }
   }
-  if (count[0][CS_TERM_DEFAULT] || count[1][CS_TERM_DEFAULT]) {
-    char *a = fmt_fixed(100.0 * cs_between_default("cpu", (size_t)-1), 0);
-    char *b = fmt_fixed(100.0 * (cs_between_default("cpu", 1) - cs_between_default("cpu", (size_t)-1)), 0);
-    printf(" (default: %s%% + %s%%/sqrt(samples) of a run's median; earlier runs of a case in the folder, or several "
-           "runs of it that day, replace it)",
-           a, b);
-    free(a);
-    free(b);
-  }
+  if (count[0][CS_TERM_DEFAULT] || count[1][CS_TERM_DEFAULT]) default_note(rows, n);
   printf("\n");
   if (few)
     printf("%snote: %zu case%s NOISY rather than FASTER/SLOWER: fewer than %d samples on a side\n", md ? "\n" : "",
@@ -550,6 +600,7 @@ static json_t *side_json(const struct rs_entry *e, double median, const struct c
     json_t *b = json_object();
     json_object_set_new(b, "term", json_string(cs_term_name(nz->term)));
     json_object_set_new(b, "sigma", json_real(nz->sigma));
+    json_object_set_new(b, "machine", json_string(cs_machine_name(nz->machine)));
     json_object_set_new(b, "df", isfinite(nz->df) ? json_real(nz->df) : json_null());
     json_object_set_new(b, "runs", json_integer((json_int_t)nz->runs));
     json_object_set_new(b, "history_runs", json_integer((json_int_t)nz->history));

@@ -22,6 +22,7 @@
 #include "run/tune_apply.h"
 #include "results/io.h"
 #include "run/runner.h"
+#include "run/steady.h"
 #include "core/term.h"
 #include "core/util.h"
 
@@ -173,6 +174,7 @@ struct plugin_pass {
   size_t first;        /* suite index of its first case */
   struct run_file *f;
   struct results_run saver; /* journal + periodic rewrite, see results_run_add */
+  struct steady_reading steady; /* at its start: the header's steadiness */
   int rc, save_failed;
   char *label;         /* of the case running now */
 };
@@ -241,11 +243,15 @@ static void pass_open(struct plugin_pass *pp, struct suite *s, int argc, char **
   pp->first = first;
   pp->f = run_file_new(s, argc, argv, pp->pl);
   results_run_init(&pp->saver, s->opt->results_dir);
+  steady_read(&pp->steady);
 }
 
 /* Write the plugin's result file whole. Returns 0, or -1 when it could not
  * be written (now or for a case before). */
 static int pass_close(struct plugin_pass *pp) {
+  struct steady_reading end;
+  steady_read(&end);
+  steady_between(&pp->steady, &end, &pp->f->env.steady);
   if (!pp->save_failed && results_run_finish(&pp->saver, pp->f) != 0) pp->rc = -1;
   results_run_release(&pp->saver);
   run_file_release(pp->f);

@@ -97,6 +97,7 @@ struct results_run {
   int journal_fd;       /* -1 until the first append; -2: a journal not ours was in the way */
   size_t saved;         /* f->cases[0 .. saved) are on disk */
   size_t in_json;       /* of which in the .json */
+  int steady_in_json;   /* the .json's header holds the run's steadiness (set at its end) */
   double last_rewrite_s, last_cost_s;
   double rewrite_min_s, rewrite_factor; /* RESULTS_REWRITE_*, set by init */
 };
@@ -104,7 +105,9 @@ void results_run_init(struct results_run *w, const char *dir);
 /* Save f->cases[saved .. f->ncases). 0, or -1 after error() naming the file. */
 int results_run_add(struct results_run *w, const struct run_file *f);
 /* Write the .json and .txt whole with every case of f and remove the
- * journal (nothing to do when no case was saved). 0, or -1 after error(). */
+ * journal (nothing to do when no case was saved; no rewrite when the .json
+ * holds every case and the header's steadiness already, or f has none).
+ * 0, or -1 after error(). */
 int results_run_finish(struct results_run *w, const struct run_file *f);
 void results_run_release(struct results_run *w); /* closes the journal, keeps the files */
 

@@ -213,6 +213,20 @@ static json_t *caches_to_json(const struct cpu_caches *c) {
   return a;
 }
 
+/* "steadiness": how steady the machine was over the run (result.h). */
+static json_t *steady_to_json(const struct run_steady *m) {
+  json_t *o = json_object();
+  put(o, "wall_s", jnum(m->wall_s));
+  put(o, "load_per_cpu_start", jnum(m->load_start));
+  put(o, "load_per_cpu_end", jnum(m->load_end));
+  put(o, "others_per_cpu_start", jnum(m->others_start));
+  put(o, "others_per_cpu_end", jnum(m->others_end));
+  put(o, "contention", jnum(m->contention));
+  put(o, "calibration_drift", jnum(m->drift));
+  put(o, "steal", isnan(m->steal) ? json_null() : jnum(m->steal));
+  return o;
+}
+
 static json_t *env_to_json(const struct run_env *e) {
   json_t *o = json_object();
   put(o, "date", jstr(e->date));
@@ -229,6 +243,7 @@ static json_t *env_to_json(const struct run_env *e) {
   put(o, "preset_sha256", jstr(e->preset_sha256));
   put(o, "tag", jstr(e->tag));
   put(o, "mode", jstr(e->mode));
+  if (e->steady.known) put(o, "steadiness", steady_to_json(&e->steady));
   return o;
 }
 
@@ -604,6 +619,28 @@ static int caches_from_json(const struct reader *rd, const json_t *env, struct c
   return 0;
 }
 
+/* The optional "steadiness" (files before it have none: known stays 0). */
+static int steady_from_json(const struct reader *rd, const json_t *env, struct run_steady *m) {
+  memset(m, 0, sizeof *m);
+  const json_t *o = json_object_get(env, "steadiness");
+  if (!o || json_is_null(o)) return 0;
+  if (!json_is_object(o)) return fail(rd, "steadiness", "expected an object");
+  char ctx[48];
+  snprintf(ctx, sizeof ctx, "%s.steadiness", rd->ctx);
+  struct reader sub = {rd->err, rd->errlen, ctx};
+  const json_t *st = json_object_get(o, "steal");
+  m->steal = NAN;
+  if (read_double(&sub, o, "wall_s", &m->wall_s) || read_double(&sub, o, "load_per_cpu_start", &m->load_start) ||
+      read_double(&sub, o, "load_per_cpu_end", &m->load_end) ||
+      read_double(&sub, o, "others_per_cpu_start", &m->others_start) ||
+      read_double(&sub, o, "others_per_cpu_end", &m->others_end) ||
+      read_double(&sub, o, "contention", &m->contention) || read_double(&sub, o, "calibration_drift", &m->drift) ||
+      (st && !json_is_null(st) && read_double(&sub, o, "steal", &m->steal)))
+    return -1;
+  m->known = 1;
+  return 0;
+}
+
 static int env_from_json(const struct reader *rd, const json_t *root, struct run_env *e) {
   json_t *o;
   if (read_object(rd, root, "env", &o)) return -1;
@@ -616,7 +653,7 @@ static int env_from_json(const struct reader *rd, const json_t *root, struct run
       read_str(&sub, o, "command", &e->command) || read_str(&sub, o, "preset", &e->preset) ||
       read_str(&sub, o, "preset_sha256", &e->preset_sha256) ||
       read_str(&sub, o, "tag", &e->tag) || read_str(&sub, o, "mode", &e->mode) ||
-      caches_from_json(&sub, o, &e->caches))
+      caches_from_json(&sub, o, &e->caches) || steady_from_json(&sub, o, &e->steady))
     return -1;
   return 0;
 }

@@ -118,6 +118,19 @@ void kv_list_add(size_t *n, struct kv **list, const char *key, const char *value
 const char *kv_list_get(size_t n, const struct kv *list, const char *key); /* NULL if absent */
 void kv_list_release(size_t *n, struct kv **list);
 
+/* How steady the machine was over a run (run/steady.c reads it; compare's
+ * default between-run term follows it). known 0: not recorded (files from
+ * before it, a run cut short, no /proc). */
+struct run_steady {
+  int known;
+  double wall_s;                       /* the span it covers */
+  double load_start, load_end;         /* 1-minute load average per CPU */
+  double others_start, others_end;     /* other runnable threads per CPU (procs_running, sampled) */
+  double contention;                   /* the larger share of the calibration loop's wall time off a CPU */
+  double drift;                        /* calibration loop's time at the end / at the start - 1 */
+  double steal;                        /* steal share of CPU time over the run; NAN: unknown */
+};
+
 /* The environment of a run, recorded in the header of a run file. */
 struct run_env {
   char *date;          /* local "YYYY-MM-DD" */
@@ -134,6 +147,7 @@ struct run_env {
   char *preset_sha256;
   char *tag;           /* --tag or NULL */
   char *mode;          /* "perf" or "debug" */
+  struct run_steady steady; /* JSON "steadiness", absent when not known */
 };
 void run_env_release(struct run_env *e); /* frees the strings, leaves *e zeroed */
 

@@ -259,6 +259,7 @@ static int rewrite_whole(struct results_run *w, const struct run_file *f) {
   double t0 = now_s();
   if (results_save(w->dir, f, &w->base)) return -1;
   w->saved = w->in_json = f->ncases;
+  w->steady_in_json = f->env.steady.known;
   w->last_rewrite_s = now_s();
   w->last_cost_s = w->last_rewrite_s - t0;
   return 0;
@@ -325,7 +326,9 @@ int results_run_add(struct results_run *w, const struct run_file *f) {
 
 int results_run_finish(struct results_run *w, const struct run_file *f) {
   if (!w->base && !f->ncases) return 0;
-  if ((!w->base || w->in_json != f->ncases) && rewrite_whole(w, f)) return -1;
+  /* the header's steadiness is known only now, at the end of the run */
+  if ((!w->base || w->in_json != f->ncases || (f->env.steady.known && !w->steady_in_json)) && rewrite_whole(w, f))
+    return -1;
   if (w->journal_fd >= 0) {
     close(w->journal_fd);
     w->journal_fd = -1;

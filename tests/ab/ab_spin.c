@@ -1,13 +1,18 @@
 /* A plugin for the bench ab tests, built several times from this one
  * source: a spin kernel whose work is scaled at build time (AB_SCALE, e.g.
  * 1.30 for a planted 30% slowdown), with optional faults: AB_WRONG (its
- * self-check fails), AB_CRASH_AT (the process crashes at that run() call:
- * a worker dies mid-run), AB_EXTRA (one more case, n = 3000, in every
+ * self-check fails), AB_CRASH_WORKER (the N-th process to set the case up
+ * crashes at its first run() call, the processes counted in the file named
+ * by the environment's AB_CRASH_STATE: bench ab's first worker pair
+ * measures, a later one dies mid-run), AB_EXTRA (one more case, n = 3000, in every
  * tier's default). Operation "none": verify() checks the result itself. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/plugin.h"
 
@@ -22,6 +27,7 @@ struct st {
   int64_t iters;
   uint64_t x, expect;
   long runs;
+  int crash;
 };
 
 static uint64_t spin(int64_t n) {
@@ -36,6 +42,13 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if (!s) return host->fail(host, "out of memory");
   s->iters = (int64_t)((double)host->param_int(host, "n") * AB_SCALE);
   s->expect = spin(s->iters);
+#ifdef AB_CRASH_WORKER
+  const char *path = getenv("AB_CRASH_STATE");
+  int fd = path ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0600) : -1;
+  struct stat st;
+  if (fd >= 0 && write(fd, "w", 1) == 1 && fstat(fd, &st) == 0 && st.st_size == AB_CRASH_WORKER) s->crash = 1;
+  if (fd >= 0) close(fd);
+#endif
   *state = s;
   return BENCH_OK;
 }
@@ -44,9 +57,7 @@ static int run(const struct bench_host *host, void *state) {
   (void)host;
   struct st *s = state;
   s->runs++;
-#ifdef AB_CRASH_AT
-  if (s->runs == AB_CRASH_AT) raise(SIGSEGV);
-#endif
+  if (s->crash) raise(SIGSEGV);
   s->x = spin(s->iters);
   return BENCH_OK;
 }

@@ -23,7 +23,9 @@ expect_rc 0 "FIXED is no failure"
 expect_in "$T/out" 'FIXED' "old failed, new works"
 
 rm -rf "$T/results"
-ab "$AB/base" "$AB/crash" --plugin ab_spin
+# the crash build's 2nd process to set the case up crashes: the new worker
+# of ab's second pair, after the first pair measured rounds
+AB_CRASH_STATE=$T/crash.state ab "$AB/base" "$AB/crash" --plugin ab_spin
 expect_rc 1 "crashing NEW fails the run"
 expect_in "$T/out" 'ab_spin n=20000: .* CRASH' "CRASH"
 expect_in "$T/out" 'killed by signal 11|worker ended \(status 1\)' "the crash (a sanitizer build exits 1 on SIGSEGV)"

@@ -75,5 +75,40 @@ static void test_verdicts(void) {
   CHECK(paired_verdict(&e, 0.002, PAIRED_ALPHA) == CS_SLOWER);
 }
 
-TEST_MAIN(TEST_ENTRY(test_t_quantiles), TEST_ENTRY(test_pairs_are_the_unit),
+/* One pair of ten that landed badly as a whole (every round of it 30% off)
+ * is trimmed: the ratio and a narrow interval stay with the other nine, so
+ * a 1% change is still SLOWER at a 0.5% threshold; with Student's t over
+ * all ten pairs it would be NOISY. */
+static void test_outlier_pair_is_trimmed(void) {
+  double lr[40];
+  int pair[40];
+  for (int i = 0; i < 40; i++) {
+    pair[i] = i / 4;
+    lr[i] = log(1.01) + ((i % 4) - 1.5) * 0.001 + ((i / 4) % 3 - 1) * 0.0005;
+  }
+  for (int i = 12; i < 16; i++) lr[i] = log(1.30);
+  struct paired_est e;
+  REQUIRE(paired_estimate(lr, pair, 40, 0.95, &e) == 0);
+  CHECK(e.npairs == 10);
+  CHECK_NEAR(log(e.ratio), log(1.01), 1e-3);
+  CHECK(e.lo > 1.005 && e.hi < 1.015);
+  CHECK(paired_verdict(&e, 0.005, PAIRED_ALPHA) == CS_SLOWER);
+}
+
+/* Within a pair the interquartile mean: with 8 rounds the middle 4 are
+ * averaged, the two largest and two smallest cut. */
+static void test_pair_unit_is_interquartile_mean(void) {
+  double lr[16] = {5, 0.01, 0.02, 0.03, 0.04, -5, 0.14, 9,  /* pair 0 */
+                   5, 0.01, 0.02, 0.03, 0.04, -5, 0.14, 9}; /* pair 1 */
+  int pair[16];
+  for (int i = 0; i < 16; i++) pair[i] = i / 8;
+  struct paired_est e;
+  REQUIRE(paired_estimate(lr, pair, 16, 0.95, &e) == 0);
+  /* sorted: -5 .01 .02 .03 .04 .14 5 9: cut 2 each end -> mean(.02 .03 .04
+   * .14) = .0575 (the median would be .035) */
+  CHECK_NEAR(log(e.ratio), 0.0575, 1e-12);
+}
+
+TEST_MAIN(TEST_ENTRY(test_t_quantiles), TEST_ENTRY(test_outlier_pair_is_trimmed),
+          TEST_ENTRY(test_pair_unit_is_interquartile_mean), TEST_ENTRY(test_pairs_are_the_unit),
           TEST_ENTRY(test_one_pair_has_no_interval), TEST_ENTRY(test_verdicts))

@@ -46,6 +46,16 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The interquartile mean of v[0..m) (sorted here): a quarter of the values
+ * cut from each end (rounded up: the median of 3), the middle averaged. */
+static double iq_mean(double *v, size_t m) {
+  qsort(v, m, sizeof *v, cmp_double);
+  size_t cut = (m + 1) / 4;
+  double sum = 0;
+  for (size_t k = cut; k < m - cut; k++) sum += v[k];
+  return sum / (double)(m - 2 * cut);
+}
+
 int paired_estimate(const double *logr, const int *pair, size_t n, double level,
                     struct paired_est *e) {
   memset(e, 0, sizeof *e);
@@ -57,7 +67,8 @@ int paired_estimate(const double *logr, const int *pair, size_t n, double level,
     e->ratio = NAN;
     return -1;
   }
-  /* each pair's median log-ratio, pairs in order of first appearance */
+  /* each pair's interquartile mean log-ratio, pairs in order of first
+   * appearance */
   int *id = xcalloc(n, sizeof *id);
   double *unit = xcalloc(n, sizeof *unit), *vals = xcalloc(n, sizeof *vals);
   size_t np = 0;
@@ -69,19 +80,29 @@ int paired_estimate(const double *logr, const int *pair, size_t n, double level,
     size_t m = 0;
     for (size_t k = i; k < n; k++)
       if (pair[k] == pair[i]) vals[m++] = logr[k];
-    qsort(vals, m, sizeof *vals, cmp_double);
-    unit[np++] = m % 2 ? vals[m / 2] : (vals[m / 2 - 1] + vals[m / 2]) / 2;
+    unit[np++] = iq_mean(vals, m);
   }
   e->npairs = np;
+  /* Yuen's trimmed mean over the pairs: g = 20% of them cut from each end,
+   * the standard error from the winsorized variance, h - 1 degrees of
+   * freedom (h = np - 2g pairs kept). With fewer than 5 pairs nothing is
+   * cut (Student's t). */
+  qsort(unit, np, sizeof *unit, cmp_double);
+  size_t g = np >= 5 ? (size_t)(0.2 * (double)np) : 0, h = np - 2 * g;
   double mean = 0;
-  for (size_t j = 0; j < np; j++) mean += unit[j];
-  mean /= (double)np;
+  for (size_t j = g; j < np - g; j++) mean += unit[j];
+  mean /= (double)h;
   e->ratio = exp(mean);
-  if (np >= 2) {
-    double ss = 0;
-    for (size_t j = 0; j < np; j++) ss += (unit[j] - mean) * (unit[j] - mean);
-    double df = (double)(np - 1);
-    double se = sqrt(ss / df / (double)np);
+  if (np >= 2 && h >= 2) {
+    double wmean = 0, ss = 0;
+    for (size_t j = 0; j < np; j++) wmean += unit[j < g ? g : j >= np - g ? np - g - 1 : j];
+    wmean /= (double)np;
+    for (size_t j = 0; j < np; j++) {
+      double w = unit[j < g ? g : j >= np - g ? np - g - 1 : j] - wmean;
+      ss += w * w;
+    }
+    double df = (double)(h - 1);
+    double se = sqrt(ss / (double)(np - 1)) / (((double)h / (double)np) * sqrt((double)np));
     double t = paired_t_quantile(0.5 + level / 2, df);
     e->lo = exp(mean - t * se);
     e->hi = exp(mean + t * se);

@@ -1,13 +1,15 @@
 /* Paired statistics for bench ab: each round gives one paired log-ratio
  * log(new / old) of the two sides' block medians, and rounds belong to a
  * worker pair (fresh old and new processes). The unit is the worker pair:
- * the median log-ratio of each pair's rounds (a round that another process
- * hit as a whole counts once, not by its size), then a Student t interval
- * over the pair medians (npairs - 1 degrees of freedom); the ratio is
- * exp of their mean. So the interval counts
- * the variation between processes (ASLR, page placement, thread
- * placement), which rounds within one process cannot show; it is never
- * narrower than the pairs' own scatter says. */
+ * the interquartile mean of each pair's round log-ratios (a quarter cut
+ * from each end, so a round that another process hit as a whole does not
+ * count, and the middle averaged, which scatters less than their median),
+ * then Yuen's 20%-trimmed mean over the pairs with its winsorized standard
+ * error and a Student t interval (h - 1 degrees of freedom, h the pairs
+ * kept; plain t below 5 pairs); the ratio is exp of that mean. So the
+ * interval counts the variation between processes (ASLR, page placement,
+ * thread placement), which rounds within one process cannot show, and a
+ * pair that landed badly as a whole does not decide the verdict. */
 #ifndef BENCH_PAIRED_H
 #define BENCH_PAIRED_H
 

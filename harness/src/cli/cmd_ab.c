@@ -51,7 +51,7 @@
   "  --filter EXPR          only the cases that match (as bench run; repeatable)\n"               \
   "  --threshold T          SAME band, 5% or 0.05 (default 5%)\n"                                 \
   "  --fail-on LIST         slower, wrong, missing, noisy, none (default slower,wrong)\n"         \
-  "  --rounds-per-pair N    rounds before fresh workers (default 4)\n"                            \
+  "  --rounds-per-pair N    rounds before fresh workers (at least; default 4)\n"                  \
   "  --min-pairs N          worker pairs before an early stop (default 6)\n"                      \
   "  --seed N               the sides' order in the rounds (default: random)\n"                   \
   "  --results-dir DIR      where the result files go (default results)\n"                        \

@@ -14,6 +14,7 @@
 #include "run/runner.h"
 
 #define MIN_BLOCK 5
+#define AB_PAIR_ROUNDS_MAX 8
 
 static uint64_t next_rand(uint64_t *s) {
   *s ^= *s << 13;
@@ -102,15 +103,18 @@ void ab_run_case(const struct plugin *op, const struct case_def *oc, const struc
   const struct case_def *cs[2] = {oc, nc};
   uint64_t rng = o->seed ? o->seed : 0x9e3779b97f4a7c15ull;
   double t0 = now_s();
-  /* a block lasts about this long per side: dozens of rounds fit in max_time */
-  double target = o->max_time_s / 200;
-  if (target < 0.005) target = 0.005;
-  if (target > 0.1) target = 0.1;
+  /* a block lasts about this long per side: hundreds of rounds fit in
+   * max_time, and the two blocks of a round are close enough in time that
+   * the machine's slow drift (other tenants, clocks) hits both alike */
+  double target = o->max_time_s / 2000;
+  if (target < 0.002) target = 0.002;
+  if (target > 0.05) target = 0.05;
   double sample_ns[2] = {0, 0};
   int failed = 0;
   double host[2][AB_BLOCK_MAX], dev[2][AB_BLOCK_MAX];
   int pair, batch = 0;
   for (pair = 0; !failed && !child_interrupted(); pair++) {
+    double pair_t0 = now_s();
     struct ab_worker w[2];
     int started = 0, spawn_first = (int)(next_rand(&rng) & 1);
     /* the side started first varies too: where a process lands (its core,
@@ -140,12 +144,20 @@ void ab_run_case(const struct plugin *op, const struct case_def *oc, const struc
      * pair's picks: a longer sample is more often preempted on a busy
      * machine, so sides with different batches would differ by that alone. */
     if (batch == 0) batch = w[0].batch < w[1].batch ? w[0].batch : w[1].batch;
+    /* a pair measures for at least rounds_per_pair rounds, and on until its
+     * rounds took as long as starting it did (up to AB_PAIR_ROUNDS_MAX
+     * times rounds_per_pair): the budget goes to measuring, not to starting
+     * workers, while fresh pairs still come every few hundred ms */
+    double rounds_t0 = now_s(), start_cost = rounds_t0 - pair_t0;
     side[0]->r.batch = side[1]->r.batch = batch;
     /* the order alternates within a pair from a random start (ABBA...): a
      * side's place in the round (first after the other's block, or after
      * the parent's work) never favours one side over a pair */
     int first = (int)(next_rand(&rng) & 1);
-    for (int k = 0; k < o->rounds_per_pair && !failed && !child_interrupted(); k++) {
+    for (int k = 0; !failed && !child_interrupted(); k++) {
+      if (k >= o->rounds_per_pair &&
+          (k >= AB_PAIR_ROUNDS_MAX * o->rounds_per_pair || now_s() - rounds_t0 >= start_cost))
+        break;
       struct ab_round rd = {pair, (first + k) & 1, 0, 0, 0, 0, 1};
       for (int step = 0; step < 2 && !failed; step++) {
         int s = rd.new_first ? 1 - step : step;

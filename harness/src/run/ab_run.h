@@ -3,9 +3,11 @@
  * two never at the same time; a round is one block of samples on each side,
  * the order alternating within a pair from a random start, and its paired log-ratio is log(new / old) of the two
  * block medians (device time when both sides reported it for every
- * sample, else host time for all rounds). Every rounds_per_pair rounds
- * both workers verify their output and are replaced by a fresh pair, so
- * process state is sampled too; the estimate takes the pair as its unit
+ * sample, else host time for all rounds); a block lasts about max_time/2000
+ * (2-50 ms). After rounds_per_pair rounds, or more until the pair's rounds
+ * took as long as starting its workers did (at most 8x), both workers
+ * verify their output and are replaced by a fresh pair, so process state
+ * is sampled too; the estimate takes the pair as its unit
  * (analyze/paired.h). After each pair the case stops early once a 99%
  * interval decides (SAME, FASTER or SLOWER at the threshold), at least
  * min_pairs in; else at max_time (wall time of the case, worker starts

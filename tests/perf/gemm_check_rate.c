@@ -17,7 +17,8 @@
  * 64, +-1) and random positions, each trial with its own seed and one of
  * the four A/B layouts in turn. It prints the catch rate per kind, the
  * false positives of the correct output over 2T seeds, and the time of one
- * check as a share of the time of the GEMM above. Inputs are uniform in
+ * check (wall, and CPU time summed over its threads: on a busy machine
+ * the wall time mostly measures waiting) as a share of the GEMM above. Inputs are uniform in
  * [-1, 1) as the harness fills them, or in [0, 1) with --positive (no
  * cancellation: the largest |C| for its scale, the hardest case for f16). */
 #define _POSIX_C_SOURCE 200809L
@@ -132,17 +133,19 @@ int main(int argc, char **argv) {
       check_tolerance(&chk, &rtol, &atol);
       struct check_result r;
       int fp = 0, runs = 0;
-      double check_s = 0;
+      double check_s = 0, check_cpu = 0;
       for (int t = 0; t < 2 * trials; t++) {
         chk.flags = layout_flags(t);
         chk.in[0] = ab[(t & 1) ? 1 : 0];
         chk.in[1] = ab[(t & 2) ? 3 : 2];
         t0 = now();
+        const clock_t c0 = clock();
         if (check_output(&chk, VERIFY_FAST, 1000 + (uint64_t)t, &r) != 0) {
           fprintf(stderr, "check: %s\n", r.message);
           return 1;
         }
         check_s += now() - t0;
+        check_cpu += (double)(clock() - c0) / CLOCKS_PER_SEC;
         runs++;
         if (!r.pass) {
           fp++;
@@ -177,9 +180,9 @@ int main(int argc, char **argv) {
                dtype_name(out), factors[fi], caught[0], trials, caught[1], trials, caught[2],
                trials);
       }
-      printf("%-5d %-5s %-4s false positives %d/%d; check %.3f s, gemm %.3f s (%d rows), share %.1f%%\n", n,
-             dtype_name(in), dtype_name(out), fp, runs, check_s / runs, gemm_s, m,
-             100.0 * check_s / runs / gemm_s);
+      printf("%-5d %-5s %-4s false positives %d/%d; check %.4f s wall, %.4f s cpu (all threads), "
+             "gemm %.3f s (%d rows), share %.1f%%\n", n, dtype_name(in), dtype_name(out), fp, runs,
+             check_s / runs, check_cpu / runs, gemm_s, m, 100.0 * check_s / runs / gemm_s);
       fflush(stdout);
       free(c), free(cf), free(af), free(bf);
       for (int t = 0; t < 4; t++) free(ab[t]);

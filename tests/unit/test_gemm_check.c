@@ -4,8 +4,9 @@
  * and at random positions, is WRONG_ANSWER every time, for f32, f16 and bf16
  * inputs (output the same type) in all four A/B layouts; correct GEMMs
  * accumulated in another order than the reference (blocked along k,
- * pairwise) pass. Sizes stay <= 512 to keep the test quick under ASan;
- * tests/perf/gemm_check_rate (scripts/gemm_check_rate.sh) measures to 2048. */
+ * pairwise) pass. Sizes up to 512, and 96 rows of n = k = 2048, keep the
+ * test quick under ASan; tests/perf/gemm_check_rate
+ * (scripts/gemm_check_rate.sh) measures full sizes to 8192. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 #include "check/reference.h"
 #include "test.h"
 
-enum order { ORDER_BLOCKED, ORDER_PAIRWISE };
+enum order { ORDER_BLOCKED, ORDER_PAIRWISE, ORDER_ROWS };
 
 /* sum_{kk < len} a[kk] b[kk * stride] in f32, pairwise halves down to 8 terms. */
 static float dot_pairwise(const float *a, const float *b, int len, int stride) {
@@ -30,8 +31,20 @@ static float dot_pairwise(const float *a, const float *b, int len, int stride) {
   return dot_pairwise(a, b, h, stride) + dot_pairwise(a + h, b + (size_t)h * stride, len - h, stride);
 }
 
-/* C = A B (row-major f32) in f32, blocked along k by 64 or pairwise. */
+/* C = A B (row-major f32) in f32, blocked along k by 64, pairwise, or
+ * (ORDER_ROWS) in k order a row of C at a time (quick enough for k = 2048). */
 static void gemm_f32(const float *a, const float *b, float *c, int m, int n, int k, enum order o) {
+  if (o == ORDER_ROWS) {
+    for (int i = 0; i < m; i++) {
+      float *cr = c + (size_t)i * n;
+      for (int j = 0; j < n; j++) cr[j] = 0;
+      for (int kk = 0; kk < k; kk++) {
+        const float av = a[(size_t)i * k + kk], *br = b + (size_t)kk * n;
+        for (int j = 0; j < n; j++) cr[j] += av * br[j];
+      }
+    }
+    return;
+  }
   for (int i = 0; i < m; i++)
     for (int j = 0; j < n; j++) {
       float acc = 0;
@@ -56,8 +69,10 @@ struct problem {
   void *c;           /* correct output, type t */
 };
 
-static void problem_init(struct problem *p, int m, int n, int k, enum bench_dtype t, enum order o,
-                         uint64_t seed) {
+/* hot_col >= 0: that column of B is 2^10 times the others (one large
+ * column, as in a weight matrix with an outlier channel). */
+static void problem_init_hot(struct problem *p, int m, int n, int k, enum bench_dtype t,
+                             enum order o, uint64_t seed, int hot_col) {
   p->m = m, p->n = n, p->k = k, p->t = t;
   const size_t es = dtype_size(t);
   float *af = malloc((size_t)m * k * sizeof *af), *bf = malloc((size_t)k * n * sizeof *bf);
@@ -72,7 +87,8 @@ static void problem_init(struct problem *p, int m, int n, int k, enum bench_dtyp
     }
   for (int kk = 0; kk < k; kk++)
     for (int j = 0; j < n; j++) {
-      const float v = (float)dtype_round(t, random_uniform(seed + 1, (uint64_t)kk * n + j));
+      const double u = random_uniform(seed + 1, (uint64_t)kk * n + j);
+      const float v = (float)dtype_round(t, j == hot_col ? 1024 * u : u);
       bf[(size_t)kk * n + j] = v;
       dtype_store(p->b[0], (size_t)kk * n + j, t, v);
       dtype_store(p->b[1], (size_t)j * k + kk, t, v);
@@ -81,6 +97,11 @@ static void problem_init(struct problem *p, int m, int n, int k, enum bench_dtyp
   p->c = malloc((size_t)m * n * es);
   for (size_t e = 0; e < (size_t)m * n; e++) dtype_store(p->c, e, t, cf[e]);
   free(af), free(bf), free(cf);
+}
+
+static void problem_init(struct problem *p, int m, int n, int k, enum bench_dtype t, enum order o,
+                         uint64_t seed) {
+  problem_init_hot(p, m, n, k, t, o, seed, -1);
 }
 
 static void problem_free(struct problem *p) {
@@ -170,6 +191,56 @@ static void test_planted_20x_caught(void) {
     }
 }
 
+/* The largest size the 20x guarantee is stated for: n = k = 2048 (the
+ * check's block width and tolerances follow n and k; each row is tested on
+ * its own, so 64 rows stand for 2048 and keep the test quick under ASan;
+ * scripts/gemm_check_rate.sh runs the full 2048^3). */
+static void test_planted_20x_caught_2048(void) {
+  const enum bench_dtype types[] = {BENCH_F32, BENCH_F16, BENCH_BF16};
+  for (int t = 0; t < 3; t++) {
+    struct problem p;
+    problem_init(&p, 64, 2048, 2048, types[t], ORDER_ROWS, 60 + (uint64_t)t);
+    CHECK(false_positives(&p, 4) == 0);
+    CHECK(planted_missed(&p, 20, 3, 90 + (uint64_t)t) == 0);
+    problem_free(&p);
+  }
+}
+
+/* One column of B far larger than the rest raises only its own block's
+ * noise bound: a 20x element in the other columns is still caught (a
+ * bound from max_j |b_kj| over the whole row of B, as before, missed
+ * them). */
+static void test_planted_20x_hot_column(void) {
+  const enum bench_dtype types[] = {BENCH_F32, BENCH_BF16};
+  for (int t = 0; t < 2; t++) {
+    struct problem p;
+    problem_init_hot(&p, 128, 512, 512, types[t], ORDER_BLOCKED, 80 + (uint64_t)t, 511);
+    CHECK(false_positives(&p, 4) == 0);
+    int missed = 0;
+    for (int trial = 0; trial < 12; trial++) {
+      const uint64_t rnd = random_u64(300 + (uint64_t)t, (uint64_t)trial);
+      const int64_t i = (int64_t)(rnd % 128), j = (int64_t)((rnd >> 32) % 384);
+      const int64_t idx = i * p.n + j;
+      struct bench_check c = problem_check(&p, trial % 4);
+      double rtol, atol, ref, scale;
+      check_tolerance(&c, &rtol, &atol);
+      ref_gemm_elements(&c, &idx, 1, &ref, &scale);
+      const double keep = dtype_load(p.c, (size_t)idx, p.t);
+      dtype_store(p.c, (size_t)idx, p.t, ref + ((rnd >> 63) ? 1 : -1) * 20 * (atol + rtol * scale));
+      struct check_result r;
+      if (check_output(&c, VERIFY_FAST, 400 + (uint64_t)trial, &r) != 0 || r.pass ||
+          r.first_bad != idx) {
+        missed++;
+        fprintf(stderr, "  hot column: missed 20x at [%lld,%lld] %s\n", (long long)i, (long long)j,
+                dtype_name(p.t));
+      }
+      dtype_store(p.c, (size_t)idx, p.t, keep);
+    }
+    CHECK(missed == 0);
+    problem_free(&p);
+  }
+}
+
 /* Other accumulation orders and shapes (n not a multiple of the block,
  * k long against m and n) are never flagged. */
 static void test_correct_orders_pass(void) {
@@ -185,4 +256,6 @@ static void test_correct_orders_pass(void) {
       }
 }
 
-TEST_MAIN(TEST_ENTRY(test_planted_20x_caught), TEST_ENTRY(test_correct_orders_pass))
+TEST_MAIN(TEST_ENTRY(test_planted_20x_caught), TEST_ENTRY(test_planted_20x_caught_2048),
+          TEST_ENTRY(test_planted_20x_hot_column),
+          TEST_ENTRY(test_correct_orders_pass))

@@ -56,6 +56,9 @@
 #include "check/check.h"
 
 #include <float.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -72,7 +75,7 @@
 #define FAST_MIN_ELEMS 4096 /* smaller gemms are compared in full */
 #define FAST_EDGE 64       /* elements of the last row and of the last column */
 #define FAST_ATTN_ROWS 64  /* (batch, head, seq) rows of an attention */
-#define FREIVALDS_RESCAN 4 /* flagged rows recomputed to name the element */
+#define FREIVALDS_RESCAN 4 /* flagged blocks recomputed before the rest count unseen */
 
 /* Salts that split the one seed into independent streams. */
 enum { SALT_SAMPLES = 1, SALT_SIGNS = 2, SALT_ROWS = 4 };
@@ -169,11 +172,13 @@ static void compare_full(struct cmp *k) {
 /* Freivalds' test per row and per block of columns, with a tolerance from
  * a model of a correct GEMM's rounding errors, computed in double.
  *
- * The columns are cut into at most FREIVALDS_BLOCKS blocks of w >= 8
- * columns; x holds a random sign per column. For row i and block b,
+ * The columns are cut into nb blocks of w columns (w from the model, below);
+ * x holds a random sign per column. For row i and block b,
  *   d_ib = sum_{j in b} C_ij x_j - A_i (B x_b) = sum_{j in b} e_ij x_j,
  * with e_ij = C_ij - ref_ij. B x_b for every block costs k*n together and
- * A_i (B x_b) costs k per block, so the test is O(k (n + m * blocks)).
+ * A_i (B x_b) costs k per block, so the test is O(k (n + m * nb)), spread
+ * over threads by rows (BENCH_CHECK_THREADS, else the CPUs this process may
+ * run on), FREIVALDS_ROWS rows sharing one pass over B x.
  * A single wrong element e shows whole in its row's d_ib; the correct
  * elements of that block add noise sum_{l != j} e_il x_l of random sign.
  *
@@ -183,29 +188,81 @@ static void compare_full(struct cmp *k) {
  *                 at most u32 times a partial sum <= scale_ij, uniform)
  *   output:       |e| <= u_out |C_ij|, std u_out |C_ij| / sqrt(3),
  * so the block's noise has std at most sigma_ib with
- *   sigma_ib^2 = u32^2 (k/3 + 1) max_j(scale) sum_j(scale) + u_out^2 sum_j C_ij^2 / 3
- * (sum scale^2 <= max * sum; max_j scale_ij <= sum_k |a_ik| max_j |b_kj|).
- * A row is flagged when |d_ib| > FREIVALDS_Z sigma_ib (plus the rounding
- * of these double sums): noise at the model's limit reaches that with
- * probability 2 exp(-Z^2/2) = 3e-8 per test over the signs (Hoeffding),
- * and the flagged row is then cleared by its full recomputation. A single
- * element off by e > (FREIVALDS_Z + 5.3) sigma_ib shows with probability
- * >= 1 - 1e-6 over the signs; README's "Verification" gives what that is
- * in units of the element's own tolerance.
+ *   sigma_ib^2 = u32^2 (k/3 + 1) |a_i|^2 sum_{j in b} |b_j|^2
+ *              + u_out^2 sum_{j in b} C_ij^2 / 3
+ * (Cauchy-Schwarz: scale_ij = sum_k |a_ik||b_kj| <= |a_i| |b_j|, 2-norms of
+ * the row of A and the column of B; for inputs of independent entries this
+ * is 4/3 of scale_ij, where the bound sum|a| max|b| used before was 2x).
+ * A block is flagged when |d_ib| > FREIVALDS_Z sigma_ib (plus the rounding
+ * of these double sums and of the output's underflow). A single element off
+ * by e > (FREIVALDS_Z + 5.26) sigma_ib shows with probability >= 1 - 1e-6
+ * over the signs (Hoeffding: exp(-5.26^2/2) = 1e-6).
  *
- * A flagged row is recomputed in full and compared element by element (the
- * first FREIVALDS_RESCAN of them): the full check has the last word, so a
- * correct GEMM that the model misjudges is still never failed. */
-#define FREIVALDS_BLOCKS 64
+ * The block width w is the widest for which that guarantee covers an
+ * element off by FREIVALDS_TARGET times its own tolerance rtol * scale_ij,
+ * with a margin FREIVALDS_MARGIN, at the ratios |a_i|^2 |b_j|^2 / scale_ij^2
+ * and |C_ij| / scale_ij seen at the sampled elements: f32 needs w of about
+ * 30 (k = 2048), f16/bf16 outputs of random-sign data allow a few blocks per
+ * row, because their tolerance is far above the fp32 accumulation noise.
+ * There are at least FREIVALDS_MIN_BLOCKS blocks (a large outlier column
+ * then raises the bound of its own block only), and w is at least
+ * FREIVALDS_MIN_W and at least n / FREIVALDS_MAX_BLOCKS (the
+ * cost cap: above about 2048 columns f32 guarantees less than 20x; README's
+ * "Verification" gives the measured factors).
+ *
+ * Every flagged block is recomputed in full and compared element by element,
+ * in order, until FREIVALDS_RESCAN of them were recomputed and one held an
+ * element out of tolerance (the rest then count one mismatch each). When no
+ * recomputed block holds one, all of them are recomputed: the full check has
+ * the last word, so a correct GEMM that the model misjudges is never failed
+ * and a flag is never dropped unchecked. A flag at the model's limit has
+ * probability 2 exp(-Z^2/2) = 7e-4 per block; a correct GEMM is far inside
+ * the limit (its partial sums are far below scale_ij), and a recomputed
+ * block costs only k*w. */
+#define FREIVALDS_MAX_BLOCKS 128
 #define FREIVALDS_MIN_W 8
-#define FREIVALDS_Z 6.0
+#define FREIVALDS_MIN_BLOCKS 16
+#define FREIVALDS_Z 4.0
+#define FREIVALDS_MISS_Z 5.26
+#define FREIVALDS_TARGET 20.0
+#define FREIVALDS_MARGIN 1.25
+#define FREIVALDS_ROWS 16
+#define FREIVALDS_MAX_THREADS 64
+#define FREIVALDS_MIN_WORK ((int64_t)1 << 22) /* multiply-adds worth a thread */
+
+struct fv_flag {
+  int64_t row, block;
+  double diff, tol;
+};
 
 struct freivalds {
-  int64_t flagged;     /* rows that failed */
-  int64_t first_row;   /* the first of them, -1 if none */
+  int64_t w, nb;          /* block width and count */
+  int64_t flagged;        /* rows with a flagged block (after the recompute) */
+  int64_t first_row;      /* the first of them, -1 if none */
   double first_diff, first_tol;
-  int64_t rescan[FREIVALDS_RESCAN]; /* the first flagged rows, to recompute */
-  int nrescan;
+  struct fv_flag *flags;  /* every flagged block, by row then block */
+  size_t nflags, recomputed; /* flags[0, recomputed) were compared in full */
+};
+
+struct fv;
+struct fv_part {
+  struct fv *f;
+  int id;
+  int64_t lo, hi;
+  struct fv_flag *flags;
+  size_t nflags, cap;
+};
+
+struct fv {
+  const struct bench_check *c;
+  int64_t m, n, kd, w, nb, nbp;
+  double *x;  /* n random signs */
+  double *bx; /* kd x nbp: B x_b (zeros past nb) */
+  double *cn; /* nthreads x n: partial squared 2-norms of B's columns */
+  double *bn; /* nbp: sum_{j in b} |b_j|^2 */
+  double acc_var, uout2, tiny;
+  int nthreads;
+  struct fv_part part[FREIVALDS_MAX_THREADS];
 };
 
 /* Unit roundoff of a dtype the output is rounded to. */
@@ -218,100 +275,244 @@ static double unit_roundoff(enum bench_dtype t) {
   }
 }
 
-static void freivalds(const struct cmp *k, uint64_t seed, struct freivalds *f) {
-  const struct bench_check *c = k->p->c;
-  const int64_t m = c->m, n = c->n, kd = c->k;
-  int64_t w = (n + FREIVALDS_BLOCKS - 1) / FREIVALDS_BLOCKS;
-  if (w < FREIVALDS_MIN_W) w = FREIVALDS_MIN_W;
-  /* nbp: nb rounded up to whole chunks of 8 (zeros past nb), so that the
-   * inner loop below has a fixed width the compiler vectorizes. */
-  const int64_t nb = (n + w - 1) / w, nbp = (nb + 7) / 8 * 8;
-  double *x = xmalloc((size_t)n * sizeof *x);
-  /* per kk: B x_b and sum_{j in b} |b_kj| (nbp each); bm: max_j |b_kj| */
-  double *bx = xmalloc((size_t)(2 * nbp * kd + kd) * sizeof *bx);
-  double *bs = bx + nbp * kd, *bm = bs + nbp * kd;
-  memset(bx, 0, (size_t)(2 * nbp * kd) * sizeof *bx);
-  double *acc = xmalloc((size_t)(5 * nbp) * sizeof *acc);
-  double *restrict proj = acc, *restrict ssum = acc + nbp;
-  double *cx = acc + 2 * nbp, *c2 = acc + 3 * nbp, *cabs = acc + 4 * nbp;
-  int64_t wide = n > kd ? n : kd;
-  double *row = xmalloc((size_t)wide * sizeof *row);
-  const uint64_t s_signs = sub_seed(seed, SALT_SIGNS);
-  /* An exact check (integer output: rtol = atol = 0) allows no error. */
-  const int exact = k->k.r->rtol == 0 && k->k.r->atol == 0;
-  const double u32 = exact ? 0 : 0x1p-24, uout = exact ? 0 : unit_roundoff(c->out_dtype);
-  const double acc_var = u32 * u32 * ((double)kd / 3.0 + 1.0);
+/* Threads for the check: BENCH_CHECK_THREADS, else the CPUs this process
+ * may run on (read now: a case's child may be pinned). */
+static int check_threads(void) {
+  const char *e = getenv("BENCH_CHECK_THREADS");
+  if (e && *e) {
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (*end == 0 && v >= 1) return v > FREIVALDS_MAX_THREADS ? FREIVALDS_MAX_THREADS : (int)v;
+  }
+  int n = 0;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+  if (n <= 0) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (n <= 0) n = 1;
+  return n > FREIVALDS_MAX_THREADS ? FREIVALDS_MAX_THREADS : n;
+}
 
-  for (int64_t j = 0; j < n; j++) x[j] = random_u64(s_signs, (uint64_t)j) >> 63 ? 1.0 : -1.0;
-  for (int64_t kk = 0; kk < kd; kk++) {
-    ref_gemm_b_row(c, kk, 0, n, row);
-    double *px = bx + kk * nbp, *ps = bs + kk * nbp;
-    bm[kk] = 0;
-    for (int64_t b = 0; b < nb; b++) {
-      const int64_t j1 = (b + 1) * w < n ? (b + 1) * w : n;
-      double s = 0, sa = 0, mx = 0;
-      for (int64_t j = b * w; j < j1; j++) {
-        const double v = row[j], av = fabs(v);
-        s += v * x[j];
-        sa += av;
-        mx = av > mx ? av : mx;
+/* Run fn over [0, total) cut into f->nthreads ranges (fewer when total is
+ * small); a thread that cannot start has its range run here. */
+static void fv_parallel(struct fv *f, int64_t total, void *(*fn)(void *)) {
+  int nt = f->nthreads;
+  if (nt > total) nt = total > 0 ? (int)total : 1;
+  pthread_t th[FREIVALDS_MAX_THREADS];
+  int started[FREIVALDS_MAX_THREADS] = {0};
+  for (int t = 0; t < nt; t++) {
+    f->part[t].f = f;
+    f->part[t].id = t;
+    f->part[t].lo = total * t / nt;
+    f->part[t].hi = total * (t + 1) / nt;
+  }
+  for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, fn, &f->part[t]) == 0;
+  fn(&f->part[0]);
+  for (int t = 1; t < nt; t++) {
+    if (started[t]) pthread_join(th[t], NULL);
+    else fn(&f->part[t]);
+  }
+}
+
+static int64_t block_end(const struct fv *f, int64_t b) {
+  return (b + 1) * f->w < f->n ? (b + 1) * f->w : f->n;
+}
+
+/* B x_b and the column norms, B stored k x n: a range of rows kk. */
+static void *fv_b_rows(void *arg) {
+  struct fv_part *p = arg;
+  struct fv *f = p->f;
+  double *row = xmalloc((size_t)f->n * sizeof *row), *cn = f->cn + p->id * f->n;
+  for (int64_t kk = p->lo; kk < p->hi; kk++) {
+    ref_gemm_b_row(f->c, kk, 0, f->n, row);
+    double *px = f->bx + kk * f->nbp;
+    for (int64_t b = 0; b < f->nb; b++) {
+      double s = 0;
+      for (int64_t j = b * f->w, j1 = block_end(f, b); j < j1; j++) {
+        s += row[j] * f->x[j];
+        cn[j] += row[j] * row[j];
       }
       px[b] = s;
-      ps[b] = sa;
-      bm[kk] = mx > bm[kk] ? mx : bm[kk];
-    }
-  }
-
-  memset(f, 0, sizeof *f);
-  f->first_row = -1;
-  for (int64_t i = 0; i < m; i++) {
-    ref_gemm_a_row(c, i, row);
-    double smax = 0; /* >= max_j scale_ij */
-    for (int64_t b = 0; b < nbp; b++) proj[b] = ssum[b] = 0;
-    for (int64_t kk = 0; kk < kd; kk++) {
-      const double a = row[kk], aa = fabs(a);
-      const double *restrict px = bx + kk * nbp, *restrict ps = bs + kk * nbp;
-      smax += aa * bm[kk];
-      for (int64_t b = 0; b < nbp; b += 8)
-        for (int t = 0; t < 8; t++) {
-          proj[b + t] += a * px[b + t];
-          ssum[b + t] += aa * ps[b + t];
-        }
-    }
-    dtype_load_n(c->out, (size_t)(i * n), (size_t)n, c->out_dtype, row);
-    for (int64_t b = 0; b < nb; b++) {
-      const int64_t j1 = (b + 1) * w < n ? (b + 1) * w : n;
-      double s = 0, s2 = 0, sa = 0;
-      for (int64_t j = b * w; j < j1; j++) {
-        const double v = row[j];
-        s += v * x[j];
-        s2 += v * v;
-        sa += fabs(v);
-      }
-      cx[b] = s;
-      c2[b] = s2;
-      cabs[b] = sa;
-    }
-    for (int64_t b = 0; b < nb; b++) {
-      const double diff = fabs(cx[b] - proj[b]);
-      const double sigma = sqrt(acc_var * smax * ssum[b] + uout * uout * c2[b] / 3.0);
-      const double tol = FREIVALDS_Z * sigma + (exact ? 0 : (double)w * FLT_MIN) +
-                         4.0 * (double)(w + kd) * DBL_EPSILON * (cabs[b] + ssum[b]);
-      if (diff <= tol) continue; /* also false for a NaN */
-      if (f->flagged == 0) {
-        f->first_row = i;
-        f->first_diff = diff;
-        f->first_tol = tol;
-      }
-      if (f->nrescan < FREIVALDS_RESCAN) f->rescan[f->nrescan++] = i;
-      f->flagged++;
-      break;
     }
   }
   free(row);
-  free(acc);
-  free(bx);
-  free(x);
+  return NULL;
+}
+
+/* The same with B stored transposed (n x k, a column of B contiguous): a
+ * range of blocks. */
+static void *fv_b_cols(void *arg) {
+  struct fv_part *p = arg;
+  struct fv *f = p->f;
+  const int64_t kd = f->kd;
+  double *col = xmalloc((size_t)(2 * kd) * sizeof *col), *acc = col + kd;
+  for (int64_t b = p->lo; b < p->hi; b++) {
+    for (int64_t kk = 0; kk < kd; kk++) acc[kk] = 0;
+    double norm = 0;
+    for (int64_t j = b * f->w, j1 = block_end(f, b); j < j1; j++) {
+      dtype_load_n(f->c->in[1], (size_t)(j * kd), (size_t)kd, f->c->dtype, col);
+      const double xj = f->x[j];
+      for (int64_t kk = 0; kk < kd; kk++) {
+        acc[kk] += xj * col[kk];
+        norm += col[kk] * col[kk];
+      }
+    }
+    for (int64_t kk = 0; kk < kd; kk++) f->bx[kk * f->nbp + b] = acc[kk];
+    f->bn[b] = norm;
+  }
+  free(col);
+  return NULL;
+}
+
+static void fv_push(struct fv_part *p, int64_t row, int64_t block, double diff, double tol) {
+  if (p->nflags == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 16;
+    p->flags = xrealloc(p->flags, p->cap * sizeof *p->flags);
+  }
+  p->flags[p->nflags++] = (struct fv_flag){row, block, diff, tol};
+}
+
+/* proj[r][b] = sum_kk at[kk][r] bx[kk][b] for FREIVALDS_ROWS rows (at holds
+ * the rows' A transposed, zeros past the last row) and nbp blocks (a
+ * multiple of 8): a 4 x 8 tile of proj stays in registers over all of k.
+ * Built for AVX2 and for the baseline, picked at load time on x86-64. */
+typedef double fv_v4d __attribute__((vector_size(32)));
+#if defined(__x86_64__) && (defined(__clang__) ? __clang_major__ >= 14 : __GNUC__ >= 6)
+#define FV_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define FV_CLONES
+#endif
+FV_CLONES static void fv_proj(const double *restrict at, const double *restrict bx, int64_t kd,
+                              int64_t nbp, double *restrict proj) {
+  for (int64_t b = 0; b < nbp; b += 8)
+    for (int r0 = 0; r0 < FREIVALDS_ROWS; r0 += 4) {
+      fv_v4d acc[4][2];
+      memset(acc, 0, sizeof acc);
+      for (int64_t kk = 0; kk < kd; kk++) {
+        fv_v4d x0, x1;
+        memcpy(&x0, bx + kk * nbp + b, sizeof x0);
+        memcpy(&x1, bx + kk * nbp + b + 4, sizeof x1);
+        const double *ar = at + kk * FREIVALDS_ROWS + r0;
+        for (int r = 0; r < 4; r++) {
+          const fv_v4d av = {ar[r], ar[r], ar[r], ar[r]};
+          acc[r][0] += av * x0;
+          acc[r][1] += av * x1;
+        }
+      }
+      for (int r = 0; r < 4; r++) memcpy(proj + (r0 + r) * nbp + b, acc[r], sizeof acc[r]);
+    }
+}
+
+/* The test of a range of rows, FREIVALDS_ROWS at a time. */
+static void *fv_rows(void *arg) {
+  struct fv_part *p = arg;
+  struct fv *f = p->f;
+  const struct bench_check *c = f->c;
+  const int64_t kd = f->kd, n = f->n, m = f->m, nbp = f->nbp;
+  const int trans_a = (c->flags & BENCH_GEMM_TRANS_A) != 0;
+  double *at = xmalloc((size_t)(FREIVALDS_ROWS * kd) * sizeof *at);
+  double *proj = xmalloc((size_t)(FREIVALDS_ROWS * nbp) * sizeof *proj);
+  double *crow = xmalloc((size_t)(n > kd ? n : kd) * sizeof *crow);
+  double an[FREIVALDS_ROWS];
+  for (int64_t i0 = p->lo; i0 < p->hi; i0 += FREIVALDS_ROWS) {
+    const int nr = (int)(p->hi - i0 < FREIVALDS_ROWS ? p->hi - i0 : FREIVALDS_ROWS);
+    if (nr < FREIVALDS_ROWS) memset(at, 0, (size_t)(FREIVALDS_ROWS * kd) * sizeof *at);
+    if (!trans_a) {
+      for (int r = 0; r < nr; r++) {
+        dtype_load_n(c->in[0], (size_t)((i0 + r) * kd), (size_t)kd, c->dtype, crow);
+        for (int64_t kk = 0; kk < kd; kk++) at[kk * FREIVALDS_ROWS + r] = crow[kk];
+      }
+    } else {
+      for (int64_t kk = 0; kk < kd; kk++)
+        dtype_load_n(c->in[0], (size_t)(kk * m + i0), (size_t)nr, c->dtype,
+                     at + kk * FREIVALDS_ROWS);
+    }
+    for (int r = 0; r < nr; r++) an[r] = 0;
+    for (int64_t kk = 0; kk < kd; kk++)
+      for (int r = 0; r < nr; r++) an[r] += at[kk * FREIVALDS_ROWS + r] * at[kk * FREIVALDS_ROWS + r];
+    fv_proj(at, f->bx, kd, nbp, proj);
+    for (int r = 0; r < nr; r++) {
+      const int64_t i = i0 + r;
+      dtype_load_n(c->out, (size_t)(i * n), (size_t)n, c->out_dtype, crow);
+      for (int64_t b = 0; b < f->nb; b++) {
+        const int64_t j0 = b * f->w, j1 = block_end(f, b), wb = j1 - j0;
+        double s = 0, s2 = 0, sa = 0;
+        for (int64_t j = j0; j < j1; j++) {
+          const double v = crow[j];
+          s += v * f->x[j];
+          s2 += v * v;
+          sa += fabs(v);
+        }
+        const double diff = fabs(s - proj[r * nbp + b]), abn = an[r] * f->bn[b];
+        const double sigma = sqrt(f->acc_var * abn + f->uout2 * s2 / 3.0);
+        const double tol = FREIVALDS_Z * sigma + (double)wb * f->tiny +
+                           4.0 * (double)(wb + kd) * DBL_EPSILON * (sa + sqrt((double)wb * abn));
+        if (!(diff <= tol)) fv_push(p, i, b, diff, tol); /* a NaN is flagged too */
+      }
+    }
+  }
+  free(crow);
+  free(proj);
+  free(at);
+  return NULL;
+}
+
+/* Every block of every row; fills f->flags (sorted: by row, then block). */
+static void freivalds(const struct cmp *k, uint64_t seed, struct freivalds *out) {
+  const struct bench_check *c = k->p->c;
+  struct fv *f = xcalloc(1, sizeof *f);
+  f->c = c;
+  f->m = c->m, f->n = c->n, f->kd = c->k, f->w = out->w;
+  f->nb = (f->n + f->w - 1) / f->w;
+  /* nbp: nb rounded up to whole chunks of 8 (zeros past nb), so that the
+   * inner loop has a fixed width the compiler vectorizes. */
+  f->nbp = (f->nb + 7) / 8 * 8;
+  out->nb = f->nb;
+  /* An exact check (integer output: rtol = atol = 0) allows no error. */
+  const int exact = k->k.r->rtol == 0 && k->k.r->atol == 0;
+  const double u32 = exact ? 0 : 0x1p-24, uout = exact ? 0 : unit_roundoff(c->out_dtype);
+  f->acc_var = u32 * u32 * ((double)f->kd / 3.0 + 1.0);
+  f->uout2 = uout * uout;
+  f->tiny = exact ? 0 : c->out_dtype == BENCH_F16 ? 0x1p-24 : FLT_MIN;
+  const int64_t work = f->m * f->kd * f->nbp;
+  f->nthreads = work < FREIVALDS_MIN_WORK ? 1 : check_threads();
+  if (f->nthreads > 1 && work / f->nthreads < FREIVALDS_MIN_WORK)
+    f->nthreads = (int)(work / FREIVALDS_MIN_WORK) + 1;
+
+  f->x = xmalloc((size_t)f->n * sizeof *f->x);
+  const uint64_t s_signs = sub_seed(seed, SALT_SIGNS);
+  for (int64_t j = 0; j < f->n; j++)
+    f->x[j] = random_u64(s_signs, (uint64_t)j) >> 63 ? 1.0 : -1.0;
+  f->bx = xcalloc((size_t)(f->kd * f->nbp), sizeof *f->bx);
+  f->bn = xcalloc((size_t)f->nbp, sizeof *f->bn);
+  if (c->flags & BENCH_GEMM_TRANS_B) {
+    fv_parallel(f, f->nb, fv_b_cols);
+  } else {
+    f->cn = xcalloc((size_t)(f->nthreads * f->n), sizeof *f->cn);
+    fv_parallel(f, f->kd, fv_b_rows);
+    for (int t = 1; t < f->nthreads; t++)
+      for (int64_t j = 0; j < f->n; j++) f->cn[j] += f->cn[t * f->n + j];
+    for (int64_t b = 0; b < f->nb; b++)
+      for (int64_t j = b * f->w, j1 = block_end(f, b); j < j1; j++) f->bn[b] += f->cn[j];
+    free(f->cn);
+  }
+  for (int t = 0; t < FREIVALDS_MAX_THREADS; t++) f->part[t].nflags = 0;
+  fv_parallel(f, f->m, fv_rows);
+
+  /* The parts hold consecutive row ranges: concatenated, they are sorted. */
+  size_t total = 0;
+  for (int t = 0; t < f->nthreads; t++) total += f->part[t].nflags;
+  out->flags = xmalloc((total ? total : 1) * sizeof *out->flags);
+  out->nflags = 0;
+  for (int t = 0; t < f->nthreads; t++) {
+    if (f->part[t].nflags)
+      memcpy(out->flags + out->nflags, f->part[t].flags, f->part[t].nflags * sizeof *out->flags);
+    out->nflags += f->part[t].nflags;
+    free(f->part[t].flags);
+  }
+  free(f->bn);
+  free(f->bx);
+  free(f->x);
+  free(f);
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -349,37 +550,146 @@ static int row_in(int64_t row, const int64_t *rows, int nrows) {
   return 0;
 }
 
+/* The sampled elements' reference and scale, and the ratios the block
+ * width is chosen from: max over them of |a_i|^2 |b_j|^2 / scale^2 (*rho)
+ * and of |ref| / scale (*q). */
+static void gemm_sample_refs(const struct bench_check *c, const int64_t *idx, size_t cnt,
+                             double *ref, double *scale, double *rho, double *q) {
+  enum { KC = 64 }; /* rows of B (and of A^T) a chunk keeps in cache across samples */
+  double *na = xcalloc(2 * (cnt ? cnt : 1), sizeof *na), *nb = na + cnt;
+  for (size_t t = 0; t < cnt; t++) ref[t] = scale[t] = 0;
+  for (int64_t k0 = 0; k0 < c->k; k0 += KC) {
+    const int64_t k1 = k0 + KC < c->k ? k0 + KC : c->k;
+    for (size_t t = 0; t < cnt; t++) {
+      const int64_t i = idx[t] / c->n, j = idx[t] % c->n;
+      double acc = 0, mag = 0, sa = 0, sb = 0;
+      for (int64_t kk = k0; kk < k1; kk++) {
+        const double a = dtype_load(c->in[0], (size_t)ref_gemm_a_index(c, i, kk), c->dtype);
+        const double b = dtype_load(c->in[1], (size_t)ref_gemm_b_index(c, kk, j), c->dtype);
+        acc += a * b;
+        mag += fabs(a) * fabs(b);
+        sa += a * a;
+        sb += b * b;
+      }
+      ref[t] += acc;
+      scale[t] += mag;
+      na[t] += sa;
+      nb[t] += sb;
+    }
+  }
+  *rho = 0, *q = 0;
+  for (size_t t = 0; t < cnt; t++) {
+    const double mag = scale[t];
+    if (mag > 0 && isfinite(mag)) {
+      const double r = na[t] * nb[t] / (mag * mag), qq = fabs(ref[t]) / mag;
+      *rho = r > *rho ? r : *rho;
+      *q = qq > *q ? qq : *q;
+    }
+  }
+  free(na);
+  if (*rho == 0) *rho = 1, *q = 1; /* nothing to go by: the worst case */
+}
+
+/* The block width (see freivalds): the widest that keeps an element off by
+ * FREIVALDS_TARGET times its tolerance detected, within the cost cap. */
+static int64_t freivalds_width(const struct cmp *k, double rho, double q) {
+  const struct bench_check *c = k->p->c;
+  const int64_t n = c->n;
+  int64_t lo = (n + FREIVALDS_MAX_BLOCKS - 1) / FREIVALDS_MAX_BLOCKS;
+  if (lo < FREIVALDS_MIN_W) lo = FREIVALDS_MIN_W;
+  const double rtol = k->k.r->rtol;
+  int64_t w = lo;
+  if (rtol > 0) {
+    const double u32 = 0x1p-24, uout = unit_roundoff(c->out_dtype);
+    const double a2 = u32 * u32 * ((double)c->k / 3.0 + 1.0) * rho / (rtol * rtol);
+    const double o2 = uout * uout * q * q / (3.0 * rtol * rtol);
+    const double z = FREIVALDS_TARGET / (FREIVALDS_MARGIN * (FREIVALDS_Z + FREIVALDS_MISS_Z));
+    const double wmax = z * z / (a2 + o2);
+    if (wmax > (double)lo) w = wmax >= (double)n ? n : (int64_t)wmax;
+  } else if (n / 64 > lo) {
+    w = n / 64; /* exact: any error shows; blocks only split cancellations */
+  }
+  /* at least FREIVALDS_MIN_BLOCKS blocks: a few large columns (an outlier
+   * channel) then raise the bound of their own blocks only */
+  const int64_t hi = (n + FREIVALDS_MIN_BLOCKS - 1) / FREIVALDS_MIN_BLOCKS;
+  if (w > hi) w = hi > FREIVALDS_MIN_W ? hi : FREIVALDS_MIN_W;
+  if (w > n) w = n;
+  /* even blocks: the same count with the width spread evenly */
+  const int64_t nb = (n + w - 1) / w;
+  return (n + nb - 1) / nb;
+}
+
+/* Row i, columns [j0, j0 + wb), against the reference element by element. */
+static void compare_block(struct cmp *k, int64_t i, int64_t j0, int64_t wb) {
+  const struct bench_check *c = k->p->c;
+  const int64_t kd = c->k;
+  double *buf = xmalloc((size_t)(kd + 4 * wb) * sizeof *buf);
+  double *arow = buf, *brow = buf + kd, *ref = brow + wb, *scale = ref + wb, *out = scale + wb;
+  ref_gemm_a_row(c, i, arow);
+  for (int64_t j = 0; j < wb; j++) ref[j] = scale[j] = 0;
+  for (int64_t kk = 0; kk < kd; kk++) {
+    const double a = arow[kk];
+    ref_gemm_b_row(c, kk, j0, wb, brow);
+    for (int64_t j = 0; j < wb; j++) {
+      ref[j] += a * brow[j];
+      scale[j] += fabs(a) * fabs(brow[j]);
+    }
+  }
+  dtype_load_n(c->out, (size_t)(i * c->n + j0), (size_t)wb, c->out_dtype, out);
+  comparison_elements(&k->k, i * c->n + j0, out, ref, scale, wb);
+  free(buf);
+}
+
+static int flag_cmp(const void *key, const void *elem) {
+  const struct fv_flag *a = key, *b = elem;
+  if (a->row != b->row) return a->row < b->row ? -1 : 1;
+  return (a->block > b->block) - (a->block < b->block);
+}
+
 static void gemm_fast(struct cmp *k, uint64_t seed, struct freivalds *f) {
   const struct bench_check *c = k->p->c;
   struct check_result *r = k->k.r;
 
-  /* Freivalds over every row; the first flagged rows are recomputed in
-   * full. When one of them holds an element out of tolerance, the flagged
-   * rows not recomputed count one mismatch each; when none does, the
-   * projection misjudged a correct output and nothing is counted. */
+  /* Sampled elements first: their ratios choose the block width. */
+  int64_t *idx = xmalloc((4 + 2 * FAST_EDGE + FAST_SAMPLES) * sizeof *idx);
+  size_t cnt = gemm_samples(c->m, c->n, seed, idx);
+  double *buf = xmalloc(2 * cnt * sizeof *buf);
+  double *ref = buf, *scale = buf + cnt, rho, q;
+  gemm_sample_refs(c, idx, cnt, ref, scale, &rho, &q);
+  f->w = freivalds_width(k, rho, q);
+  /* Freivalds over every row; flagged blocks recomputed (see freivalds). */
   freivalds(k, seed, f);
   int confirmed = 0;
-  for (int t = 0; t < f->nrescan; t++) {
-    uint64_t before = r->mismatches;
-    compare_rows(k, f->rescan[t], 1);
+  size_t t = 0;
+  for (; t < f->nflags && !(confirmed && t >= FREIVALDS_RESCAN); t++) {
+    const uint64_t before = r->mismatches;
+    const int64_t j0 = f->flags[t].block * f->w;
+    compare_block(k, f->flags[t].row, j0, c->n - j0 < f->w ? c->n - j0 : f->w);
     if (r->mismatches > before) confirmed = 1;
   }
-  if (confirmed) r->mismatches += (uint64_t)(f->flagged - f->nrescan);
-  else f->flagged = 0;
+  f->recomputed = t;
+  f->flagged = 0;
+  f->first_row = -1;
+  if (confirmed) {
+    r->mismatches += (uint64_t)(f->nflags - t);
+    for (size_t u = 0; u < f->nflags; u++)
+      if (u == 0 || f->flags[u].row != f->flags[u - 1].row) f->flagged++;
+    f->first_row = f->flags[0].row;
+    f->first_diff = f->flags[0].diff;
+    f->first_tol = f->flags[0].tol;
+  }
 
-  /* Sampled elements, outside the rows already compared. */
-  int64_t *idx = xmalloc((4 + 2 * FAST_EDGE + FAST_SAMPLES) * sizeof *idx);
-  size_t cnt = gemm_samples(c->m, c->n, seed, idx), kept = 0;
-  for (size_t t = 0; t < cnt; t++)
-    if (!row_in(idx[t] / c->n, f->rescan, f->nrescan)) idx[kept++] = idx[t];
-  double *buf = xmalloc(2 * (kept ? kept : 1) * sizeof *buf);
-  double *ref = buf, *scale = buf + kept;
-  ref_gemm_elements(c, idx, kept, ref, scale);
-  for (size_t t = 0; t < kept; t++)
-    comparison_element(&k->k, idx[t], dtype_load(c->out, (size_t)idx[t], c->out_dtype), ref[t],
-                       scale[t]);
+  /* Sampled elements outside the blocks already compared. */
+  for (size_t u = 0; u < cnt; u++) {
+    const struct fv_flag key = {idx[u] / c->n, (idx[u] % c->n) / f->w, 0, 0};
+    if (f->recomputed && bsearch(&key, f->flags, f->recomputed, sizeof key, flag_cmp)) continue;
+    comparison_element(&k->k, idx[u], dtype_load(c->out, (size_t)idx[u], c->out_dtype), ref[u],
+                       scale[u]);
+  }
   free(buf);
   free(idx);
+  free(f->flags);
+  f->flags = NULL;
 }
 
 /* ---- VERIFY_FAST by sampled rows (attention) ------------------------- */
@@ -424,8 +734,19 @@ static void mismatch_message(const struct cmp *k, const struct freivalds *f) {
 
 /* ---- entry points ------------------------------------------------------- */
 
+static int problem_output(const struct check_problem *p, enum verify_level level, uint64_t seed,
+                          struct check_result *r);
+
 int check_problem_output(const struct check_problem *p, enum verify_level level, uint64_t seed,
                          struct check_result *r) {
+  const double t0 = now_s();
+  const int rc = problem_output(p, level, seed, r);
+  r->seconds = now_s() - t0;
+  return rc;
+}
+
+static int problem_output(const struct check_problem *p, enum verify_level level, uint64_t seed,
+                          struct check_result *r) {
   memset(r, 0, sizeof *r);
   r->first_bad = -1;
   if (level != VERIFY_NONE && level != VERIFY_FAST && level != VERIFY_FULL) {

@@ -27,6 +27,7 @@ struct check_result {
   int64_t first_bad;    /* flat index of the first mismatch, -1 if none */
   double bad_out, bad_ref; /* values at first_bad */
   char message[256];    /* one line describing a mismatch or a malformed check */
+  double seconds;       /* wall time the check took (reference and comparison) */
 };
 
 /* A bench_check validated once: its entry in the operation table and the

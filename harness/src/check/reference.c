@@ -34,11 +34,11 @@ static double *load_all(const void *p, int64_t start, int64_t count, enum bench_
 
 /* ---- gemm: C = A[m,k] B[k,n], either stored transposed ------------- */
 
-static int64_t a_index(const struct bench_check *c, int64_t i, int64_t kk) {
+int64_t ref_gemm_a_index(const struct bench_check *c, int64_t i, int64_t kk) {
   return c->flags & BENCH_GEMM_TRANS_A ? kk * c->m + i : i * c->k + kk;
 }
 
-static int64_t b_index(const struct bench_check *c, int64_t kk, int64_t j) {
+int64_t ref_gemm_b_index(const struct bench_check *c, int64_t kk, int64_t j) {
   return c->flags & BENCH_GEMM_TRANS_B ? j * c->k + kk : kk * c->n + j;
 }
 
@@ -47,7 +47,7 @@ void ref_gemm_a_row(const struct bench_check *c, int64_t i, double *dst) {
     dtype_load_n(c->in[0], (size_t)(i * c->k), (size_t)c->k, c->dtype, dst);
     return;
   }
-  for (int64_t kk = 0; kk < c->k; kk++) dst[kk] = dtype_load(c->in[0], (size_t)a_index(c, i, kk), c->dtype);
+  for (int64_t kk = 0; kk < c->k; kk++) dst[kk] = dtype_load(c->in[0], (size_t)ref_gemm_a_index(c, i, kk), c->dtype);
 }
 
 void ref_gemm_b_row(const struct bench_check *c, int64_t kk, int64_t j0, int64_t w, double *dst) {
@@ -55,7 +55,7 @@ void ref_gemm_b_row(const struct bench_check *c, int64_t kk, int64_t j0, int64_t
     dtype_load_n(c->in[1], (size_t)(kk * c->n + j0), (size_t)w, c->dtype, dst);
     return;
   }
-  for (int64_t j = 0; j < w; j++) dst[j] = dtype_load(c->in[1], (size_t)b_index(c, kk, j0 + j), c->dtype);
+  for (int64_t j = 0; j < w; j++) dst[j] = dtype_load(c->in[1], (size_t)ref_gemm_b_index(c, kk, j0 + j), c->dtype);
 }
 
 void ref_gemm_rows(const struct bench_check *c, int64_t row0, int64_t nrows, double *ref,
@@ -96,8 +96,8 @@ void ref_gemm_elements(const struct bench_check *c, const int64_t *idx, size_t c
     const int64_t i = idx[t] / n, j = idx[t] % n;
     double acc = 0, mag = 0;
     for (int64_t kk = 0; kk < k; kk++) {
-      double a = dtype_load(c->in[0], (size_t)a_index(c, i, kk), c->dtype);
-      double b = dtype_load(c->in[1], (size_t)b_index(c, kk, j), c->dtype);
+      double a = dtype_load(c->in[0], (size_t)ref_gemm_a_index(c, i, kk), c->dtype);
+      double b = dtype_load(c->in[1], (size_t)ref_gemm_b_index(c, kk, j), c->dtype);
       acc += a * b;
       mag += fabs(a) * fabs(b);
     }

@@ -69,6 +69,9 @@ void ref_gemm_elements(const struct bench_check *c, const int64_t *idx, size_t c
 
 /* gemm only: row i of A (k values) and elements [j0, j0 + w) of row kk of
  * B, as doubles, whatever the layout flags say. */
+/* Flat index of A[i][kk] and of B[kk][j] in their buffers (either layout). */
+int64_t ref_gemm_a_index(const struct bench_check *c, int64_t i, int64_t kk);
+int64_t ref_gemm_b_index(const struct bench_check *c, int64_t kk, int64_t j);
 void ref_gemm_a_row(const struct bench_check *c, int64_t i, double *dst);
 void ref_gemm_b_row(const struct bench_check *c, int64_t kk, int64_t j0, int64_t w, double *dst);
 

@@ -28,6 +28,7 @@ struct host_state {
   int hash_only;                  /* check() only hashes (determinism rerun) */
   uint64_t hash;                  /* FNV-1a of every output handed to check() */
   int checks;                     /* check() calls since reset */
+  double check_s;                 /* seconds the reference checks took since reset */
   int plugin_work;                /* the plugin called set_work: its figure stands */
   int op_checks;                  /* checks of the plugin's operation since reset */
   int ref_failed;                 /* a compare's ref_fn failed: an error, not a self-check */

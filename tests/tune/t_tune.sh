@@ -91,6 +91,26 @@ expect_rc 0 "a run with a foreign file"
 expect_eq "$(grep -c 'not a bench tuning cache' "$T/err")" 1 "one line about it"
 expect_in "$T/out" "^1 case ran tunables at their defaults"
 
+# ---- cpu_gemm's variant: a sweep axis that `variant=auto` tunes; a run
+# with variant=auto takes the tuned pick; one that names variants sweeps them
+G=(--plugin cpu_gemm --plugin-dir "$BUILD/lib/bench/plugins" --preset smoke --param m=48 --param n=48
+   --param k=48 --param dtype=f32 --param threads=1 --tuning-file "$T/gemm.tsv")
+run_bench tune "${G[@]}" --param variant=auto --strategy grid
+expect_rc 0 "tune cpu_gemm's variant"
+expect_in "$T/out" '^cpu_gemm m=48 n=48 k=48 dtype=f32 threads=1 isa=auto: winner variant=(packed|blocked|naive) '
+expect_in "$T/out" '108 of 108 candidates tried'
+expect_eq "$(grep -c '^M	.*	variant=naive mc=0 kc=0 nc=0	OK	' "$T/gemm.tsv")" 1 "naive measured"
+picked=$(awk -F'\t' '$1 == "W" { split($3, a, " "); print a[1] }' "$T/gemm.tsv")
+expect_nonempty "winner variant" $picked
+run_bench "${G[@]}" --param variant=auto --results-dir "$T/g"
+expect_rc 0 "run with variant=auto"
+expect_in "$T/out" "cpu_gemm $picked m=n=k=48 f32 threads=1 .* OK "
+expect_in "$T/out" "note: tuned \(cache $T/gemm.tsv\)"
+run_bench "${G[@]}" --param variant=naive,blocked --results-dir "$T/g"
+expect_rc 0 "run naming variants"
+expect_in "$T/out" '^\[ ?1/2\] cpu_gemm variant=naive m=n=k=48 '
+expect_in "$T/out" '^\[ ?2/2\] cpu_gemm variant=blocked m=n=k=48 '
+
 # ---- usage
 run_bench tune --plugin fx_ok --plugin-dir "$FX_GOOD"
 expect_rc 2 "a plugin without tunables"

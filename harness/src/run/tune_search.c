@@ -112,7 +112,7 @@ static int enumerate(struct tuner *t, const struct case_def *problem) {
   char err[400];
   for (size_t j = 0; j < problem->nvalues; j++) {
     const struct bench_param *bp = problem->values[j].param;
-    if (!bp->tunable) continue;
+    if (!bp->tunable || tuning_pinned_axis(&problem->values[j])) continue;
     if (tunable_candidates(bp, t->o->pol->tier, &lists[nt], err, sizeof err) != 0) {
       rc = error("plugin %s: tunable %s: %s", t->pl->desc->name, bp->name, err);
       goto out;

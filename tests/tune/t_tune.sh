@@ -24,6 +24,11 @@ expect_in "$T/out" '^tune: round 1 \(6 samples\): [0-9]+ of 64 candidates left, 
 expect_eq "$(grep -c '^M	' "$C")" 64 "one measurement record per candidate"
 expect_eq "$(grep -c '^W	' "$C")" 1 "one winner"
 expect_in "$C" '^M	.*	tx=8 ty=1	WRONG_ANSWER	'
+# the winner against the default: through bench ab's driver (paired rounds
+# of separate workers), named in the output and in the winner's record
+expect_in "$T/out" '^tune: final: tx=5 ty=3 against the default tx=1 ty=1: [0-9.]+x \[[0-9.]+, [0-9.]+\] FASTER \([0-9]+ rounds, [0-9]+ pairs\)$'
+expect_in "$T/out" 'speedup over the default tx=1 ty=1 [0-9.]+x \[[0-9.]+, [0-9.]+\] FASTER \(paired: [0-9]+ rounds, [1-9][0-9]* pairs\)$'
+expect_in "$C" '^W	.*	tx=5 ty=3	[^	]* halving [0-9.e+]+ [0-9.e+]+ [0-9.e+]+ FASTER [1-9][0-9]* [1-9][0-9]*$'
 expect_in "$C" '^W	device=fx_tune device;driver=1\.0;arch=[^|]*\|plugin=fx_tune\|sha256=[0-9a-f]{64}\|abi=1\.4\|n=256 base_us=30 noise=0\.08 limit=63	tx=5 ty=3	'
 
 # ---- a rerun measures nothing again (every candidate is in the cache)
@@ -90,6 +95,15 @@ run_bench "${P[@]}" --preset "$SRC/tests/cli/presets/fast.ini" --tuning-file "$T
 expect_rc 0 "a run with a foreign file"
 expect_eq "$(grep -c 'not a bench tuning cache' "$T/err")" 1 "one line about it"
 expect_in "$T/out" "^1 case ran tunables at their defaults"
+
+# ---- finalists: with noise 0.5 and smoke's few samples the neighbours'
+# intervals reach the leader's; each is compared with the leader through
+# bench ab's driver, and the optimum still wins
+run_bench tune "${P[@]}" --preset smoke --tuning-file "$T/final.tsv" --param base_us=30 --param noise=0.5
+expect_rc 0 "tune with finalists"
+expect_in "$T/out" '^tune: final: tx=[0-9] ty=[0-9] against the leader tx=[0-9] ty=[0-9]: [0-9.]+x .* \([0-9]+ rounds, [0-9]+ pairs\)$'
+expect_in "$T/out" "^  finalists: [1-9][0-9]* compared with the leader through bench ab's driver \([1-9][0-9]* rounds, [1-9][0-9]* pairs\)$"
+expect_in "$T/out" '^fx_tune n=256 base_us=30 noise=0\.5 limit=63: winner tx=5 ty=3 '
 
 # ---- cpu_gemm's variant: a sweep axis that `variant=auto` tunes; a run
 # with variant=auto takes the tuned pick; one that names variants sweeps them

@@ -98,12 +98,14 @@ expect_in "$T/out" "^1 case ran tunables at their defaults"
 
 # ---- finalists: with noise 0.5 and smoke's few samples the neighbours'
 # intervals reach the leader's; each is compared with the leader through
-# bench ab's driver, and the optimum still wins
+# bench ab's driver; the optimum wins, or on a machine too busy to tell
+# them apart within smoke's time a neighbour 15% off tied with it (the
+# declared order), never the wrong one
 run_bench tune "${P[@]}" --preset smoke --tuning-file "$T/final.tsv" --param base_us=30 --param noise=0.5
 expect_rc 0 "tune with finalists"
 expect_in "$T/out" '^tune: final: tx=[0-9] ty=[0-9] against the leader tx=[0-9] ty=[0-9]: [0-9.]+x .* \([0-9]+ rounds, [0-9]+ pairs\)$'
 expect_in "$T/out" "^  finalists: [1-9][0-9]* compared with the leader through bench ab's driver \([1-9][0-9]* rounds, [1-9][0-9]* pairs\)$"
-expect_in "$T/out" '^fx_tune n=256 base_us=30 noise=0\.5 limit=63: winner tx=5 ty=3 '
+expect_in "$T/out" '^fx_tune n=256 base_us=30 noise=0\.5 limit=63: winner (tx=5 ty=[234]|tx=[46] ty=3) '
 
 # ---- cpu_gemm's variant: a sweep axis that `variant=auto` tunes; a run
 # with variant=auto takes the tuned pick; one that names variants sweeps them

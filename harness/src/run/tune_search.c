@@ -473,10 +473,15 @@ static struct cand *final_pick(struct tuner *t, const struct run_policy *pol, st
       res->final_cmp++;
       res->final_rounds += a.rounds;
       res->final_pairs += a.pairs;
-      /* SLOWER, or NOISY but surely slower (1 below its interval): out */
-      if (!a.timed || a.verdict == CS_SLOWER || (a.verdict == CS_NOISY && a.lo > 1)) f->alive = 0;
-      else if (a.verdict == CS_FASTER && a.ratio < best) best = a.ratio, better = f;
-      else f->tie = a.verdict != CS_FASTER;
+      /* SLOWER, or NOISY with its whole interval above 1 (slower, by less
+       * than the band or not surely past it): out; FASTER, or NOISY wholly
+       * below 1: faster; SAME, or an interval that holds 1: a tie */
+      const int slower = a.verdict == CS_SLOWER || (a.verdict == CS_NOISY && a.lo > 1);
+      const int faster = a.verdict == CS_FASTER || (a.verdict == CS_NOISY && a.hi < 1);
+      if (!a.timed || slower) f->alive = 0;
+      else if (faster) {
+        if (a.ratio < best) best = a.ratio, better = f;
+      } else f->tie = 1;
       tune_ab_release(&a);
     }
     if (!better) break;
@@ -501,6 +506,38 @@ static void list_add(char **list, const struct cand *c) {
   *list = xasprintf("%s%s%s (%s)", old ? old : "", old ? "; " : "", c->label,
                     c->why ? c->why : state_name(c->st));
   free(old);
+}
+
+/* The skipped candidates, those with one reason together: "a (why); b, c
+ * and 33 more (why2)" (a reason shared by many, such as cpu_gemm's blocks
+ * for the variants that have none, would otherwise fill screens). */
+#define SKIP_NAMED 3
+static char *skip_groups(const struct tuner *t) {
+  struct strbuf sb = STRBUF_INIT;
+  char *done = xcalloc(t->n ? t->n : 1, 1);
+  for (size_t k = 0; k < t->n; k++) {
+    const struct cand *c = &t->c[k];
+    if (done[k] || !c->in_search || c->st != ST_SKIP) continue;
+    const char *why = c->why ? c->why : state_name(c->st);
+    size_t named = 0, more = 0;
+    strbuf_addf(&sb, "%s", sb.len ? "; " : "");
+    for (size_t j = k; j < t->n; j++) {
+      const struct cand *d = &t->c[j];
+      if (done[j] || !d->in_search || d->st != ST_SKIP || strcmp(d->why ? d->why : state_name(d->st), why) != 0)
+        continue;
+      done[j] = 1;
+      if (named < SKIP_NAMED) strbuf_addf(&sb, "%s%s", named ? ", " : "", d->label), named++;
+      else more++;
+    }
+    if (more) strbuf_addf(&sb, " and %zu more", more);
+    strbuf_addf(&sb, " (%s)", why);
+  }
+  free(done);
+  if (!sb.len) {
+    strbuf_release(&sb);
+    return NULL;
+  }
+  return strbuf_detach(&sb);
 }
 
 int tune_problem(const struct plugin *pl, const struct case_def *problem, const struct tune_opts *o,
@@ -533,9 +570,10 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
     if (!c->in_search) continue;
     if (c->st != ST_NONE) res->tried++;
     if (c->st == ST_WRONG) res->disqualified++, list_add(&res->disq_list, c);
-    if (c->st == ST_SKIP) res->skipped++, list_add(&res->skip_list, c);
+    if (c->st == ST_SKIP) res->skipped++;
     if (c->st == ST_ERR) res->failed++, list_add(&res->disq_list, c);
   }
+  res->skip_list = skip_groups(&t);
   struct cand *w = t.interrupted ? NULL : final_pick(&t, &pol, res);
   if (!t.interrupted && !w) { /* no comparison ran: the tie rule on the intervals */
     struct cand *l = leader(&t);

@@ -20,8 +20,9 @@
  * Each finalist is then compared with the leader through bench ab's driver
  * (run/tune_ab.h: separate workers, fresh pairs, paired interval; SAME band
  * the preset's noise target, 1% to 20%): SLOWER (or NOISY with its whole
- * interval above 1) drops it, FASTER makes it the leader (the others are
- * compared again), SAME or NOISY otherwise ties. A tie
+ * interval above 1) drops it, FASTER (or NOISY wholly below 1) makes it the
+ * leader (the others are compared again), SAME or an interval holding 1
+ * ties. A tie
  * goes to the one the plugin declared first (the default first), so a
  * rerun picks the same configuration. The winner is then compared with the
  * default the same way, and kept only when FASTER. */

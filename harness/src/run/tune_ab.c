@@ -18,6 +18,7 @@ void tune_ab_compare(const struct plugin *pl, const struct case_def *incumbent,
   ab_run_case(pl, incumbent, pl, challenger, 0, pol, &o, &c);
   out->rounds = c.nrounds;
   out->pairs = (size_t)c.pairs;
+  out->wall_s = c.wall_s;
   out->interrupted = child_interrupted() != 0 || c.old.r.status == CASE_INTERRUPTED ||
                      c.new_.r.status == CASE_INTERRUPTED;
   if (c.timed) {

@@ -25,6 +25,7 @@ struct tune_ab {
   double level;            /* of the interval (0.99 after an early stop, else 0.95) */
   enum cs_verdict verdict; /* FASTER: the challenger is faster (at threshold) */
   size_t rounds, pairs;
+  double wall_s;           /* of the comparison, worker starts included */
   int interrupted;
   char *why;               /* not timed: which side failed and how (malloc'd) */
 };

@@ -49,6 +49,7 @@ struct tuner {
   int replace;         /* grid: a new measurement replaces the old samples */
   int interrupted, write_failed, out_of_budget;
   size_t measured_now;
+  double ab_max_s;     /* time limit of one paired comparison (0: not yet known) */
   double busy_s;       /* wall time of the cases measured */
   size_t busy_samples;
 };
@@ -422,11 +423,27 @@ static void final_ab(struct tuner *t, const struct run_policy *pol, const struct
                      const struct cand *ch, const char *role, struct tune_ab *a) {
   /* the SAME band: the preset's noise target, within 1% .. 20% */
   double band = pol->target_noise < 0.01 ? 0.01 : pol->target_noise > 0.2 ? 0.2 : pol->target_noise;
-  /* per comparison: the preset's max_time, at least 2 s, within the budget */
+  /* per comparison: the preset's max_time, at least 2 s, or what the
+   * first comparison showed TUNE_AB_MIN_PAIRS worker pairs take (a slow
+   * start: a sanitizer build, a busy machine), within the budget */
   double max_s = pol->max_time_s > 2 ? pol->max_time_s : 2;
+  if (t->ab_max_s > max_s) max_s = t->ab_max_s;
   if (t->o->deadline > 0 && t->o->deadline - now_s() < max_s) max_s = t->o->deadline - now_s();
   if (max_s < 0.5) max_s = 0.5;
   tune_ab_compare(t->pl, &inc->def, &ch->def, pol, band, max_s, a);
+  if (!a->interrupted && a->timed && a->pairs < TUNE_AB_MIN_PAIRS && a->pairs > 0 && !t->ab_max_s &&
+      !stop_now(t)) {
+    /* the time ran out before an interval: again, with the time the pairs need */
+    double need = a->wall_s / (double)a->pairs * (TUNE_AB_MIN_PAIRS + 0.5);
+    t->ab_max_s = need < 120 ? need : 120;
+    fprintf(t->o->out, "tune: final: %zu worker pair%s in %.1f s: comparing with %.1f s each\n", a->pairs,
+            a->pairs == 1 ? "" : "s", a->wall_s, t->ab_max_s);
+    tune_ab_release(a);
+    max_s = t->ab_max_s;
+    if (t->o->deadline > 0 && t->o->deadline - now_s() < max_s) max_s = t->o->deadline - now_s();
+    if (max_s < 0.5) max_s = 0.5;
+    tune_ab_compare(t->pl, &inc->def, &ch->def, pol, band, max_s, a);
+  }
   if (a->interrupted) t->interrupted = 1;
   if (a->timed)
     fprintf(t->o->out, "tune: final: %s against %s %s: %.3fx [%.3f, %.3f] %s (%zu rounds, %zu pairs)\n",
@@ -478,7 +495,8 @@ static struct cand *final_pick(struct tuner *t, const struct run_policy *pol, st
        * below 1: faster; SAME, or an interval that holds 1: a tie */
       const int slower = a.verdict == CS_SLOWER || (a.verdict == CS_NOISY && a.lo > 1);
       const int faster = a.verdict == CS_FASTER || (a.verdict == CS_NOISY && a.hi < 1);
-      if (!a.timed || slower) f->alive = 0;
+      /* no interval (one worker pair: the time ran out): the leader stays */
+      if (!a.timed || slower || !isfinite(a.hi) || !(a.lo > 0)) f->alive = 0;
       else if (faster) {
         if (a.ratio < best) best = a.ratio, better = f;
       } else f->tie = 1;

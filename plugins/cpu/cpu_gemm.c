@@ -202,8 +202,14 @@ static void convert_inputs(struct gemm *g) {
 /* ---- the plugin ----------------------------------------------------------------------- */
 
 static const struct bench_param params[] = {
-    {.name = "variant", .type = BENCH_PARAM_STRING, .description = "kernel variant",
-     .choices = "naive,blocked,packed,openblas,blis", .zip = 1,
+    /* A tunable that is also a sweep axis (zipped with m, n, k): the
+     * tiers' lists and a preset or --param that names variants run them as
+     * cases; `variant=auto` takes the tuned pick among the plugin's own
+     * kernels (packed, the default, first). The BLAS anchors are not
+     * candidates: they are what the kernels are measured against. */
+    {.name = "variant", .type = BENCH_PARAM_STRING, .description = "kernel variant (auto: tuned)",
+     .choices = "naive,blocked,packed,openblas,blis", .zip = 1, .tunable = 1,
+     .candidates = "packed,blocked,naive",
      .defaults = {"naive,blocked,packed,openblas,packed", "naive,blocked,packed,openblas",
                   "blocked,packed,packed,openblas,openblas,blis,blis",
                   "naive,naive,naive,naive,naive,blocked,blocked,blocked,blocked,blocked,"

@@ -14,7 +14,8 @@
  * drawn from SEED and the line number); keys: op, backend, flops, bytes,
  * device=1 (device samples too, 0.9 x the host ones), batch=N, settled=0 (the run
  * did not reach its noise target), devname=NAME (the
- * "device" info; '_' stands for a blank), check=METHOD (a passed check). */
+ * "device" info; '_' stands for a blank), check=METHOD (a passed check),
+ * note=TEXT (the "note" info, '_' a blank: "tuned_(cache_/x/c.tsv)"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,13 @@ int main(int argc, char **argv) {
             if (*q == '_') *q = ' ';
           kv_list_add(&r->ninfo, &r->info, "device", name);
           free(name);
+        }
+        else if (strcmp(tok[k], "note") == 0) {
+          char *text = xstrdup(v);
+          for (char *q = text; *q; q++)
+            if (*q == '_') *q = ' ';
+          kv_list_add(&r->ninfo, &r->info, "note", text);
+          free(text);
         }
         else if (strcmp(tok[k], "check") == 0) {
           r->check.checked = 1, r->check.pass = 1, r->check.max_abs_err = 1e-6;

@@ -9,8 +9,9 @@
 # dates (the rest in a table), SKIPPED/ERROR-only plugins in a list; a
 # roofline per device with its compute and memory roofs, or the missing one
 # named in the chart; the results table scrolls inside its box with the case
-# column sticky, its number columns visible at 1400 px. Saves a screenshot
-# of each section to $BUILD/report-shots (printed; not in git).
+# column sticky, its number columns visible at 1400 px; the tuning table
+# (from --tuning-file, a foreign one left out with one line) read back as
+# drawn. Saves a screenshot of each section to $BUILD/report-shots (printed; not in git).
 . "$(dirname "$0")/lib.sh"
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
@@ -26,8 +27,10 @@ fi
 # CPU roof (membw_cpu copy: 10 GB/s; cpu_gemm: 100 GFLOP/s at 1000 FLOP/byte, above the ridge point of 10 FLOP/byte); a GPU
 # named MI300X without GEMM or copy measurements (published peaks); a
 # Vulkan device with a GEMM but a failed copy (no memory roof); a HIP plugin
-# that was only SKIPPED (no device row, no history chart)
-"$GEN" "$T/r" 1 <<'SPEC' || fail gen
+# that was only SKIPPED (no device row, no history chart). The newest
+# cpu_gemm run left its tunables at auto: m=64 took the tuning cache's
+# winner, m=32 ran the defaults.
+"$GEN" "$T/r" 1 <<SPEC || fail gen
 run 2026-11-18 cpu_gemm
 case m=64,dtype=f32 OK 1000 0.01 30 flops=1e5 bytes=100 check=sampled
 case m=32,dtype=f32 OK 1000 0.01 30 flops=5e4 bytes=50 check=sampled
@@ -45,8 +48,8 @@ case m=64,dtype=f32 OK 1000 0.01 30 flops=1.634e7 bytes=1e3 devname=AMD_Instinct
 run 2026-11-20 hip_gemm
 case m=64,dtype=f16 SKIPPED 0 0 0 backend=hip
 run 2026-11-21 cpu_gemm
-case m=64,dtype=f32 OK 1000 0.01 30 flops=1e5 bytes=100 check=sampled
-case m=32,dtype=f32 OK 1300 0.01 30 flops=5e4 bytes=50 check=sampled
+case m=64,dtype=f32 OK 1000 0.01 30 flops=1e5 bytes=100 check=sampled note=tuned_(cache_$T/tuning.tsv)
+case m=32,dtype=f32 OK 1300 0.01 30 flops=5e4 bytes=50 check=sampled note=default_(no_tuning_entry)
 case m=16,dtype=f32 WRONG_ANSWER 1000 0.01 30 flops=5e4 bytes=50
 run 2026-11-21 membw_cpu
 case kernel=copy OK 1000 0.01 30 bytes=1e4
@@ -58,9 +61,27 @@ case m=256,n=256,k=256,dtype=f32 OK 1e8 0.01 10 flops=3.3554432e7 bytes=786432 d
 run 2026-11-21 vk_copy
 case size=64MiB ERROR 0 0 0 devname=llvmpipe_(LLVM_15.0.6,_256_bits) backend=vulkan
 SPEC
-run_bench report --results-dir "$T/r" -o "$T/report.html"
+# the tuning cache: cpu_gemm m=64 tuned (winner 1.6x FASTER than the
+# default through the paired comparison; 2 measured, 1 wrong, 1 skipped);
+# vk_gemm from a record written before the paired comparison (speedup from
+# the medians, no verdict); a foreign file given too is left out with one line
+K="device=planted cpu;driver=-;arch=x86_64|plugin=cpu_gemm|sha256=$(printf '%064d' 0)|abi=1.4|m=64 dtype=f32"
+V="device=llvmpipe (LLVM 15.0.6, 256 bits);driver=1;arch=-|plugin=vk_gemm|sha256=$(printf '%064d' 1)|abi=1.4|m=256 n=256 k=256 dtype=f32"
+{
+  printf 'bench-tuning 1\n'
+  printf 'M\t%s\t%s\tOK\t1500,1510,1490\n' "$K" "mc=0 kc=0"
+  printf 'M\t%s\t%s\tOK\t900,910,890\n' "$K" "mc=48 kc=256"
+  printf 'M\t%s\t%s\tWRONG_ANSWER\tWRONG_ANSWER: planted\n' "$K" "mc=96 kc=256"
+  printf 'M\t%s\t%s\tSKIPPED\tSKIPPED: too big\n' "$K" "mc=192 kc=512"
+  printf 'W\t%s\t%s\t900 880 920 1500 4 1 1 halving 1.6 1.5 1.7 FASTER 12 3\n' "$K" "mc=48 kc=256"
+  printf 'M\t%s\t%s\tOK\t2e8\n' "$V" "tile=16"
+  printf 'W\t%s\t%s\t1e8 0.9e8 1.1e8 2e8 2 0 0 grid\n' "$V" "tile=32"
+} >"$T/tuning.tsv"
+printf 'not a tuning cache\n' >"$T/foreign.tsv"
+run_bench report --results-dir "$T/r" -o "$T/report.html" --tuning-file "$T/tuning.tsv" --tuning-file "$T/foreign.tsv"
 expect_rc 0 "report"
-expect_in "$T/out" "wrote $T/report.html \(9 cases, 4 dates, 3 devices" "summary line"
+expect_in "$T/out" "wrote $T/report.html \(9 cases, 4 dates, 3 devices, 2 tuning entries" "summary line"
+expect_eq "$(grep -c 'foreign.tsv. is not a bench tuning cache' "$T/err")" 1 "one line about the foreign file"
 expect_not_in "$T/report.html" '<(script|link|img|iframe)[^>]*(src|href)=' "no external resources"
 expect_in "$T/report.html" 'Chart.js v[0-9]' "Chart.js inlined"
 
@@ -98,6 +119,16 @@ cmp = {(r["plugin"], r["params"]): r for r in data["compare"]["rows"]}
 assert cmp[("cpu_gemm", "m=32 dtype=f32")]["verdict"] == "SLOWER", cmp
 assert cmp[("cpu_gemm", "m=64 dtype=f32")]["verdict"] == "SAME", cmp
 assert data["history"]["dates"] == ["2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21"]
+tu = data["tuning"]
+assert len(tu["skipped_files"]) == 1 and "foreign.tsv" in tu["skipped_files"][0], tu["skipped_files"]
+rows = {r["plugin"]: r for r in tu["rows"]}
+g = rows["cpu_gemm"]
+assert (g["device"], g["problem"], g["winner"]) == ("planted cpu", "m=64 dtype=f32", "mc=48 kc=256"), g
+assert (g["speedup"], g["speedup_lo"], g["speedup_hi"], g["verdict"], g["rounds"], g["pairs"]) == (1.6, 1.5, 1.7, "FASTER", 12, 3), g
+assert (g["measured"], g["disqualified"], g["skipped"]) == (2, 1, 1), g
+assert (g["runs_tuned"], g["runs_default"]) == (1, 0), g   # m=32 is another problem
+v = rows["vk_gemm"]
+assert v["verdict"] is None and abs(v["speedup"] - 2) < 1e-9 and v["pairs"] == 0 and v["measured"] == 1, v
 PY
 
 # in a real browser. probe.html is the page with a script after it that
@@ -140,6 +171,11 @@ cat >"$T/probe.js" <<'JS'
   out.singles = [...document.querySelectorAll("#history-single tbody tr")].map((tr) => tr.cells[0].textContent);
   out.none = [...document.querySelectorAll("#history-none li")].map((li) => li.textContent);
   out.roofRows = [...document.querySelectorAll("#roofs tbody tr")].map((tr) => tr.cells[0].textContent);
+  out.tuning = [...document.querySelectorAll("#tuning tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent));
+  out.tuningBad = [...document.querySelectorAll("#tuning-bad li")].map((li) => li.textContent);
+  const tb = document.getElementById("tuning-box").getBoundingClientRect();
+  const runs = [...document.querySelectorAll("#tuning th")].find((t) => t.textContent === "runs here").getBoundingClientRect();
+  out.tuningBox = {left: tb.left, right: tb.right, height: tb.height, runsRight: runs.right};
   const pre = document.createElement("pre");
   pre.id = "probe";
   pre.textContent = JSON.stringify(out);
@@ -206,6 +242,18 @@ lp = roof["llvmpipe (LLVM 15.0.6, 256 bits)"]
 assert lp["marks"].get("memroof", 0) == 0 and lp["marks"]["computeroof"] == 2 and lp["marks"]["case"] == 1, lp
 assert "no memory roof: vk_copy size=64MiB ERROR" in lp["subtitle"], lp
 assert sorted(p["roofRows"]) == sorted(roof), p["roofRows"]
+# tuning: a row per entry as drawn: winner, speedup with its interval and
+# verdict, the paired rounds, candidates, the runs that used it
+tu = {r[0].split(" · ")[1].split(" ")[0]: r for r in p["tuning"]}
+assert set(tu) == {"cpu_gemm", "vk_gemm"}, p["tuning"]
+g = tu["cpu_gemm"]
+assert g[0] == "planted cpu · cpu_gemm m=64 dtype=f32" and g[1] == "mc=48 kc=256" and g[2] == "900 ns", g
+assert g[3] == "1.6x [1.5, 1.7]" and g[4] == "FASTER: winner used" and g[5] == "12 rounds, 3 pairs", g
+assert g[6] == "2 measured, 1 disqualified, 1 skipped" and g[7] == "1 tuned, 0 default", g
+assert tu["vk_gemm"][3] == "2x" and tu["vk_gemm"][4] == "-" and tu["vk_gemm"][5] == "-", tu["vk_gemm"]
+assert len(p["tuningBad"]) == 1 and "foreign.tsv" in p["tuningBad"][0], p["tuningBad"]
+tb = p["tuningBox"]  # in the page, and the runs column visible at 1400 px
+assert tb["right"] <= p["vw"] and tb["height"] > 40 and tb["runsRight"] <= tb["right"], tb
 # the results table: in the page, case column sticky, number columns visible at 1400 px
 t = p["table"]
 assert t["boxRight"] <= p["vw"] and t["position"] == "sticky", t
@@ -223,7 +271,7 @@ PY
 SHOTS="$BUILD/report-shots"
 rm -rf "$SHOTS"
 mkdir -p "$SHOTS"
-for s in results compare history roofline; do
+for s in results compare history roofline tuning; do
   timeout 60 "$CHROMIUM" "${CHROME_FLAGS[@]}" --window-size=1400,1300 --screenshot="$SHOTS/$s.png" \
     "file://$T/report.html#section=$s" >/dev/null 2>&1
   [ -s "$SHOTS/$s.png" ] && [ "$(stat -c %s "$SHOTS/$s.png")" -gt 20000 ] && ok || fail "screenshot $SHOTS/$s.png"

@@ -24,6 +24,11 @@ expect_in "$T/out" '^tune: round 1 \(6 samples\): [0-9]+ of 64 candidates left, 
 expect_eq "$(grep -c '^M	' "$C")" 64 "one measurement record per candidate"
 expect_eq "$(grep -c '^W	' "$C")" 1 "one winner"
 expect_in "$C" '^M	.*	tx=8 ty=1	WRONG_ANSWER	'
+# the winner against the default: through bench ab's driver (paired rounds
+# of separate workers), named in the output and in the winner's record
+expect_in "$T/out" '^tune: final: tx=5 ty=3 against the default tx=1 ty=1: [0-9.]+x \[[0-9.]+, [0-9.]+\] FASTER \([0-9]+ rounds, [0-9]+ pairs\)$'
+expect_in "$T/out" 'speedup over the default tx=1 ty=1 [0-9.]+x \[[0-9.]+, [0-9.]+\] FASTER \(paired: [0-9]+ rounds, [1-9][0-9]* pairs\)$'
+expect_in "$C" '^W	.*	tx=5 ty=3	[^	]* halving [0-9.e+]+ [0-9.e+]+ [0-9.e+]+ FASTER [1-9][0-9]* [1-9][0-9]*$'
 expect_in "$C" '^W	device=fx_tune device;driver=1\.0;arch=[^|]*\|plugin=fx_tune\|sha256=[0-9a-f]{64}\|abi=1\.4\|n=256 base_us=30 noise=0\.08 limit=63	tx=5 ty=3	'
 
 # ---- a rerun measures nothing again (every candidate is in the cache)
@@ -90,6 +95,37 @@ run_bench "${P[@]}" --preset "$SRC/tests/cli/presets/fast.ini" --tuning-file "$T
 expect_rc 0 "a run with a foreign file"
 expect_eq "$(grep -c 'not a bench tuning cache' "$T/err")" 1 "one line about it"
 expect_in "$T/out" "^1 case ran tunables at their defaults"
+
+# ---- finalists: with noise 0.5 and smoke's few samples the neighbours'
+# intervals reach the leader's; each is compared with the leader through
+# bench ab's driver; the optimum wins, or on a machine too busy to tell
+# them apart within smoke's time a neighbour 15% off tied with it (the
+# declared order), never the wrong one
+run_bench tune "${P[@]}" --preset smoke --tuning-file "$T/final.tsv" --param base_us=30 --param noise=0.5
+expect_rc 0 "tune with finalists"
+expect_in "$T/out" '^tune: final: tx=[0-9] ty=[0-9] against the leader tx=[0-9] ty=[0-9]: [0-9.]+x .* \([0-9]+ rounds, [0-9]+ pairs\)$'
+expect_in "$T/out" "^  finalists: [1-9][0-9]* compared with the leader through bench ab's driver \([1-9][0-9]* rounds, [1-9][0-9]* pairs\)$"
+expect_in "$T/out" '^fx_tune n=256 base_us=30 noise=0\.5 limit=63: winner (tx=5 ty=[234]|tx=[46] ty=3) '
+
+# ---- cpu_gemm's variant: a sweep axis that `variant=auto` tunes; a run
+# with variant=auto takes the tuned pick; one that names variants sweeps them
+G=(--plugin cpu_gemm --plugin-dir "$BUILD/lib/bench/plugins" --preset smoke --param m=48 --param n=48
+   --param k=48 --param dtype=f32 --param threads=1 --tuning-file "$T/gemm.tsv")
+run_bench tune "${G[@]}" --param variant=auto --strategy grid
+expect_rc 0 "tune cpu_gemm's variant"
+expect_in "$T/out" '^cpu_gemm m=48 n=48 k=48 dtype=f32 threads=1 isa=auto: winner variant=(packed|blocked|naive) '
+expect_in "$T/out" '108 of 108 candidates tried'
+expect_eq "$(grep -c '^M	.*	variant=naive mc=0 kc=0 nc=0	OK	' "$T/gemm.tsv")" 1 "naive measured"
+picked=$(awk -F'\t' '$1 == "W" { split($3, a, " "); print a[1] }' "$T/gemm.tsv")
+expect_nonempty "winner variant" $picked
+run_bench "${G[@]}" --param variant=auto --results-dir "$T/g"
+expect_rc 0 "run with variant=auto"
+expect_in "$T/out" "cpu_gemm $picked m=n=k=48 f32 threads=1 .* OK "
+expect_in "$T/out" "note: tuned \(cache $T/gemm.tsv\)"
+run_bench "${G[@]}" --param variant=naive,blocked --results-dir "$T/g"
+expect_rc 0 "run naming variants"
+expect_in "$T/out" '^\[ ?1/2\] cpu_gemm variant=naive m=n=k=48 '
+expect_in "$T/out" '^\[ ?2/2\] cpu_gemm variant=blocked m=n=k=48 '
 
 # ---- usage
 run_bench tune --plugin fx_ok --plugin-dir "$FX_GOOD"

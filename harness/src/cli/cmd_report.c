@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "analyze/compare_case.h"
 #include "analyze/history.h"
+#include "analyze/report_tuning.h"
 #include "analyze/result_set.h"
 #include "results/io.h"
 #include "analyze/roofs.h"
@@ -34,11 +35,15 @@ static const char *const chartjs_paths[] = {
 
 #define USAGE                                                                               \
   "usage: bench report [--results-dir DIR] [-o FILE] [--plugin P]... [--tag T]\n"          \
-  "                    [--chartjs FILE] [--threshold X]\n"                                   \
+  "                    [--chartjs FILE] [--threshold X] [--tuning-file FILE]...\n"                                   \
   "\n"                                                                                      \
   "Writes one HTML file (default DIR/report.html) that opens from disk: a sortable\n"      \
   "results table with status, verification and % of roof; compare charts (each case's\n"  \
-  "newest run against the run before it); history charts; a roofline per device.\n"       \
+  "newest run against the run before it); history charts; a roofline per device; a\n"     \
+  "tuning table (bench tune's winners per device, plugin and problem: speedup over the\n"  \
+  "default with its paired interval and verdict, candidates measured, disqualified and\n"  \
+  "skipped, and the newest runs that took the winner or ran the defaults) from the\n"     \
+  "tuning cache, $XDG_CACHE_HOME/bench/tuning/*.tsv, or each --tuning-file FILE.\n"       \
   "Chart.js comes from Debian's libjs-chart.js (/usr/share/javascript/chart.js) or\n"     \
   "--chartjs FILE (also $BENCH_CHARTJS) and is inlined into the page.\n"
 
@@ -223,16 +228,18 @@ static int fill_template(struct strbuf *out, const char *chartjs, const char *da
 }
 
 int cmd_report(int argc, char **argv) {
-  enum { O_DIR = 256, O_OUT, O_PLUGIN, O_TAG, O_CHARTJS, O_THRESHOLD, O_HELP };
+  enum { O_DIR = 256, O_OUT, O_PLUGIN, O_TAG, O_CHARTJS, O_THRESHOLD, O_TUNING, O_HELP };
   static const struct option longopts[] = {
       {"results-dir", required_argument, NULL, O_DIR}, {"output", required_argument, NULL, O_OUT},
       {"plugin", required_argument, NULL, O_PLUGIN},   {"tag", required_argument, NULL, O_TAG},
       {"chartjs", required_argument, NULL, O_CHARTJS}, {"threshold", required_argument, NULL, O_THRESHOLD},
+      {"tuning-file", required_argument, NULL, O_TUNING},
       {"help", no_argument, NULL, O_HELP},             {NULL, 0, NULL, 0}};
   const char *dir = "results", *out = NULL, *chartjs = getenv("BENCH_CHARTJS");
   double threshold = COMPARE_DEFAULT_THRESHOLD;
   struct rs_select sel = {0};
-  const char **plugins = NULL;
+  const char **plugins = NULL, **tuning = NULL;
+  size_t ntuning = 0;
   int rc = EXIT_OK;
   opterr = 0;
   optind = 1;
@@ -248,6 +255,10 @@ int cmd_report(int argc, char **argv) {
       break;
     case O_TAG: sel.tag = optarg; break;
     case O_CHARTJS: chartjs = optarg; break;
+    case O_TUNING:
+      tuning = xrealloc(tuning, (ntuning + 1) * sizeof *tuning);
+      tuning[ntuning++] = optarg;
+      break;
     case O_THRESHOLD:
       if (compare_parse_threshold(optarg, &threshold) != 0) {
         error("--threshold must be a fraction or percentage below 100%%, not '%s'", optarg);
@@ -255,7 +266,7 @@ int cmd_report(int argc, char **argv) {
       }
       break;
     case 'h':
-    case O_HELP: fputs(USAGE, stdout); free(plugins); return EXIT_OK;
+    case O_HELP: fputs(USAGE, stdout); free(plugins); free(tuning); return EXIT_OK;
     case ':': error("option '%s' needs a value (see bench report --help)", argv[optind - 1]); rc = EXIT_USAGE; break;
     default: error("unknown option '%s' (see bench report --help)", argv[optind - 1]); rc = EXIT_USAGE; break;
     }
@@ -292,6 +303,7 @@ int cmd_report(int argc, char **argv) {
     result_set_release(&set);
     strbuf_release(&js);
     free(plugins);
+    free(tuning);
     return rc;
   }
 
@@ -312,6 +324,13 @@ int cmd_report(int argc, char **argv) {
   json_object_set_new(root, "history", history_json(&h));
   json_object_set_new(root, "compare", compare_json(&h, threshold));
   json_object_set_new(root, "roofs", roofs_json(&roofs));
+  char **tfiles;
+  size_t ntfiles = report_tuning_files(tuning, ntuning, &tfiles);
+  json_t *tj = report_tuning_json(tfiles, ntfiles, &set, idx, n);
+  const size_t ntrows = json_array_size(json_object_get(tj, "rows"));
+  json_object_set_new(root, "tuning", tj);
+  for (size_t i = 0; i < ntfiles; i++) free(tfiles[i]);
+  free(tfiles);
   char *data = html_safe_json(root);
   json_decref(root);
 
@@ -320,8 +339,10 @@ int cmd_report(int argc, char **argv) {
   if (!data || fill_template(&page, js.buf, data) != 0 || write_file_atomic(path, page.buf, page.len) != 0) {
     rc = EXIT_FAILED;
   } else {
-    printf("wrote %s (%zu case%s, %zu date%s, %zu device%s; Chart.js from %s)\n", term_str(path), n, n == 1 ? "" : "s",
-           h.ndates, h.ndates == 1 ? "" : "s", roofs.n, roofs.n == 1 ? "" : "s", term_str(chartjs));
+    printf("wrote %s (%zu case%s, %zu date%s, %zu device%s", term_str(path), n, n == 1 ? "" : "s",
+           h.ndates, h.ndates == 1 ? "" : "s", roofs.n, roofs.n == 1 ? "" : "s");
+    if (ntrows) printf(", %zu tuning entr%s", ntrows, ntrows == 1 ? "y" : "ies");
+    printf("; Chart.js from %s)\n", term_str(chartjs));
   }
   free(path);
   free(data);
@@ -332,5 +353,6 @@ int cmd_report(int argc, char **argv) {
   result_set_release(&set);
   strbuf_release(&js);
   free(plugins);
+  free(tuning);
   return rc;
 }

@@ -35,14 +35,18 @@ static void tune_usage(FILE *f) {
           "tunable), search its tunable parameters: every candidate's output is checked\n"
           "against the reference (a wrong answer disqualifies it and is listed); the\n"
           "fastest correct candidate wins, and among those SAME to it within the noise\n"
-          "the one the plugin declared first (its default first). Every measurement is\n"
+          "the one the plugin declared first (its default first). The finalists, and then\n"
+          "the winner and the default, are compared as bench ab does: each in its own\n"
+          "worker, interleaved rounds, fresh worker pairs, a paired interval; the winner\n"
+          "replaces the default only when FASTER. A sweep axis that is tunable (cpu_gemm's\n"
+          "variant) is searched only when given as auto. Every measurement is\n"
           "kept in the tuning cache ($XDG_CACHE_HOME/bench/tuning/DEVICE.tsv, or\n"
           "--tuning-file): Ctrl-C keeps what was measured and a rerun resumes; runs\n"
           "give tunables left at auto the winner.\n"
           "\n"
           "  --strategy halving   race the candidates in rounds of doubling samples, dropping\n"
-          "                       those whose median's interval lies above the leader's; the\n"
-          "                       finalists are compared interleaved (default)\n"
+          "                       those whose median's interval lies above the leader's\n"
+          "                       (default)\n"
           "  --strategy grid      every candidate to the preset's noise target\n"
           "  --strategy random    grid over the default and a seeded random quarter (--random N)\n"
           "  --budget DURATION    start no new measurement after this long (10m, 90s)\n"
@@ -109,12 +113,16 @@ static void print_outcome(const char *plugin, const char *problem, const struct 
   } else {
     printf("winner %s %.4g us [%.4g, %.4g]", r->winner, r->winner_ns / 1e3, r->winner_lo / 1e3,
            r->winner_hi / 1e3);
-    if (r->versus && r->kept_default)
-      printf("; the best, %s, against it interleaved: %.3fx [%.3f, %.3f], SAME within the noise: "
-             "the default kept", r->challenger, r->speedup, r->speedup_lo, r->speedup_hi);
+    if (r->versus && r->kept_default && strcmp(r->versus_verdict, "FAILED") == 0)
+      printf("; the best, %s, could not be compared with it: the default kept", r->challenger);
+    else if (r->versus && r->kept_default)
+      printf("; the best, %s, against it: %.3fx [%.3f, %.3f] %s: the default kept", r->challenger,
+             r->speedup, r->speedup_lo, r->speedup_hi, r->versus_verdict);
     else if (r->versus)
-      printf(", speedup over the default %s %.3fx [%.3f, %.3f] (interleaved)", r->default_label,
+      printf(", speedup over the default %s %.3fx [%.3f, %.3f] FASTER", r->default_label,
              r->speedup, r->speedup_lo, r->speedup_hi);
+    if (r->versus)
+      printf(" (paired: %zu rounds, %zu pairs)", r->versus_rounds, r->versus_pairs);
     else if (r->default_ns > 0 && strcmp(r->winner, r->default_label) != 0)
       printf(", default %s %.4g us", r->default_label, r->default_ns / 1e3);
     printf("\n");
@@ -123,6 +131,9 @@ static void print_outcome(const char *plugin, const char *problem, const struct 
          r->tried, r->candidates, r->measured_now, r->disqualified + r->failed, r->skipped, r->wall_s,
          r->interrupted ? " (interrupted: measurements kept, rerun to resume)" : "",
          r->out_of_budget ? " (budget spent: the pick is among those measured)" : "");
+  if (r->final_cmp)
+    printf("  finalists: %zu compared with the leader through bench ab's driver (%zu rounds, %zu pairs)\n",
+           r->final_cmp, r->final_rounds, r->final_pairs);
   if (r->disq_list) printf("  disqualified: %s\n", r->disq_list);
   if (r->skip_list) printf("  cannot run here: %s\n", r->skip_list);
   fflush(stdout);

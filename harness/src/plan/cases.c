@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plan/param_values.h"
+#include "plan/tunables.h"
 
 /* More cases than this from one plugin is surely a typo in a sweep. */
 #define CASES_MAX_PER_PLUGIN 1000000u
@@ -186,21 +187,19 @@ static int plugin_values(const struct bench_plugin *pl, const struct preset *p,
     if (!bp->tunable) continue;
     int pinned = 0; /* by the preset or --param */
     for (size_t e = 0; sec && e < sec->nentries; e++) pinned |= strcmp(sec->entries[e].key, bp->name) == 0;
-    int any_auto = !pinned; /* a tunable nobody pinned is `auto` */
+    /* a tunable nobody pinned is `auto`, but for a sweep axis (zipped):
+     * its defaults are cases, only an explicit `auto` tunes it */
+    int any_auto = !pinned && !bp->zip;
     for (size_t v = 0; v < pv[j].n; v++) any_auto |= pv[j].v[v].is_auto;
     if (!any_auto) continue;
-    enum bench_tier used;
     struct param_values dv;
-    const char *text = default_for(bp, tier, &used);
-    if (!text || parse_values(bp, text, &dv, err, sizeof err) != 0 || dv.n != 1) {
-      if (text && dv.n) param_values_release(&dv);
-      error("plugin %s: tunable %s: its default for tier %s is not one value", pl->name, bp->name,
-            tier_name(used));
+    if (tunable_candidates(bp, tier, &dv, err, sizeof err) != 0) {
+      error("plugin %s: tunable %s: %s", pl->name, bp->name, err);
       errors++;
       continue;
     }
     for (size_t v = 0; v < pv[j].n; v++) {
-      if (pinned && !pv[j].v[v].is_auto) continue;
+      if ((pinned || bp->zip) && !pv[j].v[v].is_auto) continue;
       free(pv[j].v[v].text);
       pv[j].v[v] = dv.v[0];
       pv[j].v[v].text = xstrdup(dv.v[0].text);

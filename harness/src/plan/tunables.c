@@ -53,29 +53,31 @@ static char *declared_list(const struct bench_param *bp, char *err, size_t errle
 int tunable_candidates(const struct bench_param *bp, enum bench_tier t, struct param_values *out,
                        char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  enum bench_tier used;
-  const char *dtext = default_for(bp, t, &used);
+  enum bench_tier used = t;
   struct param_values d, all;
+  char *list = declared_list(bp, err, errlen);
+  if (!list) return -1;
+  if (parse_values(bp, list, &all, err, errlen) != 0) {
+    free(list);
+    return -1;
+  }
+  /* A sweep axis (zipped): the tiers' lists are cases, the first declared
+   * candidate is the default. */
+  const char *dtext = bp->zip ? list : default_for(bp, t, &used);
   if (!dtext || parse_values(bp, dtext, &d, err, errlen) != 0) {
     if (!dtext) snprintf(err, errlen, "no default");
-    return -1;
-  }
-  if (d.n != 1 || d.v[0].is_auto) {
-    param_values_release(&d);
-    snprintf(err, errlen, "its default for tier %s must be one value", tier_name(used));
-    return -1;
-  }
-  char *list = declared_list(bp, err, errlen);
-  if (!list) {
-    param_values_release(&d);
-    return -1;
-  }
-  if (parse_values(bp, list, &all, err, errlen) != 0) {
-    param_values_release(&d);
+    param_values_release(&all);
     free(list);
     return -1;
   }
   free(list);
+  if (d.n == 0 || d.v[0].is_auto || (!bp->zip && d.n != 1)) {
+    param_values_release(&d);
+    param_values_release(&all);
+    if (bp->zip) snprintf(err, errlen, "'auto' cannot be a candidate");
+    else snprintf(err, errlen, "its default for tier %s must be one value", tier_name(used));
+    return -1;
+  }
   push(out, &d.v[0]);
   for (size_t i = 0; i < all.n; i++) {
     if (all.v[i].is_auto) {
@@ -99,10 +101,6 @@ int tunable_candidates(const struct bench_param *bp, enum bench_tier t, struct p
 
 int tunable_validate(const struct bench_param *bp, char *err, size_t errlen) {
   if (!bp->tunable) return 0;
-  if (bp->zip) {
-    snprintf(err, errlen, "tunable '%s' cannot be in a zip group", bp->name);
-    return -1;
-  }
   char why[300];
   for (int t = 0; t < BENCH_TIER_COUNT; t++) {
     struct param_values pv;

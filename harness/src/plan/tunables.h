@@ -14,11 +14,13 @@
 
 /* The candidates of tunable bp for tier t: its default for t first, then
  * `candidates` (else the choices, else min..max by step) in declared order,
- * each once. 0, or -1 with the reason in err. */
+ * each once. A zipped tunable is a sweep axis (cpu_gemm's variant): its
+ * tiers' defaults are lists of cases, and its tuning default is its first
+ * declared candidate. 0, or -1 with the reason in err. */
 int tunable_candidates(const struct bench_param *bp, enum bench_tier t, struct param_values *out,
                        char *err, size_t errlen);
 
-/* A tunable's declaration: not zipped, one default value per tier, a
+/* A tunable's declaration: one default value per tier (a list when zipped), a
  * candidate list that parses (or choices, or a range with step > 0).
  * 0 (also for a parameter that is not tunable), or -1 with err. */
 int tunable_validate(const struct bench_param *bp, char *err, size_t errlen);

@@ -227,6 +227,10 @@ char *tuning_cache_default_path(const char *device_name) {
   return path;
 }
 
+int tuning_pinned_axis(const struct case_value *v) {
+  return v->param->tunable && v->param->zip && !v->is_auto;
+}
+
 char *tuning_key(const char *device_key, const char *plugin, const char *sha256,
                  const struct case_def *c) {
   struct strbuf sb = STRBUF_INIT;
@@ -234,7 +238,7 @@ char *tuning_key(const char *device_key, const char *plugin, const char *sha256,
               BENCH_ABI_MAJOR, BENCH_ABI_MINOR);
   int first = 1;
   for (size_t j = 0; j < c->nvalues; j++) {
-    if (c->values[j].param->tunable) continue;
+    if (c->values[j].param->tunable && !tuning_pinned_axis(&c->values[j])) continue;
     strbuf_addf(&sb, "%s%s=%s", first ? "" : " ", c->values[j].param->name, c->values[j].text);
     first = 0;
   }

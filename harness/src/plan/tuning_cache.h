@@ -57,8 +57,13 @@ int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n);
 char *tuning_cache_default_path(const char *device_name);
 
 struct case_def;
-/* The key of case c's problem (its parameters that are not tunable) for
- * the plugin whose file has sha256, on the device of device_key. */
+struct case_value;
+/* A tunable that is a sweep axis (zipped, cpu_gemm's variant) given a
+ * value rather than `auto`: part of the problem, not searched. */
+int tuning_pinned_axis(const struct case_value *v);
+/* The key of case c's problem (its parameters that are not tunable, and
+ * its pinned sweep axes) for the plugin whose file has sha256, on the
+ * device of device_key. */
 char *tuning_key(const char *device_key, const char *plugin, const char *sha256,
                  const struct case_def *c);
 /* "mc=64 kc=256": case c's tunable values. */

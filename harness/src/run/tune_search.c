@@ -11,12 +11,15 @@
 #include "plan/tunables.h"
 #include "plan/tuning_cache.h"
 #include "run/runner.h"
+#include "run/tune_ab.h"
 
 /* Samples per live candidate in the first round of halving (doubled each
- * round), and in each interleaved block of the finalists. */
+ * round). */
 #define HALVING_FIRST 6
-#define FINAL_BLOCKS 3
-#define FINAL_PASSES 8
+/* Finalists compared with the leader through bench ab's driver, and how
+ * often a new leader among them starts the comparisons again. */
+#define TUNE_FINALISTS 6
+#define FINAL_ROUNDS 3
 /* Candidates handed to one worker at a time (the budget is looked at
  * between chunks). */
 #define CHUNK 8
@@ -35,8 +38,7 @@ struct cand {
   size_t n;
   int alive, in_search, resumed;
   struct stats s;
-  double *fns;         /* the winner-against-default comparison's own samples */
-  size_t fn;
+  int tie;             /* the paired comparison with the leader found it SAME or NOISY */
 };
 
 struct tuner {
@@ -45,9 +47,9 @@ struct tuner {
   struct cand *c;
   size_t n;
   int replace;         /* grid: a new measurement replaces the old samples */
-  int versus;          /* the winner against the default: samples to fns, no record */
   int interrupted, write_failed, out_of_budget;
   size_t measured_now;
+  double ab_max_s;     /* time limit of one paired comparison (0: not yet known) */
   double busy_s;       /* wall time of the cases measured */
   size_t busy_samples;
 };
@@ -112,7 +114,7 @@ static int enumerate(struct tuner *t, const struct case_def *problem) {
   char err[400];
   for (size_t j = 0; j < problem->nvalues; j++) {
     const struct bench_param *bp = problem->values[j].param;
-    if (!bp->tunable) continue;
+    if (!bp->tunable || tuning_pinned_axis(&problem->values[j])) continue;
     if (tunable_candidates(bp, t->o->pol->tier, &lists[nt], err, sizeof err) != 0) {
       rc = error("plugin %s: tunable %s: %s", t->pl->desc->name, bp->name, err);
       goto out;
@@ -230,15 +232,6 @@ static void case_done(void *arg, size_t k, struct case_result *r) {
     case_result_release(r);
     return;
   }
-  if (t->versus) {
-    const double *x = r->device.n ? r->device_ns : r->host_clock_ns;
-    for (size_t i = 0; r->status == CASE_OK && x && i < r->nsamples; i++) {
-      c->fns = grow_for_one(c->fns, c->fn, sizeof *c->fns);
-      c->fns[c->fn++] = x[i];
-    }
-    case_result_release(r);
-    return;
-  }
   t->measured_now++;
   t->busy_s += r->wall_s;
   free(c->why);
@@ -317,13 +310,6 @@ static int same_as(const struct cand *c, const struct cand *l) { return c->s.ci_
 
 static double rel_halfwidth(const struct cand *l) {
   return l->s.median > 0 ? (l->s.ci_hi - l->s.ci_lo) / 2 / l->s.median : INFINITY;
-}
-
-/* Is every live candidate's interval within the noise target? */
-static int all_narrow(struct tuner *t, double target) {
-  for (size_t k = 0; k < t->n; k++)
-    if (t->c[k].alive && t->c[k].st == ST_OK && rel_halfwidth(&t->c[k]) > target) return 0;
-  return 1;
 }
 
 /* Drop the live candidates that failed or lie clearly above the leader. */
@@ -407,46 +393,10 @@ static void halving(struct tuner *t, const struct run_policy *pol, double t0) {
     snprintf(phase, sizeof phase, "round %d (%d samples)", round, samples);
     progress(t, phase, t0);
     if (stop_now(t) || alive == 0) return;
-    if (alive == 1) break; /* the winner: measured on to the noise target below */
+    if (alive == 1) break; /* the winner (still compared with the default) */
     struct cand *l = leader(t);
     if ((l && rel_halfwidth(l) <= pol->target_noise) || samples >= cap) break;
     samples = samples * 2 < cap ? samples * 2 : cap;
-  }
-  /* The finalists, interleaved: blocks of each in turn, the order rotating. */
-  for (int pass = 1; pass <= FINAL_PASSES && alive >= 1 && !stop_now(t) &&
-                    !all_narrow(t, pol->target_noise);
-       pass++) {
-    /* samples per block: what the widest finalist's interval asks for
-     * (the half-width shrinks as 1/sqrt(n)), over the blocks */
-    double want = HALVING_FIRST;
-    for (size_t k = 0; k < t->n; k++) {
-      const struct cand *c = &t->c[k];
-      if (!c->alive || c->st != ST_OK) continue;
-      double r = rel_halfwidth(c) / pol->target_noise;
-      double need = (double)c->n * r * r - (double)c->n;
-      if (need > want) want = need;
-    }
-    if (want > cap) want = cap;
-    int blk = (int)ceil(want / FINAL_BLOCKS);
-    if (blk < HALVING_FIRST) blk = HALVING_FIRST;
-    size_t nf = 0, *fin = xcalloc(t->n, sizeof *fin);
-    for (size_t k = 0; k < t->n; k++)
-      if (t->c[k].alive) fin[nf++] = k;
-    size_t *order = xcalloc(nf * FINAL_BLOCKS, sizeof *order), m = 0;
-    for (size_t b = 0; b < FINAL_BLOCKS; b++)
-      for (size_t i = 0; i < nf; i++) order[m++] = fin[(i + b) % nf];
-    struct run_policy p = *pol;
-    p.min_samples = p.max_samples = blk;
-    p.min_time_s = 0;
-    t->replace = 0;
-    measure(t, order, m, &p);
-    free(order);
-    free(fin);
-    alive = prune(t);
-    char phase[64];
-    snprintf(phase, sizeof phase, "finalists, pass %d", pass);
-    progress(t, phase, t0);
-    if (all_narrow(t, pol->target_noise)) break;
   }
 }
 
@@ -466,6 +416,107 @@ static void pick_random(struct tuner *t, size_t want) {
   }
 }
 
+/* ---- the final comparisons, through bench ab's driver ----------------------- */
+
+/* challenger against incumbent; a progress line names both and the result. */
+static void final_ab(struct tuner *t, const struct run_policy *pol, const struct cand *inc,
+                     const struct cand *ch, const char *role, struct tune_ab *a) {
+  /* the SAME band: the preset's noise target, within 1% .. 20% */
+  double band = pol->target_noise < 0.01 ? 0.01 : pol->target_noise > 0.2 ? 0.2 : pol->target_noise;
+  /* per comparison: the preset's max_time, at least 2 s, or what the
+   * first comparison showed TUNE_AB_MIN_PAIRS worker pairs take (a slow
+   * start: a sanitizer build, a busy machine), within the budget */
+  double max_s = pol->max_time_s > 2 ? pol->max_time_s : 2;
+  if (t->ab_max_s > max_s) max_s = t->ab_max_s;
+  if (t->o->deadline > 0 && t->o->deadline - now_s() < max_s) max_s = t->o->deadline - now_s();
+  if (max_s < 0.5) max_s = 0.5;
+  tune_ab_compare(t->pl, &inc->def, &ch->def, pol, band, max_s, a);
+  if (!a->interrupted && a->timed && a->pairs < TUNE_AB_MIN_PAIRS && a->pairs > 0 && !t->ab_max_s &&
+      !stop_now(t)) {
+    /* the time ran out before an interval: again, with the time the pairs need */
+    double need = a->wall_s / (double)a->pairs * (TUNE_AB_MIN_PAIRS + 0.5);
+    t->ab_max_s = need < 120 ? need : 120;
+    fprintf(t->o->out, "tune: final: %zu worker pair%s in %.1f s: comparing with %.1f s each\n", a->pairs,
+            a->pairs == 1 ? "" : "s", a->wall_s, t->ab_max_s);
+    tune_ab_release(a);
+    max_s = t->ab_max_s;
+    if (t->o->deadline > 0 && t->o->deadline - now_s() < max_s) max_s = t->o->deadline - now_s();
+    if (max_s < 0.5) max_s = 0.5;
+    tune_ab_compare(t->pl, &inc->def, &ch->def, pol, band, max_s, a);
+  }
+  if (a->interrupted) t->interrupted = 1;
+  if (a->timed)
+    fprintf(t->o->out, "tune: final: %s against %s %s: %.3fx [%.3f, %.3f] %s (%zu rounds, %zu pairs)\n",
+            ch->label, role, inc->label, a->ratio, a->lo, a->hi, cs_verdict_name(a->verdict),
+            a->rounds, a->pairs);
+  else
+    fprintf(t->o->out, "tune: final: %s against %s %s: not compared (%s)\n", ch->label, role,
+            inc->label, a->why ? a->why : "interrupted");
+  fflush(t->o->out);
+}
+
+static int by_median(const void *a, const void *b) {
+  const struct cand *x = *(const struct cand *const *)a, *y = *(const struct cand *const *)b;
+  return x->s.median < y->s.median ? -1 : x->s.median > y->s.median ? 1 : x->order < y->order ? -1 : 1;
+}
+
+/* The leader against each finalist (see tune_search.h); the winner, or NULL
+ * when there was nothing to compare (one correct candidate, none). */
+static struct cand *final_pick(struct tuner *t, const struct run_policy *pol, struct tune_outcome *res) {
+  struct cand *l = leader(t);
+  if (!l) return NULL;
+  struct cand **fin = xcalloc(t->n, sizeof *fin);
+  size_t nf = 0;
+  for (size_t k = 0; k < t->n; k++) {
+    struct cand *c = &t->c[k];
+    if (c != l && c->in_search && c->alive && c->st == ST_OK && same_as(c, l)) fin[nf++] = c;
+  }
+  qsort(fin, nf, sizeof *fin, by_median);
+  for (size_t i = TUNE_FINALISTS; i < nf; i++) fin[i]->alive = 0; /* the slowest of many */
+  if (nf > TUNE_FINALISTS) nf = TUNE_FINALISTS;
+  if (nf == 0) {
+    free(fin);
+    return NULL;
+  }
+  for (int round = 0; round < FINAL_ROUNDS && !stop_now(t); round++) {
+    struct cand *better = NULL;
+    double best = 1;
+    for (size_t i = 0; i < nf && !stop_now(t); i++) {
+      struct cand *f = fin[i];
+      f->tie = 0;
+      if (f == l || !f->alive) continue;
+      struct tune_ab a;
+      final_ab(t, pol, l, f, "the leader", &a);
+      res->final_cmp++;
+      res->final_rounds += a.rounds;
+      res->final_pairs += a.pairs;
+      /* SLOWER, or NOISY with its whole interval above 1 (slower, by less
+       * than the band or not surely past it): out; FASTER, or NOISY wholly
+       * below 1: faster; SAME, or an interval that holds 1: a tie */
+      const int slower = a.verdict == CS_SLOWER || (a.verdict == CS_NOISY && a.lo > 1);
+      const int faster = a.verdict == CS_FASTER || (a.verdict == CS_NOISY && a.hi < 1);
+      /* no interval (one worker pair: the time ran out): the leader stays */
+      if (!a.timed || slower || !isfinite(a.hi) || !(a.lo > 0)) f->alive = 0;
+      else if (faster) {
+        if (a.ratio < best) best = a.ratio, better = f;
+      } else f->tie = 1;
+      tune_ab_release(&a);
+    }
+    if (!better) break;
+    /* a finalist beat the leader: it leads, the old leader is out, and
+     * the others are compared with it */
+    l->alive = 0;
+    l = better;
+    for (size_t i = 0; i < nf; i++) fin[i]->tie = 0;
+  }
+  free(fin);
+  if (t->interrupted) return NULL;
+  struct cand *w = NULL; /* the first declared among the leader and its ties */
+  for (size_t k = 0; k < t->n && !w; k++)
+    if (&t->c[k] == l || (t->c[k].alive && t->c[k].tie)) w = &t->c[k];
+  return w;
+}
+
 /* ---- one problem ---------------------------------------------------------- */
 
 static void list_add(char **list, const struct cand *c) {
@@ -473,6 +524,38 @@ static void list_add(char **list, const struct cand *c) {
   *list = xasprintf("%s%s%s (%s)", old ? old : "", old ? "; " : "", c->label,
                     c->why ? c->why : state_name(c->st));
   free(old);
+}
+
+/* The skipped candidates, those with one reason together: "a (why); b, c
+ * and 33 more (why2)" (a reason shared by many, such as cpu_gemm's blocks
+ * for the variants that have none, would otherwise fill screens). */
+#define SKIP_NAMED 3
+static char *skip_groups(const struct tuner *t) {
+  struct strbuf sb = STRBUF_INIT;
+  char *done = xcalloc(t->n ? t->n : 1, 1);
+  for (size_t k = 0; k < t->n; k++) {
+    const struct cand *c = &t->c[k];
+    if (done[k] || !c->in_search || c->st != ST_SKIP) continue;
+    const char *why = c->why ? c->why : state_name(c->st);
+    size_t named = 0, more = 0;
+    strbuf_addf(&sb, "%s", sb.len ? "; " : "");
+    for (size_t j = k; j < t->n; j++) {
+      const struct cand *d = &t->c[j];
+      if (done[j] || !d->in_search || d->st != ST_SKIP || strcmp(d->why ? d->why : state_name(d->st), why) != 0)
+        continue;
+      done[j] = 1;
+      if (named < SKIP_NAMED) strbuf_addf(&sb, "%s%s", named ? ", " : "", d->label), named++;
+      else more++;
+    }
+    if (more) strbuf_addf(&sb, " and %zu more", more);
+    strbuf_addf(&sb, " (%s)", why);
+  }
+  free(done);
+  if (!sb.len) {
+    strbuf_release(&sb);
+    return NULL;
+  }
+  return strbuf_detach(&sb);
 }
 
 int tune_problem(const struct plugin *pl, const struct case_def *problem, const struct tune_opts *o,
@@ -505,40 +588,40 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
     if (!c->in_search) continue;
     if (c->st != ST_NONE) res->tried++;
     if (c->st == ST_WRONG) res->disqualified++, list_add(&res->disq_list, c);
-    if (c->st == ST_SKIP) res->skipped++, list_add(&res->skip_list, c);
+    if (c->st == ST_SKIP) res->skipped++;
     if (c->st == ST_ERR) res->failed++, list_add(&res->disq_list, c);
   }
-  struct cand *l = leader(&t), *w = NULL;
-  for (size_t k = 0; l && k < t.n && !w; k++)
-    if (t.c[k].alive && t.c[k].st == ST_OK && same_as(&t.c[k], l)) w = &t.c[k];
-  /* The winner against the default, interleaved in one worker (blocks
-   * W D W D ...: what `bench ab` does), so the speedup is not the drift of
-   * the machine between the rounds; within the noise (or slower) the
-   * default keeps its place, as the tie rule says. */
+  res->skip_list = skip_groups(&t);
+  struct cand *w = t.interrupted ? NULL : final_pick(&t, &pol, res);
+  if (!t.interrupted && !w) { /* no comparison ran: the tie rule on the intervals */
+    struct cand *l = leader(&t);
+    for (size_t k = 0; l && k < t.n && !w; k++)
+      if (t.c[k].alive && t.c[k].st == ST_OK && same_as(&t.c[k], l)) w = &t.c[k];
+  }
+  /* The winner against the default, through bench ab's driver, so the
+   * speedup is not the drift of the machine between the measurements;
+   * unless FASTER the default keeps its place, as the tie rule says. */
   struct cand *d = &t.c[0];
-  if (w && w != d && d->st == ST_OK && !t.interrupted) {
-    size_t order[2 * FINAL_BLOCKS];
-    for (size_t b = 0; b < 2 * FINAL_BLOCKS; b++) order[b] = b % 2 ? 0 : (size_t)(w - t.c);
-    struct run_policy p = pol;
-    p.min_samples = p.max_samples = HALVING_FIRST * 2;
-    p.min_time_s = 0;
-    t.versus = 1;
-    measure(&t, order, 2 * FINAL_BLOCKS, &p);
-    t.versus = 0;
-    if (w->fn && d->fn && !t.interrupted) {
-      struct stats sw, sd;
-      stats_compute(w->fns, w->fn, &sw);
-      stats_compute(d->fns, d->fn, &sd);
-      res->versus = 1;
-      res->challenger = xstrdup(w->label);
-      res->speedup = sd.median / sw.median;
-      res->speedup_lo = sw.ci_hi > 0 ? sd.ci_lo / sw.ci_hi : 0;
-      res->speedup_hi = sw.ci_lo > 0 ? sd.ci_hi / sw.ci_lo : 0;
-      if (sd.ci_lo <= sw.ci_hi) { /* SAME, or the default faster: the default */
-        res->kept_default = 1;
-        w = d;
-      }
+  if (w && w != d && d->st == ST_OK && !t.interrupted && !stop_now(&t)) {
+    struct tune_ab a;
+    final_ab(&t, &pol, d, w, "the default", &a);
+    res->versus = 1;
+    res->challenger = xstrdup(w->label);
+    res->versus_rounds = a.rounds;
+    res->versus_pairs = a.pairs;
+    if (a.timed) {
+      res->speedup = 1 / a.ratio;
+      res->speedup_lo = a.hi > 0 && a.hi < INFINITY ? 1 / a.hi : 0;
+      res->speedup_hi = a.lo > 0 ? 1 / a.lo : INFINITY;
+      res->versus_verdict = cs_verdict_name(a.verdict);
+    } else {
+      res->versus_verdict = "FAILED";
     }
+    if (!a.timed || a.verdict != CS_FASTER) { /* SAME, NOISY, SLOWER or failed: the default */
+      res->kept_default = 1;
+      w = d;
+    }
+    tune_ab_release(&a);
   }
   res->default_label = xstrdup(t.c[0].label);
   res->default_ns = t.c[0].st == ST_OK ? t.c[0].s.median : 0;
@@ -552,9 +635,15 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
     res->winner_lo = w->s.ci_lo;
     res->winner_hi = w->s.ci_hi;
     if (!t.interrupted && !t.write_failed) {
-      char *data = xasprintf("%.6g %.6g %.6g %.6g %zu %zu %zu %s", w->s.median, w->s.ci_lo,
-                             w->s.ci_hi, res->default_ns, res->tried, res->disqualified,
-                             res->skipped, tune_strategy_name(o->strategy));
+      /* ... then the comparison with the default: speedup, its interval,
+       * verdict (DEFAULT: the default won the search), rounds, pairs */
+      char *data = xasprintf("%.6g %.6g %.6g %.6g %zu %zu %zu %s %.6g %.6g %.6g %s %zu %zu",
+                             w->s.median, w->s.ci_lo, w->s.ci_hi, res->default_ns, res->tried,
+                             res->disqualified, res->skipped, tune_strategy_name(o->strategy),
+                             res->versus ? res->speedup : 1, res->versus ? res->speedup_lo : 1,
+                             res->versus ? res->speedup_hi : 1,
+                             res->versus ? res->versus_verdict : "DEFAULT", res->versus_rounds,
+                             res->versus_pairs);
       struct tuning_rec r = {'W', (char *)o->key, w->label, NULL, data};
       if (tuning_cache_put(o->cache_path, &r, 1) != 0) rc = -1;
       free(data);
@@ -566,7 +655,6 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
     free(t.c[k].label);
     free(t.c[k].why);
     free(t.c[k].ns);
-    free(t.c[k].fns);
   }
   free(t.c);
   return rc;

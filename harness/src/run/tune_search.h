@@ -11,16 +11,21 @@
  * random does that for a seeded random subset (the default always in it);
  * halving races them: rounds of 6, 12, 24, ... samples per live candidate,
  * after each round a candidate whose median's 95% interval lies wholly
- * above the leader's is dropped; when the leader's interval is within the
- * noise target (or samples run out), the survivors are compared
- * interleaved: blocks of samples of each finalist in turn, rotating, in one
- * worker (what `bench ab` does with two; this is its in-process stand-in
- * until its driver can be called).
+ * above the leader's is dropped, until the leader's interval is within
+ * the noise target (or samples run out).
  *
  * The pick, for every strategy: the leader is the lowest median among the
- * correct candidates; every candidate SAME to it (its interval reaches the
- * leader's) ties, and the tie goes to the one the plugin declared first
- * (the default first), so a rerun picks the same configuration. */
+ * correct candidates; the finalists are the candidates whose interval
+ * reaches the leader's (at most TUNE_FINALISTS, lowest medians first).
+ * Each finalist is then compared with the leader through bench ab's driver
+ * (run/tune_ab.h: separate workers, fresh pairs, paired interval; SAME band
+ * the preset's noise target, 1% to 20%): SLOWER (or NOISY with its whole
+ * interval above 1) drops it, FASTER (or NOISY wholly below 1) makes it the
+ * leader (the others are compared again), SAME or an interval holding 1
+ * ties. A tie
+ * goes to the one the plugin declared first (the default first), so a
+ * rerun picks the same configuration. The winner is then compared with the
+ * default the same way, and kept only when FASTER. */
 #ifndef BENCH_TUNE_SEARCH_H
 #define BENCH_TUNE_SEARCH_H
 
@@ -50,10 +55,14 @@ struct tune_outcome {
   char *default_label;
   double winner_ns, default_ns; /* medians (default_ns 0 when the default failed) */
   double winner_lo, winner_hi;  /* the winner's median interval */
-  int versus;            /* the winner was compared with the default, interleaved: */
-  double speedup, speedup_lo, speedup_hi; /* default / winner medians, ~95% interval */
-  int kept_default;      /* that comparison found them SAME (or the default faster) */
+  int versus;            /* the winner was compared with the default through bench ab's driver: */
+  double speedup, speedup_lo, speedup_hi; /* default / winner time, its paired interval */
+  const char *versus_verdict; /* FASTER (the winner kept), SAME, NOISY, SLOWER (the default
+                                 kept), FAILED (a side failed: the default kept) */
+  size_t versus_rounds, versus_pairs;
+  int kept_default;      /* that comparison did not find the winner FASTER */
   char *challenger;      /* the search's best, compared with the default (when versus) */
+  size_t final_cmp, final_rounds, final_pairs; /* the leader against the finalists */
   size_t candidates, tried, measured_now, resumed, disqualified, skipped, failed;
   char *disq_list;       /* "tx=8 ty=1 (WRONG_ANSWER: ...); ..." or NULL */
   char *skip_list;

@@ -26,39 +26,22 @@
 
 #if defined(HIPB_CUDA)
 #include <cublas_v2.h>
+#elif defined(HIPB_ROCBLAS) /* found by plugins/hip/CMakeLists.txt */
+#include <rocblas/rocblas.h>
 #endif
-
-static const struct bench_param params[] = {
-#if defined(HIPB_CUDA)
-    {.name = "variant", .type = BENCH_PARAM_STRING,
-     .description = "tiled: shared-memory-tiled SIMT fp32 math; cublas: cuBLAS cublasGemmEx, "
-                    "fp32 compute (the vendor anchor)",
-     .choices = "tiled,cublas", .min = 0, .max = 0, .zip = 2,
-     .defaults = {"tiled,tiled,cublas,cublas", "tiled,cublas,cublas", "tiled,cublas,cublas",
-                  "tiled,tiled,cublas,cublas"}},
-#else
-    {.name = "variant", .type = BENCH_PARAM_STRING,
-     .description = "tiled: LDS-tiled SIMT fp32 math; mfma: matrix cores (f16/bf16 inputs)",
-     .choices = "tiled,mfma", .min = 0, .max = 0, .zip = 2,
-     .defaults = {"tiled,tiled,mfma,mfma", "tiled,mfma,mfma", "tiled,mfma,mfma",
-                  "tiled,tiled,mfma,mfma"}},
-#endif
-    BENCH_PARAM_DTYPE_ZIP(2, "element type of A and B (C is fp32, accumulation fp32)",
-                          "f32,f16,bf16", "f32,f16,f16,bf16", "f32,f16,bf16", "f32,f16,bf16",
-                          "f32,bf16,f16,bf16"),
-    BENCH_PARAM_GEMM_M("128,77", "4096", "8192", "1,7,127,33,64,129,256"),
-    BENCH_PARAM_GEMM_N("128,65", "4096", "8192", "1,13,61,257,65,130,256"),
-    BENCH_PARAM_GEMM_K("128,33", "4096", "8192", "1,5,257,1,63,40,256"),
-    HIPB_PARAM_FLUSH_L2,
-    {.name = NULL},
-};
 
 /* ---- variant=tiled ---------------------------------------------------- */
 
-#define TL_M 128
-#define TL_N 128
+/* A block of TY x TX threads (TY = BM/TM, TX = BN/TN) computes a BM x BN
+ * tile of C, each thread TM x TN of it as (TM/4) x (TN/4) quadrants of 4x4
+ * that lie TY*4 rows and TX*4 columns apart (so its LDS reads are 16-byte
+ * and conflict-free). A (transposed) and B pass through LDS TL_K k at a
+ * time. The tile shapes are the `tile` tunable (tl_cfgs below). */
 #define TL_K 16
-#define TL_PAD 4 /* LDS rows of 132 floats: 16-byte aligned, banks spread */
+#define TL_PAD 4 /* LDS rows of BM+4 floats: 16-byte aligned, banks spread */
+
+/* LDS bytes of a tiled kernel: A^T and B, TL_K rows each. */
+constexpr int tl_lds_bytes(int bm, int bn) { return TL_K * (bm + TL_PAD + bn + TL_PAD) * 4; }
 
 /* 8 consecutive elements of A or B in flight from memory to LDS, kept in
  * their own type (8 or 4 registers) until they are widened into LDS. */
@@ -94,80 +77,126 @@ template <typename T> __device__ inline void tl_load8(const T *p, int valid, boo
     if (e < valid) r.w[e * words / 8] |= tl_bits(p[e]) << (sizeof(T) == 2 ? 16 * (e % 2) : 0);
 }
 
-/* This thread's slice of the next A and B tiles, into registers:
- * A: row tid/2 of the tile, k (tid%2)*8..+7; B: k row tid/16, n (tid%16)*8..+7. */
-template <typename T>
+/* Loads of 8 elements a block makes per TL_K slice: A BM*TL_K/8, B
+ * TL_K*BN/8; NT threads take them in turn, load q = tid + NT*g. */
+template <int BM, int BN, int NT> struct tl_loads {
+  static constexpr int na = BM * TL_K / 8, nb = TL_K * BN / 8;
+  static constexpr int la = (na + NT - 1) / NT, lb = (nb + NT - 1) / NT;
+};
+
+/* This thread's loads of the next A and B tiles, into registers: A load q
+ * is row q/(TL_K/8) of the tile, k (q%(TL_K/8))*8..+7; B load q is k row
+ * q/(BN/8), n (q%(BN/8))*8..+7. */
+template <typename T, int BM, int BN, int NT>
 __device__ inline void tl_fetch(const T *A, const T *B, int M, int N, int K, int m0, int n0,
-                                int k0, bool a_vec, bool b_vec, tl_regs<T> &ra, tl_regs<T> &rb) {
+                                int k0, bool a_vec, bool b_vec,
+                                tl_regs<T> (&ra)[tl_loads<BM, BN, NT>::la],
+                                tl_regs<T> (&rb)[tl_loads<BM, BN, NT>::lb]) {
+  using L = tl_loads<BM, BN, NT>;
   const int tid = threadIdx.x;
-  const int arow = m0 + (tid >> 1), acol = k0 + (tid & 1) * 8;
-  const int avalid = arow < M ? (K - acol < 8 ? K - acol : 8) : 0;
-  tl_load8(avalid > 0 ? A + (size_t)arow * K + acol : A, avalid, a_vec, ra);
-  const int brow = k0 + (tid >> 4), bcol = n0 + (tid & 15) * 8;
-  const int bvalid = brow < K ? (N - bcol < 8 ? N - bcol : 8) : 0;
-  tl_load8(bvalid > 0 ? B + (size_t)brow * N + bcol : B, bvalid, b_vec, rb);
+#pragma unroll
+  for (int g = 0; g < L::la; g++) {
+    const int q = tid + NT * g;
+    if (L::na % NT != 0 && q >= L::na) break;
+    const int arow = m0 + q / (TL_K / 8), acol = k0 + (q % (TL_K / 8)) * 8;
+    const int avalid = arow < M ? (K - acol < 8 ? K - acol : 8) : 0;
+    tl_load8(avalid > 0 ? A + (size_t)arow * K + acol : A, avalid, a_vec, ra[g]);
+  }
+#pragma unroll
+  for (int g = 0; g < L::lb; g++) {
+    const int q = tid + NT * g;
+    if (L::nb % NT != 0 && q >= L::nb) break;
+    const int brow = k0 + q / (BN / 8), bcol = n0 + (q % (BN / 8)) * 8;
+    const int bvalid = brow < K ? (N - bcol < 8 ? N - bcol : 8) : 0;
+    tl_load8(bvalid > 0 ? B + (size_t)brow * N + bcol : B, bvalid, b_vec, rb[g]);
+  }
 }
 
-template <typename T>
-__global__ __launch_bounds__(256) void gemm_tiled(const T *__restrict__ A, const T *__restrict__ B,
-                                                  float *__restrict__ C, int M, int N, int K) {
-  __shared__ float As[TL_K][TL_M + TL_PAD] __attribute__((aligned(16))); /* A transposed: As[k][m] */
-  __shared__ float Bs[TL_K][TL_N + TL_PAD] __attribute__((aligned(16)));
-  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-  const int m0 = blockIdx.y * TL_M, n0 = blockIdx.x * TL_N;
+template <typename T, int BM, int BN, int TM, int TN>
+__global__ __launch_bounds__((BM / TM) * (BN / TN)) void gemm_tiled(const T *__restrict__ A,
+                                                                    const T *__restrict__ B,
+                                                                    float *__restrict__ C, int M,
+                                                                    int N, int K) {
+  constexpr int TX = BN / TN, TY = BM / TM, NT = TX * TY;
+  using L = tl_loads<BM, BN, NT>;
+  static_assert(TM % 4 == 0 && TN % 4 == 0 && BM % TM == 0 && BN % TN == 0 && BN % 8 == 0,
+                "tiled: 4x4 quadrants, tiles divisible by the thread tiles");
+  static_assert(NT % 64 == 0, "tiled: whole waves of 64 (and so of 32)");
+  __shared__ float As[TL_K][BM + TL_PAD] __attribute__((aligned(16))); /* A transposed: As[k][m] */
+  __shared__ float Bs[TL_K][BN + TL_PAD] __attribute__((aligned(16)));
+  const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   constexpr int per16 = 16 / (int)sizeof(T); /* elements in 16 bytes */
   const bool a_vec = K % per16 == 0, b_vec = N % per16 == 0;
 
-  float acc[8][8];
+  float acc[TM][TN];
 #pragma unroll
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < TM; i++)
 #pragma unroll
-    for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+    for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
 
-  tl_regs<T> ra, rb;
-  tl_fetch(A, B, M, N, K, m0, n0, 0, a_vec, b_vec, ra, rb);
+  tl_regs<T> ra[L::la], rb[L::lb];
+  tl_fetch<T, BM, BN, NT>(A, B, M, N, K, m0, n0, 0, a_vec, b_vec, ra, rb);
   for (int k0 = 0; k0 < K; k0 += TL_K) {
-    {
-      const int ar = tid >> 1, ak = (tid & 1) * 8, bk = tid >> 4, bn = (tid & 15) * 8;
 #pragma unroll
-      for (int e = 0; e < 8; e++) As[ak + e][ar] = tl_elem(ra, e);
-      *(float4 *)&Bs[bk][bn] = make_float4(tl_elem(rb, 0), tl_elem(rb, 1), tl_elem(rb, 2), tl_elem(rb, 3));
-      *(float4 *)&Bs[bk][bn + 4] = make_float4(tl_elem(rb, 4), tl_elem(rb, 5), tl_elem(rb, 6), tl_elem(rb, 7));
+    for (int g = 0; g < L::la; g++) {
+      const int q = tid + NT * g;
+      if (L::na % NT != 0 && q >= L::na) break;
+      const int ar = q / (TL_K / 8), ak = (q % (TL_K / 8)) * 8;
+#pragma unroll
+      for (int e = 0; e < 8; e++) As[ak + e][ar] = tl_elem(ra[g], e);
+    }
+#pragma unroll
+    for (int g = 0; g < L::lb; g++) {
+      const int q = tid + NT * g;
+      if (L::nb % NT != 0 && q >= L::nb) break;
+      const int bk = q / (BN / 8), bn = (q % (BN / 8)) * 8;
+      const tl_regs<T> &r = rb[g];
+      *(float4 *)&Bs[bk][bn] = make_float4(tl_elem(r, 0), tl_elem(r, 1), tl_elem(r, 2), tl_elem(r, 3));
+      *(float4 *)&Bs[bk][bn + 4] = make_float4(tl_elem(r, 4), tl_elem(r, 5), tl_elem(r, 6), tl_elem(r, 7));
     }
     __syncthreads();
-    if (k0 + TL_K < K) tl_fetch(A, B, M, N, K, m0, n0, k0 + TL_K, a_vec, b_vec, ra, rb);
-    /* unrolled by 8, not 16: 150-170 VGPRs instead of 190-200, so three
-     * waves per SIMD instead of two (to be confirmed on hardware) */
+    if (k0 + TL_K < K) tl_fetch<T, BM, BN, NT>(A, B, M, N, K, m0, n0, k0 + TL_K, a_vec, b_vec, ra, rb);
+    /* unrolled by 8, not 16: 150-170 VGPRs instead of 190-200 for the
+     * 128x128 tile, so three waves per SIMD instead of two (to be
+     * confirmed on hardware) */
 #pragma unroll 8
     for (int kk = 0; kk < TL_K; kk++) {
-      const float4 a0 = *(const float4 *)&As[kk][ty * 4], a1 = *(const float4 *)&As[kk][64 + ty * 4];
-      const float4 b0 = *(const float4 *)&Bs[kk][tx * 4], b1 = *(const float4 *)&Bs[kk][64 + tx * 4];
-      const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-      const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+      float a[TM], b[TN];
 #pragma unroll
-      for (int i = 0; i < 8; i++)
+      for (int qi = 0; qi < TM / 4; qi++) {
+        const float4 v = *(const float4 *)&As[kk][qi * TY * 4 + ty * 4];
+        a[4 * qi] = v.x, a[4 * qi + 1] = v.y, a[4 * qi + 2] = v.z, a[4 * qi + 3] = v.w;
+      }
 #pragma unroll
-        for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      for (int qj = 0; qj < TN / 4; qj++) {
+        const float4 v = *(const float4 *)&Bs[kk][qj * TX * 4 + tx * 4];
+        b[4 * qj] = v.x, b[4 * qj + 1] = v.y, b[4 * qj + 2] = v.z, b[4 * qj + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
     __syncthreads();
   }
 
   const bool c_vec = N % 4 == 0;
 #pragma unroll
-  for (int i = 0; i < 8; i++) {
-    const int row = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
+  for (int i = 0; i < TM; i++) {
+    const int row = m0 + (i / 4) * TY * 4 + ty * 4 + i % 4;
     if (row >= M) continue;
 #pragma unroll
-    for (int jh = 0; jh < 2; jh++) {
-      const int col = n0 + jh * 64 + tx * 4;
+    for (int qj = 0; qj < TN / 4; qj++) {
+      const int col = n0 + qj * TX * 4 + tx * 4;
       float *c = C + (size_t)row * N + col;
       if (c_vec && col + 4 <= N) {
-        *(float4 *)c = make_float4(acc[i][jh * 4], acc[i][jh * 4 + 1], acc[i][jh * 4 + 2],
-                                   acc[i][jh * 4 + 3]);
+        *(float4 *)c = make_float4(acc[i][qj * 4], acc[i][qj * 4 + 1], acc[i][qj * 4 + 2],
+                                   acc[i][qj * 4 + 3]);
       } else {
 #pragma unroll
         for (int j = 0; j < 4; j++)
-          if (col + j < N) c[j] = acc[i][jh * 4 + j];
+          if (col + j < N) c[j] = acc[i][qj * 4 + j];
       }
     }
   }
@@ -176,8 +205,6 @@ __global__ __launch_bounds__(256) void gemm_tiled(const T *__restrict__ A, const
 /* ---- variant=mfma ----------------------------------------------------- */
 #if !defined(HIPB_CUDA) /* AMD's matrix cores: not in the cuda_gemm build */
 
-#define MF_M 128
-#define MF_N 128
 #define MF_K 32
 #define MF_LDK (MF_K + 4) /* LDS row of 36 16-bit values: 72 bytes, banks spread */
 #define MF_WAVE 64        /* MFMA runs on CDNA's 64-lane waves only */
@@ -232,13 +259,15 @@ __device__ inline mf_u2 mf_pack(const uint16_t v[4]) {
   return mf_u2{(uint32_t)v[0] | (uint32_t)v[1] << 16, (uint32_t)v[2] | (uint32_t)v[3] << 16};
 }
 
-/* This thread's 4 groups of 4 consecutive-k 16-bit values of the next A and
- * B tiles. Group q = tid + 256 g: A row q/8, k 4*(q%8); B column q%128,
- * k 4*(q/128). Out of range is 0 (+0 in f16 and bf16). */
+/* This thread's groups of 4 consecutive-k 16-bit values of the next A and
+ * B tiles (BM/32 of A, BN/32 of B). Group q = tid + 256 g: A row q/8,
+ * k 4*(q%8); B column q%BN, k 4*(q/BN). Out of range is 0 (+0 in f16 and
+ * bf16). */
+template <int BM, int BN>
 __device__ inline void mf_fetch(const uint16_t *A, const uint16_t *B, int M, int N, int K, int m0,
-                                int n0, int k0, mf_u2 ra[4], mf_u2 rb[4]) {
+                                int n0, int k0, mf_u2 (&ra)[BM / 32], mf_u2 (&rb)[BN / 32]) {
 #pragma unroll
-  for (int g = 0; g < 4; g++) {
+  for (int g = 0; g < BM / 32; g++) {
     const int q = threadIdx.x + 256 * g;
     const int arow = m0 + q / 8, acol = k0 + 4 * (q % 8);
     if (arow < M && acol + 4 <= K && K % 4 == 0) {
@@ -250,7 +279,11 @@ __device__ inline void mf_fetch(const uint16_t *A, const uint16_t *B, int M, int
         v[e] = arow < M && acol + e < K ? A[(size_t)arow * K + acol + e] : (uint16_t)0;
       ra[g] = mf_pack(v);
     }
-    const int bcol = n0 + q % 128, brow = k0 + 4 * (q / 128);
+  }
+#pragma unroll
+  for (int g = 0; g < BN / 32; g++) {
+    const int q = threadIdx.x + 256 * g;
+    const int bcol = n0 + q % BN, brow = k0 + 4 * (q / BN);
     uint16_t v[4];
 #pragma unroll
     for (int e = 0; e < 4; e++)
@@ -259,60 +292,68 @@ __device__ inline void mf_fetch(const uint16_t *A, const uint16_t *B, int M, int
   }
 }
 
-template <bool BF16>
+/* 4 waves (256 threads) in 2x2, each owning a (BM/2) x (BN/2) part of the
+ * BM x BN tile as (BM/64) x (BN/64) 32x32 MFMA accumulators. */
+template <bool BF16, int BM, int BN>
 __global__ __launch_bounds__(256) void gemm_mfma(const uint16_t *__restrict__ A,
                                                  const uint16_t *__restrict__ B,
                                                  float *__restrict__ C, int M, int N, int K) {
+  static_assert(BM % 64 == 0 && BN % 64 == 0, "mfma: 2x2 waves of 32x32 blocks");
 #if defined(HIPB_DEVICE_MFMA) || defined(__HIP_CPU_RT__)
-  __shared__ uint16_t As[MF_M][MF_LDK] __attribute__((aligned(16))); /* As[m][k] */
-  __shared__ uint16_t Bs[MF_N][MF_LDK] __attribute__((aligned(16))); /* B transposed: Bs[n][k] */
+  constexpr int FM = BM / 64, FN = BN / 64; /* MFMA blocks per wave */
+  __shared__ uint16_t As[BM][MF_LDK] __attribute__((aligned(16))); /* As[m][k] */
+  __shared__ uint16_t Bs[BN][MF_LDK] __attribute__((aligned(16))); /* B transposed: Bs[n][k] */
   const int tid = threadIdx.x, lane = tid % MF_WAVE, wave = tid / MF_WAVE;
-  const int wm = wave / 2, wn = wave % 2; /* the wave's 64x64 quarter */
-  const int m0 = blockIdx.y * MF_M, n0 = blockIdx.x * MF_N;
+  const int wm = wave / 2, wn = wave % 2; /* the wave's quarter */
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
 
-  mf_acc acc[2][2];
+  mf_acc acc[FM][FN];
 #pragma unroll
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < FM; i++)
 #pragma unroll
-    for (int j = 0; j < 2; j++)
+    for (int j = 0; j < FN; j++)
 #pragma unroll
       for (int r = 0; r < 16; r++) acc[i][j][r] = 0.0f;
 
-  mf_u2 ra[4], rb[4];
-  mf_fetch(A, B, M, N, K, m0, n0, 0, ra, rb);
+  mf_u2 ra[BM / 32], rb[BN / 32];
+  mf_fetch<BM, BN>(A, B, M, N, K, m0, n0, 0, ra, rb);
   for (int k0 = 0; k0 < K; k0 += MF_K) {
 #pragma unroll
-    for (int g = 0; g < 4; g++) {
+    for (int g = 0; g < BM / 32; g++) {
       const int q = tid + 256 * g;
       *(mf_u2 *)&As[q / 8][4 * (q % 8)] = ra[g];
-      *(mf_u2 *)&Bs[q % 128][4 * (q / 128)] = rb[g];
+    }
+#pragma unroll
+    for (int g = 0; g < BN / 32; g++) {
+      const int q = tid + 256 * g;
+      *(mf_u2 *)&Bs[q % BN][4 * (q / BN)] = rb[g];
     }
     __syncthreads();
-    if (k0 + MF_K < K) mf_fetch(A, B, M, N, K, m0, n0, k0 + MF_K, ra, rb);
+    if (k0 + MF_K < K) mf_fetch<BM, BN>(A, B, M, N, K, m0, n0, k0 + MF_K, ra, rb);
 #pragma unroll
     for (int kk = 0; kk < MF_K; kk += 8) {
       const int kl = kk + 4 * (lane / 32);
-      mf_u2 a[2], b[2];
+      mf_u2 a[FM], b[FN];
 #pragma unroll
-      for (int i = 0; i < 2; i++) a[i] = *(const mf_u2 *)&As[wm * 64 + i * 32 + lane % 32][kl];
+      for (int i = 0; i < FM; i++) a[i] = *(const mf_u2 *)&As[wm * (BM / 2) + i * 32 + lane % 32][kl];
 #pragma unroll
-      for (int j = 0; j < 2; j++) b[j] = *(const mf_u2 *)&Bs[wn * 64 + j * 32 + lane % 32][kl];
+      for (int j = 0; j < FN; j++) b[j] = *(const mf_u2 *)&Bs[wn * (BN / 2) + j * 32 + lane % 32][kl];
 #pragma unroll
-      for (int i = 0; i < 2; i++)
+      for (int i = 0; i < FM; i++)
 #pragma unroll
-        for (int j = 0; j < 2; j++) mf_mma<BF16>(acc[i][j], a[i], b[j]);
+        for (int j = 0; j < FN; j++) mf_mma<BF16>(acc[i][j], a[i], b[j]);
     }
     __syncthreads();
   }
 
 #pragma unroll
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < FM; i++)
 #pragma unroll
-    for (int j = 0; j < 2; j++) {
-      const int col = n0 + wn * 64 + j * 32 + lane % 32;
+    for (int j = 0; j < FN; j++) {
+      const int col = n0 + wn * (BN / 2) + j * 32 + lane % 32;
 #pragma unroll
       for (int r = 0; r < 16; r++) {
-        const int row = m0 + wm * 64 + i * 32 + 8 * (r / 4) + 4 * (lane / 32) + r % 4;
+        const int row = m0 + wm * (BM / 2) + i * 32 + 8 * (r / 4) + 4 * (lane / 32) + r % 4;
         if (row < M && col < N) C[(size_t)row * N + col] = acc[i][j][r];
       }
     }
@@ -321,24 +362,39 @@ __global__ __launch_bounds__(256) void gemm_mfma(const uint16_t *__restrict__ A,
 #endif
 }
 
-/* ---- the plugin ---------------------------------------------------------- */
-
 #endif /* !HIPB_CUDA */
+
+/* ---- variant=rocblas / variant=cublas: the vendor anchors ------------------ */
+
+#if defined(HIPB_CUDA)
+#define GEMM_VENDOR "cublas"
+#elif defined(HIPB_ROCBLAS)
+#define GEMM_VENDOR "rocblas"
+#else
+#define GEMM_VENDOR "rocblas" /* listed, and SKIPPED with the reason */
+#ifndef HIPB_ROCBLAS_MISSING
+#define HIPB_ROCBLAS_MISSING "rocblas/rocblas.h and librocblas.so were not looked for"
+#endif
+#endif
+
+struct gemm;
+typedef int (*gemm_launch)(const struct bench_host *h, struct gemm *s);
 
 struct gemm {
   struct hipb_ctx *ctx;
   int64_t m, n, k;
   enum bench_dtype dtype;
-  int mfma; /* launch gemm_mfma */
+  gemm_launch launch; /* one iteration: the variant's kernel for this tile and dtype */
+  int bm, bn;         /* its tile of C (grid) */
 #if defined(HIPB_CUDA)
   cublasHandle_t cublas; /* variant=cublas */
+#elif defined(HIPB_ROCBLAS)
+  rocblas_handle rocblas; /* variant=rocblas */
 #endif
   struct hipb_buf a, b, c;
 };
 
 #if defined(HIPB_CUDA)
-/* ---- variant=cublas ----------------------------------------------------- */
-
 #define GEMM_CUBLAS(h, call)                                                           \
   do {                                                                                 \
     cublasStatus_t st_ = (call);                                                       \
@@ -349,7 +405,7 @@ struct gemm {
 
 /* Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets B as the
  * left operand (n x k, leading dimension n) and A as the right (k x m). */
-static int launch_cublas(const struct bench_host *h, struct gemm *s) {
+static int launch_vendor(const struct bench_host *h, struct gemm *s) {
   const cudaDataType_t t = s->dtype == BENCH_F16    ? CUDA_R_16F
                            : s->dtype == BENCH_BF16 ? CUDA_R_16BF
                                                     : CUDA_R_32F;
@@ -360,23 +416,230 @@ static int launch_cublas(const struct bench_host *h, struct gemm *s) {
                               CUBLAS_GEMM_DEFAULT));
   return BENCH_OK;
 }
+
+static int vendor_create(const struct bench_host *h, struct gemm *s) {
+  int v = 0;
+  GEMM_CUBLAS(h, cublasCreate(&s->cublas));
+  (void)cublasGetVersion(s->cublas, &v);
+  char buf[96];
+  snprintf(buf, sizeof buf, "cuBLAS %d.%d.%d cublasGemmEx, fp32 compute", v / 10000, v / 100 % 100,
+           v % 100);
+  h->set_info(h, "kernel", buf);
+  return BENCH_OK;
+}
+static int vendor_stream(const struct bench_host *h, struct gemm *s) {
+  GEMM_CUBLAS(h, cublasSetStream(s->cublas, s->ctx->stream));
+  return BENCH_OK;
+}
+static void vendor_destroy(struct gemm *s) {
+  if (s->cublas) (void)cublasDestroy(s->cublas);
+}
+#elif defined(HIPB_ROCBLAS)
+#define GEMM_ROCBLAS(h, call)                                                             \
+  do {                                                                                    \
+    rocblas_status st_ = (call);                                                          \
+    if (st_ != rocblas_status_success)                                                    \
+      return (h)->fail((h), "%s: %s (%d) at hip_gemm (hip_gemm.hip:%d)", #call,           \
+                       rocblas_status_to_string(st_), (int)st_, __LINE__);                \
+  } while (0)
+
+/* As for cuBLAS: row-major C = A B is column-major C^T = B^T A^T, so
+ * rocBLAS gets B as the left operand (n x k, ld n) and A as the right
+ * (k x m, ld k); C (fp32) is both C and D (beta 0: never read). f16 and
+ * bf16 inputs with fp32 output and fp32 compute are rocblas_gemm_ex's
+ * "HPA" combinations. */
+static int launch_vendor(const struct bench_host *h, struct gemm *s) {
+  const rocblas_datatype t = s->dtype == BENCH_F16    ? rocblas_datatype_f16_r
+                             : s->dtype == BENCH_BF16 ? rocblas_datatype_bf16_r
+                                                      : rocblas_datatype_f32_r;
+  const float alpha = 1.0f, beta = 0.0f;
+  GEMM_ROCBLAS(h, rocblas_gemm_ex(s->rocblas, rocblas_operation_none, rocblas_operation_none,
+                                  (rocblas_int)s->n, (rocblas_int)s->m, (rocblas_int)s->k, &alpha,
+                                  s->b.dev, t, (rocblas_int)s->n, s->a.dev, t, (rocblas_int)s->k,
+                                  &beta, s->c.dev, rocblas_datatype_f32_r, (rocblas_int)s->n,
+                                  s->c.dev, rocblas_datatype_f32_r, (rocblas_int)s->n,
+                                  rocblas_datatype_f32_r, rocblas_gemm_algo_standard, 0, 0));
+  return BENCH_OK;
+}
+
+static int vendor_create(const struct bench_host *h, struct gemm *s) {
+  GEMM_ROCBLAS(h, rocblas_create_handle(&s->rocblas));
+  char ver[64] = "?", buf[128];
+  size_t len = 0;
+  if (rocblas_get_version_string_size(&len) == rocblas_status_success && len <= sizeof ver)
+    (void)rocblas_get_version_string(ver, sizeof ver);
+  snprintf(buf, sizeof buf, "rocBLAS %s rocblas_gemm_ex, fp32 compute", ver);
+  h->set_info(h, "kernel", buf);
+  return BENCH_OK;
+}
+static int vendor_stream(const struct bench_host *h, struct gemm *s) {
+  GEMM_ROCBLAS(h, rocblas_set_stream(s->rocblas, s->ctx->stream));
+  return BENCH_OK;
+}
+static void vendor_destroy(struct gemm *s) {
+  if (s->rocblas) (void)rocblas_destroy_handle(s->rocblas);
+}
 #endif
 
-template <typename T> static int launch_tiled(const struct bench_host *h, struct gemm *s) {
-  const dim3 grid((unsigned)((s->n + TL_N - 1) / TL_N), (unsigned)((s->m + TL_M - 1) / TL_M));
-  HIPB_LAUNCH(h, (gemm_tiled<T>), grid, dim3(256), 0, s->ctx->stream, (const T *)s->a.dev,
-              (const T *)s->b.dev, (float *)s->c.dev, (int)s->m, (int)s->n, (int)s->k);
+/* ---- tiles: the `tile` tunable ------------------------------------------- */
+
+template <typename T, int BM, int BN, int TM, int TN>
+static int launch_tiled(const struct bench_host *h, struct gemm *s) {
+  const dim3 grid((unsigned)((s->n + BN - 1) / BN), (unsigned)((s->m + BM - 1) / BM));
+  HIPB_LAUNCH(h, (gemm_tiled<T, BM, BN, TM, TN>), grid, dim3((BM / TM) * (BN / TN)), 0,
+              s->ctx->stream, (const T *)s->a.dev, (const T *)s->b.dev, (float *)s->c.dev,
+              (int)s->m, (int)s->n, (int)s->k);
   return BENCH_OK;
 }
 
 #if !defined(HIPB_CUDA)
-template <bool BF16> static int launch_mfma(const struct bench_host *h, struct gemm *s) {
-  const dim3 grid((unsigned)((s->n + MF_N - 1) / MF_N), (unsigned)((s->m + MF_M - 1) / MF_M));
-  HIPB_LAUNCH(h, (gemm_mfma<BF16>), grid, dim3(256), 0, s->ctx->stream, (const uint16_t *)s->a.dev,
-              (const uint16_t *)s->b.dev, (float *)s->c.dev, (int)s->m, (int)s->n, (int)s->k);
+template <bool BF16, int BM, int BN> static int launch_mfma(const struct bench_host *h, struct gemm *s) {
+  const dim3 grid((unsigned)((s->n + BN - 1) / BN), (unsigned)((s->m + BM - 1) / BM));
+  HIPB_LAUNCH(h, (gemm_mfma<BF16, BM, BN>), grid, dim3(256), 0, s->ctx->stream,
+              (const uint16_t *)s->a.dev, (const uint16_t *)s->b.dev, (float *)s->c.dev, (int)s->m,
+              (int)s->n, (int)s->k);
   return BENCH_OK;
 }
+#define GEMM_MFMA(BM, BN) {launch_mfma<false, BM, BN>, launch_mfma<true, BM, BN>}
+#else
+#define GEMM_MFMA(BM, BN) {NULL, NULL}
 #endif
+
+/* One value of `tile`: the block's tile of C, BMxBN. variant=tiled runs it
+ * with (BM/TM) x (BN/TN) threads of TM x TN each, TL_K deep; variant=mfma
+ * (BM, BN >= 64) with 4 waves of (BM/2) x (BN/2), MF_K deep. */
+struct gemm_tile {
+  const char *name;
+  int bm, bn, tm, tn;
+  gemm_launch tiled[3]; /* f32, f16, bf16 */
+  gemm_launch mfma[2];  /* f16, bf16; NULL: no mfma kernel for this tile */
+};
+#define GEMM_TILE(BM, BN, TM, TN)                                                             \
+  {#BM "x" #BN, BM, BN, TM, TN,                                                              \
+   {launch_tiled<float, BM, BN, TM, TN>, launch_tiled<hipb_f16, BM, BN, TM, TN>,               \
+    launch_tiled<hipb_bf16, BM, BN, TM, TN>},                                                  \
+   GEMM_MFMA(BM, BN)}
+
+/* In the order of preference (the default, today's 128x128, first): the
+ * block counts of 64 and 512 threads are whole waves of 32 and of 64. */
+static const struct gemm_tile tiles[] = {
+    GEMM_TILE(128, 128, 8, 8), /* 256 threads */
+    GEMM_TILE(64, 64, 4, 4),   /* 256 */
+    GEMM_TILE(128, 64, 8, 4),  /* 256 */
+    GEMM_TILE(64, 128, 4, 8),  /* 256 */
+    GEMM_TILE(256, 128, 8, 8), /* 512 */
+    GEMM_TILE(128, 256, 8, 8), /* 512 */
+    {"32x32", 32, 32, 4, 4,    /* 64: small problems; no mfma kernel */
+     {launch_tiled<float, 32, 32, 4, 4>, launch_tiled<hipb_f16, 32, 32, 4, 4>,
+      launch_tiled<hipb_bf16, 32, 32, 4, 4>},
+     {NULL, NULL}},
+};
+#define GEMM_TILES "128x128,64x64,128x64,64x128,256x128,128x256,32x32"
+
+static const struct bench_param params[] = {
+#if defined(HIPB_CUDA)
+    {.name = "variant", .type = BENCH_PARAM_STRING,
+     .description = "tiled: shared-memory-tiled SIMT fp32 math; cublas: cuBLAS cublasGemmEx, "
+                    "fp32 compute (the vendor anchor)",
+     .choices = "tiled,cublas", .min = 0, .max = 0, .zip = 2,
+     .defaults = {"tiled,tiled,cublas,cublas", "tiled,cublas,cublas", "tiled,cublas,cublas",
+                  "tiled,tiled,cublas,cublas"}},
+    BENCH_PARAM_DTYPE_ZIP(2, "element type of A and B (C is fp32, accumulation fp32)",
+                          "f32,f16,bf16", "f32,f16,f16,bf16", "f32,f16,bf16", "f32,f16,bf16",
+                          "f32,bf16,f16,bf16"),
+#else
+    {.name = "variant", .type = BENCH_PARAM_STRING,
+     .description = "tiled: LDS-tiled SIMT fp32 math; mfma: matrix cores (f16/bf16 inputs); "
+                    "rocblas: rocBLAS rocblas_gemm_ex, fp32 compute (the vendor anchor; SKIPPED "
+                    "when built without rocBLAS)",
+     .choices = "tiled,mfma,rocblas", .min = 0, .max = 0, .zip = 2,
+     .defaults = {"tiled,tiled,mfma,mfma,rocblas", "tiled,mfma,mfma,rocblas,rocblas",
+                  "tiled,mfma,mfma,rocblas,rocblas", "tiled,tiled,mfma,mfma,rocblas,rocblas"}},
+    BENCH_PARAM_DTYPE_ZIP(2, "element type of A and B (C is fp32, accumulation fp32)",
+                          "f32,f16,bf16", "f32,f16,f16,bf16,f16", "f32,f16,bf16,f32,f16",
+                          "f32,f16,bf16,f32,f16", "f32,bf16,f16,bf16,f32,bf16"),
+#endif
+    BENCH_PARAM_GEMM_M("128,77", "4096", "8192", "1,7,127,33,64,129,256"),
+    BENCH_PARAM_GEMM_N("128,65", "4096", "8192", "1,13,61,257,65,130,256"),
+    BENCH_PARAM_GEMM_K("128,33", "4096", "8192", "1,5,257,1,63,40,256"),
+    HIPB_PARAM_FLUSH_L2,
+    /* ABI 1.4: a tunable (bench tune); auto takes the cached winner */
+    {.name = "tile", .type = BENCH_PARAM_STRING,
+#if defined(HIPB_CUDA)
+     .description = "block tile of C, BMxBN (a tunable: auto takes bench tune's winner); tiled: "
+                    "BK 16, 8x8/8x4/4x4 per thread; cublas picks its own",
+#else
+     .description = "block tile of C, BMxBN (a tunable: auto takes bench tune's winner); tiled: "
+                    "BK 16, 8x8/8x4/4x4 per thread; mfma: BK 32, 4 waves of 32x32 blocks; "
+                    "rocblas picks its own",
+#endif
+     .choices = GEMM_TILES, .min = 0, .max = 0, .zip = 0,
+     .defaults = {"128x128", "128x128", "128x128", "128x128"}, .tunable = 1},
+    {.name = NULL},
+};
+
+/* The variant's kernel for this tile and dtype, or a skip saying why this
+ * device cannot run it. */
+static int pick_kernel(const struct bench_host *h, struct gemm *s, const char *variant,
+                       const char *tile_name) {
+  const struct gemm_tile *t = NULL;
+  for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++)
+    if (strcmp(tiles[i].name, tile_name) == 0) t = &tiles[i];
+  if (!t) return h->fail(h, "tile %s is not one of %s", tile_name, GEMM_TILES);
+  s->bm = t->bm;
+  s->bn = t->bn;
+  const hipDeviceProp_t *p = &s->ctx->prop;
+  char buf[160];
+  if (strcmp(variant, "tiled") == 0) {
+    const int threads = (t->bm / t->tm) * (t->bn / t->tn);
+    const int lds = tl_lds_bytes(t->bm, t->bn);
+    if (threads > p->maxThreadsPerBlock)
+      return h->skip(h, "tile %s takes %d threads a block; device %s allows %d", t->name, threads,
+                     p->name, p->maxThreadsPerBlock);
+    if (threads % s->ctx->wave != 0)
+      return h->skip(h, "tile %s takes %d threads, not whole %d-lane waves of device %s", t->name,
+                     threads, s->ctx->wave, p->name);
+    if ((size_t)lds > (size_t)p->sharedMemPerBlock)
+      return h->skip(h, "tile %s takes %d bytes of LDS; device %s has %zu a block", t->name, lds,
+                     p->name, (size_t)p->sharedMemPerBlock);
+    s->launch = t->tiled[s->dtype == BENCH_F16 ? 1 : s->dtype == BENCH_BF16 ? 2 : 0];
+    snprintf(buf, sizeof buf, "tiled fp32 SIMT, %dx%dx%d tiles, %dx%d per thread, %d threads",
+             t->bm, t->bn, TL_K, t->tm, t->tn, threads);
+    h->set_info(h, "kernel", buf);
+    return BENCH_OK;
+  }
+  if (strcmp(variant, "mfma") == 0) {
+    if (s->dtype == BENCH_F32)
+      return h->skip(h, "variant mfma takes f16 or bf16 inputs (dtype f32 runs as variant tiled)");
+    if (!s->ctx->mfma)
+      return h->skip(h, "variant mfma needs CDNA matrix cores (gfx90a, gfx940, gfx941, gfx942); "
+                        "device %s is %s", p->name, s->ctx->arch);
+    if (!t->mfma[0])
+      return h->skip(h, "tile %s is smaller than variant mfma's 2x2 waves of 32x32 blocks "
+                        "(64x64 and up)", t->name);
+#if !defined(HIPB_CUDA)
+    const int lds = (t->bm + t->bn) * MF_LDK * 2;
+    if ((size_t)lds > (size_t)p->sharedMemPerBlock)
+      return h->skip(h, "tile %s takes %d bytes of LDS; device %s has %zu a block", t->name, lds,
+                     p->name, (size_t)p->sharedMemPerBlock);
+    snprintf(buf, sizeof buf, "mfma 32x32x8 %s, %dx%dx%d tiles, 4 waves", 
+             s->dtype == BENCH_BF16 ? "bf16_1k" : "f16", t->bm, t->bn, MF_K);
+    h->set_info(h, "kernel", buf);
+#endif
+    s->launch = t->mfma[s->dtype == BENCH_BF16 ? 1 : 0];
+    return BENCH_OK;
+  }
+  /* the vendor library: its own kernels, so one tile value stands for it */
+  if (t != &tiles[0])
+    return h->skip(h, "variant %s picks its own kernels: tile %s applies to variants tiled and "
+                      "mfma (tile %s runs it)", variant, t->name, tiles[0].name);
+#if defined(HIPB_CUDA) || defined(HIPB_ROCBLAS)
+  s->launch = launch_vendor;
+  return vendor_create(h, s);
+#else
+  return h->skip(h, "hip_gemm was built without rocBLAS (%s)", HIPB_ROCBLAS_MISSING);
+#endif
+}
 
 static int setup(const struct bench_host *h, void *ctx, void **state) {
   struct gemm *s = (struct gemm *)calloc(1, sizeof *s);
@@ -387,37 +650,10 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->n = h->param_int(h, "n");
   s->k = h->param_int(h, "k");
   HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
-#if defined(HIPB_CUDA)
-  const int want_mfma = 0;
-  if (strcmp(h->param_str(h, "variant"), "cublas") == 0) {
-    int v = 0;
-    GEMM_CUBLAS(h, cublasCreate(&s->cublas));
-    (void)cublasGetVersion(s->cublas, &v);
-    char buf[96];
-    snprintf(buf, sizeof buf, "cuBLAS %d.%d.%d cublasGemmEx, fp32 compute", v / 10000,
-             v / 100 % 100, v % 100);
-    h->set_info(h, "kernel", buf);
-  }
-#else
-  const int want_mfma = strcmp(h->param_str(h, "variant"), "mfma") == 0;
-#endif
-  if (want_mfma && s->dtype == BENCH_F32)
-    return h->skip(h, "variant mfma takes f16 or bf16 inputs (dtype f32 runs as variant tiled)");
-  if (want_mfma && !s->ctx->mfma)
-    return h->skip(h, "variant mfma needs CDNA matrix cores (gfx90a, gfx940, gfx941, gfx942); "
-                      "device %s is %s", s->ctx->prop.name, s->ctx->arch);
-  s->mfma = want_mfma;
-  if (s->mfma)
-    h->set_info(h, "kernel", s->dtype == BENCH_BF16 ? "mfma 32x32x8 bf16_1k, 128x128x32 tiles"
-                                                   : "mfma 32x32x8 f16, 128x128x32 tiles");
-  else
-#if defined(HIPB_CUDA)
-  if (!s->cublas)
-#endif
-    h->set_info(h, "kernel", "tiled fp32 SIMT, 128x128x16 tiles, 8x8 per thread");
+  HIPB_TRY(pick_kernel(h, s, h->param_str(h, "variant"), h->param_str(h, "tile")));
   HIPB_TRY(hipb_setup(h, s->ctx));
-#if defined(HIPB_CUDA)
-  if (s->cublas) GEMM_CUBLAS(h, cublasSetStream(s->cublas, s->ctx->stream));
+#if defined(HIPB_CUDA) || defined(HIPB_ROCBLAS)
+  if (s->launch == launch_vendor) HIPB_TRY(vendor_stream(h, s));
 #endif
   const size_t na = (size_t)(s->m * s->k), nb = (size_t)(s->k * s->n), nc = (size_t)(s->m * s->n);
   HIPB_TRY(hipb_input(h, &s->a, na, s->dtype, 1));
@@ -430,20 +666,7 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
 static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct gemm *s = (struct gemm *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
-  for (int64_t i = 0; i < n; i++) {
-#if defined(HIPB_CUDA)
-    if (s->cublas)
-      HIPB_TRY(launch_cublas(h, s));
-    else
-#else
-    if (s->mfma)
-      HIPB_TRY(s->dtype == BENCH_BF16 ? launch_mfma<true>(h, s) : launch_mfma<false>(h, s));
-    else
-#endif
-      HIPB_TRY(s->dtype == BENCH_F16    ? launch_tiled<hipb_f16>(h, s)
-               : s->dtype == BENCH_BF16 ? launch_tiled<hipb_bf16>(h, s)
-                                        : launch_tiled<float>(h, s));
-  }
+  for (int64_t i = 0; i < n; i++) HIPB_TRY(s->launch(h, s));
   return hipb_end(h, s->ctx);
 }
 
@@ -471,8 +694,8 @@ static void teardown(const struct bench_host *h, void *state) {
   hipb_free(&s->a);
   hipb_free(&s->b);
   hipb_free(&s->c);
-#if defined(HIPB_CUDA)
-  if (s->cublas) (void)cublasDestroy(s->cublas);
+#if defined(HIPB_CUDA) || defined(HIPB_ROCBLAS)
+  vendor_destroy(s);
 #endif
   free(s);
 }
@@ -483,9 +706,11 @@ HIPB_PLUGIN_DEFINE = {
     .backend = HIPB_BACKEND,
     .operation = "gemm",
 #if defined(HIPB_CUDA)
-    .description = "GEMM, fp32 accumulate: shared-memory-tiled SIMT (f32/f16/bf16) and cuBLAS",
+    .description = "GEMM, fp32 accumulate: shared-memory-tiled SIMT (f32/f16/bf16, tile a "
+                   "tunable) and cuBLAS",
 #else
-    .description = "GEMM, fp32 accumulate: LDS-tiled SIMT (f32/f16/bf16) and MFMA matrix cores (f16/bf16)",
+    .description = "GEMM, fp32 accumulate: LDS-tiled SIMT (f32/f16/bf16) and MFMA matrix cores "
+                   "(f16/bf16), tile a tunable; rocBLAS",
 #endif
     .params = params,
     .init = hipb_init,
@@ -494,5 +719,7 @@ HIPB_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .abi_needed = BENCH_ABI_1_4,
     .run_batch = run_batch,
+    BENCH_PLUGIN_SIZES,
 };

@@ -33,6 +33,12 @@ expect_rc 0 "--list --verbose"
 expect_in "$T/out" 'variant +string \{tiled,cublas\}'
 expect_in "$T/out" 'flush_l2 +int'
 expect_not_in "$T/out" 'mfma' "cuda_gemm parameters"
+expect_in "$T/out" '^ +tunable \(auto\): candidates 128x128,64x64,[0-9x,]+$' "cuda_gemm tile tunable"
+XDG_CACHE_HOME="$T/cache" run_bench tune --plugin cuda_gemm --preset smoke
+if [ "$device" = 0 ]; then
+  expect_rc 0 "bench tune cuda_gemm without a device"
+  expect_in "$T/out" '^bench tune: cuda_gemm SKIPPED: no CUDA device \(cudaGetDeviceCount.*\(nothing tuned\)$'
+fi
 
 
 run_bench --preset smoke --plugin 'cuda_*' --plugin cpu_noop --results-dir "$T/r"

@@ -26,8 +26,22 @@ fi
 
 run_bench --list --verbose --plugin hip_gemm
 expect_rc 0 "--list --verbose"
-expect_in "$T/out" 'variant +string \{tiled,mfma\}'
+expect_in "$T/out" 'variant +string \{tiled,mfma,rocblas\}' "rocblas, the vendor anchor, listed"
 expect_in "$T/out" 'flush_l2 +int'
+# the tile shapes, a tunable (ABI 1.4) with its candidates, the default first
+expect_in "$T/out" '^ +tile +string \{128x128,[0-9x,]+\} '
+expect_in "$T/out" '^ +tunable \(auto\): candidates 128x128,64x64,[0-9x,]+$' "tile tunable candidates"
+
+# bench tune: without a device, SKIPPED with the reason, nothing tuned, exit 0
+XDG_CACHE_HOME="$T/cache" run_bench tune --plugin hip_gemm --preset smoke
+if [ "$device" = 0 ]; then
+  expect_rc 0 "bench tune hip_gemm without a device"
+  expect_in "$T/out" '^bench tune: hip_gemm SKIPPED: no HIP device \(hipGetDeviceCount.*\) \(nothing tuned\)$'
+  expect_eq "$(wc -c <"$T/err")" 0 "nothing on stderr from bench tune"
+  expect_eq "$(find "$T/cache" -path '*tuning*' -type f 2>/dev/null | wc -l)" 0 "no tuning file written"
+else
+  expect_in "$T/out" '^hip_gemm .*: winner ' "bench tune hip_gemm picks a tile"
+fi
 
 run_bench --preset smoke --plugin 'hip_*' --results-dir "$T/r"
 expect_rc 0 "smoke run of hip_*"

@@ -4,8 +4,12 @@
 # the wave32 ones (wave32/): bench runs them under the verify preset (awkward
 # shapes, every dtype, full reference check) and the smoke preset. Every
 # case must be OK, except that the wave32 build SKIPs variant mfma (CDNA
-# only) with that reason; the result header names the wave size that ran. A
-# copy of bench in a folder of its own loads only them.
+# only) with that reason, and both SKIP hip_gemm variant=rocblas (no rocBLAS
+# in a HIP-CPU build) with theirs; the result header names the wave size that
+# ran. Then hip_gemm under the verify preset once per value of its tile
+# tunable (--param tile=...): every tile's kernels give the right answer
+# with both wave sizes. A copy of bench in a folder of its own loads only
+# them.
 . "$SRC/tests/cli/lib.sh"
 
 mkdir -p "$T/bin"
@@ -19,19 +23,43 @@ for wave in 64 32; do
     expect_rc 0 "HIP-CPU wave$wave $preset"
     expect_not_in "$T/out" ': (WRONG_ANSWER|ERROR|CRASH|TIMEOUT)' "HIP-CPU wave$wave $preset results"
     grep -E '^bench: [0-9]+ of' "$T/out"
+    expect_in "$T/out" 'variant=rocblas.*SKIPPED.*hip_gemm was built without rocBLAS \(not found under' \
+      "HIP-CPU wave$wave $preset rocblas"
     if [ "$wave" = 64 ]; then
-      expect_not_in "$T/out" '  *SKIPPED' "HIP-CPU wave64 $preset results"
-      expect_in "$T/out" '^bench: ([1-9][0-9]*) of \1 cases run .*: [0-9]+ ok, 0 skipped, 0 failed'
+      # the only skips: variant=rocblas, with the reason
+      grep -E '  *SKIPPED' "$T/out" | grep -Ev 'variant=rocblas' >"$T/other_skips"
+      if [ -s "$T/other_skips" ]; then fail "HIP-CPU wave64 $preset: skips other than variant=rocblas:"; cat "$T/other_skips"; else ok; fi
+      expect_in "$T/out" '^bench: ([1-9][0-9]*) of \1 cases run .*: [0-9]+ ok, [1-9][0-9]* skipped, 0 failed'
     else
-      # the only skips: variant=mfma, with the reason
+      # the only skips: variant=mfma and variant=rocblas, with the reasons
       grep -E '  *SKIPPED' "$T/out" >"$T/skipped"
-      grep -Ev 'variant=mfma' "$T/skipped" >"$T/other_skips"
+      grep -Ev 'variant=(mfma|rocblas)' "$T/skipped" >"$T/other_skips"
       if [ -s "$T/other_skips" ]; then fail "HIP-CPU wave32 $preset: skips other than variant=mfma:"; cat "$T/other_skips"; else ok; fi
       expect_in "$T/out" 'variant=mfma.*SKIPPED.*needs CDNA matrix cores' "HIP-CPU wave32 $preset mfma"
       expect_in "$T/out" '^bench: ([1-9][0-9]*) of \1 cases run .*: [1-9][0-9]* ok, [1-9][0-9]* skipped, 0 failed'
     fi
     # the kernels that ran were those of this wave size
     if grep -rqs "\"wavefront\": *\"$wave\"" "$T/r"; then ok; else fail "HIP-CPU wave$wave $preset: no \"wavefront\": \"$wave\" in the results"; grep -rhos '"wavefront"[^,]*' "$T/r" | sort -u | head -3; fi
+  done
+done
+
+# Every value of hip_gemm's tile tunable, as bench tune would try it.
+tiles=$("$T/bin/bench" --list --verbose --plugin hip_gemm --plugin-dir "$HIPCPU_PLUGINS/wave64" |
+  sed -nE '/^ +tile /,/candidates/s/^ +tunable \(auto\): candidates ([0-9x,]+)$/\1/p' | tr , ' ')
+expect_nonempty "hip_gemm tile candidates" $tiles
+for wave in 64 32; do
+  for tile in $tiles; do
+    "$T/bin/bench" --preset "$SRC/presets/verify.ini" --plugin-dir "$HIPCPU_PLUGINS/wave$wave" \
+      --plugin hip_gemm --param "tile=$tile" --results-dir "$T/rt" \
+      >"$T/out" 2>"$T/err"
+    RC=$?
+    expect_rc 0 "HIP-CPU wave$wave hip_gemm tile=$tile"
+    expect_not_in "$T/out" ': (WRONG_ANSWER|ERROR|CRASH|TIMEOUT)' "HIP-CPU wave$wave tile=$tile"
+    grep -E '^bench: [0-9]+ of' "$T/out"
+    expect_in "$T/out" "variant=tiled .*tile=$tile.* OK" "HIP-CPU wave$wave tile=$tile tiled ran"
+    if [ "$wave" = 64 ] && [ "$tile" != 32x32 ]; then
+      expect_in "$T/out" "variant=mfma .*tile=$tile.* OK" "HIP-CPU wave64 tile=$tile mfma ran"
+    fi
   done
 done
 finish

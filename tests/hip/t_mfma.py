@@ -2,9 +2,10 @@
 """hip_gemm's MFMA variant really runs on the matrix cores: in the code
 object of each MFMA target (gfx90a, gfx940, gfx941, gfx942) that the build
 put into hip_gemm.so, the disassembly (LLVM's llvm-objdump) of the f16
-kernel gemm_mfma<false> holds v_mfma_f32_32x32x8(_)f16 and that of the bf16
-kernel gemm_mfma<true> v_mfma_f32_32x32x8(_)bf16(_1k); the tiled kernels
-hold none. For a target without matrix cores the MFMA kernels are empty."""
+kernels gemm_mfma<false, BM, BN> (one per tile) hold v_mfma_f32_32x32x8(_)f16
+and those of the bf16 kernels gemm_mfma<true, BM, BN>
+v_mfma_f32_32x32x8(_)bf16(_1k); the tiled kernels hold none. For a target
+without matrix cores the MFMA kernels are empty."""
 import os
 import re
 import shutil
@@ -17,8 +18,9 @@ e = ht.env()
 c = ht.Checks()
 tmp = ht.tmpdir()
 archs = sorted({ht.base_arch(a) for a in e["archs"]})
-WANT = {"_Z9gemm_mfmaILb0EEvPKtS1_Pfiii": ("f16", re.compile(r"\bv_mfma_f32_32x32x8_?f16\b")),
-        "_Z9gemm_mfmaILb1EEvPKtS1_Pfiii": ("bf16", re.compile(r"\bv_mfma_f32_32x32x8_?bf16(_1k)?\b"))}
+# gemm_mfma<bool BF16, int BM, int BN>: every tile's instantiation
+WANT = {"_Z9gemm_mfmaILb0E": ("f16", re.compile(r"\bv_mfma_f32_32x32x8_?f16\b")),
+        "_Z9gemm_mfmaILb1E": ("bf16", re.compile(r"\bv_mfma_f32_32x32x8_?bf16(_1k)?\b"))}
 c.nonempty("HIP targets in the build", archs)
 try:
     so = os.path.join(e["plugin_dir"], "hip_gemm.so")
@@ -30,21 +32,22 @@ try:
             funcs.update(ht.disassemble(co))
         if not c.ok(funcs, "hip_gemm.so: no disassembly for %s" % arch):
             continue
-        for sym, (dtype, pattern) in WANT.items():
-            if not c.ok(sym in funcs, "%s: kernel %s not found" % (arch, sym)):
-                continue
-            n_mfma = sum(1 for l in funcs[sym] if "v_mfma" in l)
-            n_want = sum(1 for l in funcs[sym] if pattern.search(l))
-            if arch in ht.MFMA_ARCHS:
-                c.ok(n_want > 0 and n_want == n_mfma,
-                     "%s gemm_mfma %s: %d matching of %d v_mfma instructions"
-                     % (arch, dtype, n_want, n_mfma))
-                print("%s gemm_mfma<%s>: %d v_mfma, e.g. %s" % (
-                    arch, dtype, n_mfma,
-                    next((l.split("//")[0].strip() for l in funcs[sym] if "v_mfma" in l), "-")))
-            else:
-                c.ok(n_mfma == 0, "%s has no matrix cores but gemm_mfma %s has %d v_mfma"
-                     % (arch, dtype, n_mfma))
+        for prefix, (dtype, pattern) in WANT.items():
+            syms = sorted(f for f in funcs if f.startswith(prefix))
+            c.nonempty("%s gemm_mfma %s kernels (%s*)" % (arch, dtype, prefix), syms)
+            for sym in syms:
+                n_mfma = sum(1 for l in funcs[sym] if "v_mfma" in l)
+                n_want = sum(1 for l in funcs[sym] if pattern.search(l))
+                if arch in ht.MFMA_ARCHS:
+                    c.ok(n_want > 0 and n_want == n_mfma,
+                         "%s %s (%s): %d matching of %d v_mfma instructions"
+                         % (arch, sym, dtype, n_want, n_mfma))
+                    print("%s %s: %d v_mfma, e.g. %s" % (
+                        arch, sym, n_mfma,
+                        next((l.split("//")[0].strip() for l in funcs[sym] if "v_mfma" in l), "-")))
+                else:
+                    c.ok(n_mfma == 0, "%s has no matrix cores but %s (%s) has %d v_mfma"
+                         % (arch, sym, dtype, n_mfma))
         for sym, body in funcs.items():
             if sym.startswith("_Z10gemm_tiled"):
                 c.ok(not any("v_mfma" in l for l in body), "%s %s uses v_mfma" % (arch, sym))

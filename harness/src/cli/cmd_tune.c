@@ -146,6 +146,11 @@ static int tune_plugin(const struct plugin *pl, const struct case_list *cases, s
   struct tune_device dev;
   char reason[300];
   int rc = tune_device_probe(pl, preset->policy.timeout_s, o->debug, &dev, reason, sizeof reason);
+  if (rc == BENCH_SKIP) { /* no device: SKIPPED, as its cases are in a run */
+    printf("bench tune: %s SKIPPED: %s (nothing tuned)\n", pl->desc->name, reason);
+    fflush(stdout);
+    return 0;
+  }
   if (rc != BENCH_OK)
     return error("plugin %s cannot run here: %s", pl->desc->name, reason);
   char *path = o->tuning_file ? xstrdup(o->tuning_file) : tuning_cache_default_path(dev.name);

@@ -548,11 +548,18 @@ static const struct bench_param params[] = {
                           "f32,f16,bf16", "f32,f16,f16,bf16", "f32,f16,bf16", "f32,f16,bf16",
                           "f32,bf16,f16,bf16"),
 #else
+    /* A tunable that is also a sweep axis (zipped with dtype), as
+     * cpu_gemm's: the tiers' lists and a preset or --param that names
+     * variants run them as cases; `variant=auto` takes the tuned pick among
+     * the plugin's own kernels (tiled, the default, first; mfma is refused
+     * where it cannot run). rocblas is not a candidate: it is the anchor
+     * the kernels are measured against. */
     {.name = "variant", .type = BENCH_PARAM_STRING,
      .description = "tiled: LDS-tiled SIMT fp32 math; mfma: matrix cores (f16/bf16 inputs); "
                     "rocblas: rocBLAS rocblas_gemm_ex, fp32 compute (the vendor anchor; SKIPPED "
-                    "when built without rocBLAS)",
-     .choices = "tiled,mfma,rocblas", .min = 0, .max = 0, .zip = 2,
+                    "when built without rocBLAS); auto: tuned among tiled and mfma",
+     .choices = "tiled,mfma,rocblas", .min = 0, .max = 0, .zip = 2, .tunable = 1,
+     .candidates = "tiled,mfma",
      .defaults = {"tiled,tiled,mfma,mfma,rocblas", "tiled,mfma,mfma,rocblas,rocblas",
                   "tiled,mfma,mfma,rocblas,rocblas", "tiled,tiled,mfma,mfma,rocblas,rocblas"}},
     BENCH_PARAM_DTYPE_ZIP(2, "element type of A and B (C is fp32, accumulation fp32)",

@@ -31,6 +31,8 @@ expect_in "$T/out" 'flush_l2 +int'
 # the tile shapes, a tunable (ABI 1.4) with its candidates, the default first
 expect_in "$T/out" '^ +tile +string \{128x128,[0-9x,]+\} '
 expect_in "$T/out" '^ +tunable \(auto\): candidates 128x128,64x64,[0-9x,]+$' "tile tunable candidates"
+# variant: a sweep axis that auto tunes among the plugin's own kernels, not the anchor
+expect_in "$T/out" '^ +tunable \(auto\): candidates tiled,mfma$' "variant tunable candidates (rocblas is the anchor, not one)"
 
 # bench tune: without a device, SKIPPED with the reason, nothing tuned, exit 0
 XDG_CACHE_HOME="$T/cache" run_bench tune --plugin hip_gemm --preset smoke

@@ -63,21 +63,25 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static double median_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 void steady_read(struct steady_reading *r) {
   memset(r, 0, sizeof *r);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (cpus < 1) cpus = 1;
   /* The calibration loop: LOOP_REPS timings of a fixed integer chain, with
-   * procs_running read between them. Wall time beyond the thread's CPU
-   * time is time another thread (or the hypervisor) held this CPU. */
-  double wall[LOOP_REPS], off = 0.0, on_total = 0.0, runnable = 0.0;
+   * procs_running read before each. Wall time beyond the thread's CPU
+   * time is time another thread (or the hypervisor) held this CPU. Both
+   * figures are the median over the reps: one preemption (a kernel
+   * thread, our own worker exiting) hits one rep, not the machine's state. */
+  double wall[LOOP_REPS], offshare[LOOP_REPS], others[LOOP_REPS];
   int nrun = 0;
   for (int i = 0; i < LOOP_REPS; i++) {
     int pr = procs_running();
-    if (pr >= 1) {
-      runnable += pr - 1; /* less this thread */
-      nrun++;
-    }
+    if (pr >= 1) others[nrun++] = pr - 1; /* less this thread */
     double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     volatile unsigned x = (unsigned)i + 1u;
     unsigned y = x;
@@ -86,13 +90,12 @@ void steady_read(struct steady_reading *r) {
     (void)x;
     double c1 = clock_s(CLOCK_THREAD_CPUTIME_ID), w1 = clock_s(CLOCK_MONOTONIC);
     wall[i] = (w1 - w0) * 1e9;
-    on_total += (w1 - w0);
-    if (w1 - w0 > c1 - c0) off += (w1 - w0) - (c1 - c0);
+    offshare[i] = w1 - w0 > c1 - c0 && w1 > w0 ? ((w1 - w0) - (c1 - c0)) / (w1 - w0) : 0.0;
   }
+  r->contention = median_of(offshare, LOOP_REPS);
+  r->others = nrun ? median_of(others, nrun) / (double)cpus : NAN;
   qsort(wall, LOOP_REPS, sizeof *wall, cmp_double);
   r->loop_ns = wall[0];
-  r->contention = on_total > 0.0 ? off / on_total : 0.0;
-  r->others = nrun ? runnable / nrun / (double)cpus : NAN;
   double l = load1();
   r->load = isnan(l) ? NAN : l / (double)cpus;
   r->t = clock_s(CLOCK_MONOTONIC);

@@ -558,10 +558,10 @@ static const struct bench_param params[] = {
      .description = "tiled: LDS-tiled SIMT fp32 math; mfma: matrix cores (f16/bf16 inputs); "
                     "rocblas: rocBLAS rocblas_gemm_ex, fp32 compute (the vendor anchor; SKIPPED "
                     "when built without rocBLAS); auto: tuned among tiled and mfma",
-     .choices = "tiled,mfma,rocblas", .min = 0, .max = 0, .zip = 2, .tunable = 1,
-     .candidates = "tiled,mfma",
+     .choices = "tiled,mfma,rocblas", .min = 0, .max = 0, .zip = 2,
      .defaults = {"tiled,tiled,mfma,mfma,rocblas", "tiled,mfma,mfma,rocblas,rocblas",
-                  "tiled,mfma,mfma,rocblas,rocblas", "tiled,tiled,mfma,mfma,rocblas,rocblas"}},
+                  "tiled,mfma,mfma,rocblas,rocblas", "tiled,tiled,mfma,mfma,rocblas,rocblas"},
+     .tunable = 1, .candidates = "tiled,mfma"},
     BENCH_PARAM_DTYPE_ZIP(2, "element type of A and B (C is fp32, accumulation fp32)",
                           "f32,f16,bf16", "f32,f16,f16,bf16,f16", "f32,f16,bf16,f32,f16",
                           "f32,f16,bf16,f32,f16", "f32,bf16,f16,bf16,f32,bf16"),

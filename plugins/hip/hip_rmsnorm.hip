@@ -12,6 +12,12 @@ static const struct bench_param params[] = {
     ROWS_PARAM_DTYPE,
     ROWS_PARAM(BENCH_PARAM_RMSNORM_EPS, ROWS_DEFAULTS_EPS),
     HIPB_PARAM_FLUSH_L2,
+    /* ABI 1.4: a tunable (bench tune); auto takes the cached winner */
+    {.name = "block", .type = BENCH_PARAM_INT,
+     .description = "threads per block of the block-per-row kernel (rows over 1024 values; a "
+                    "tunable: auto takes bench tune's winner)",
+     .min = 128, .max = 1024, .defaults = {"256", "256", "256", "256"}, .tunable = 1,
+     .candidates = "256,128,512,1024"},
     {.name = NULL},
 };
 
@@ -45,25 +51,24 @@ __global__ __launch_bounds__(ROWS_THREADS) void rmsnorm_wave(const T *__restrict
   }
 }
 
-/* A block per row: sum of squares, then a second pass that writes. */
-template <typename T, int W>
-__global__ __launch_bounds__(ROWS_THREADS) void rmsnorm_block(const T *__restrict__ x,
-                                                               const T *__restrict__ w,
-                                                               T *__restrict__ y, int cols,
-                                                               float eps) {
+/* A block of NT threads per row: sum of squares, then a second pass that
+ * writes. */
+template <typename T, int W, int NT>
+__global__ __launch_bounds__(NT) void rmsnorm_block(const T *__restrict__ x, const T *__restrict__ w,
+                                                    T *__restrict__ y, int cols, float eps) {
   HIPB_WAVE_ONLY(W);
-  __shared__ float scratch[ROWS_THREADS / W];
+  __shared__ float scratch[NT / W];
   const int64_t row = blockIdx.x;
   const T *xr = x + row * cols;
   float ss = 0.0f;
-  for (int j = threadIdx.x; j < cols; j += ROWS_THREADS) {
+  for (int j = threadIdx.x; j < cols; j += NT) {
     const float a = hipb_to_f32(xr[j]);
     ss += a * a;
   }
-  ss = hipb_block_sum<ROWS_THREADS, W>(ss, scratch);
+  ss = hipb_block_sum<NT, W>(ss, scratch);
   const float r = rsqrtf(ss / (float)cols + eps);
   T *yr = y + row * cols;
-  for (int j = threadIdx.x; j < cols; j += ROWS_THREADS)
+  for (int j = threadIdx.x; j < cols; j += NT)
     yr[j] = hipb_from_f32<T>(hipb_to_f32(xr[j]) * r * hipb_to_f32(w[j]));
 }
 
@@ -73,6 +78,7 @@ struct rmsnorm {
   double eps;
   enum bench_dtype dtype;
   enum rows_shape shape;
+  int block; /* threads per block of rmsnorm_block */
   struct hipb_buf x, w, y;
 };
 
@@ -86,8 +92,14 @@ template <typename T, int W> static int launch_w(const struct bench_host *h, str
     HIPB_LAUNCH(h, (rmsnorm_wave<T, W, 256 / W>), grid, block, 0, s->ctx->stream, x, w, y, s->rows, cols, eps);
   else if (s->shape == ROWS_WAVE1024)
     HIPB_LAUNCH(h, (rmsnorm_wave<T, W, 1024 / W>), grid, block, 0, s->ctx->stream, x, w, y, s->rows, cols, eps);
+  else if (s->block == 128)
+    HIPB_LAUNCH(h, (rmsnorm_block<T, W, 128>), grid, dim3(128), 0, s->ctx->stream, x, w, y, cols, eps);
+  else if (s->block == 512)
+    HIPB_LAUNCH(h, (rmsnorm_block<T, W, 512>), grid, dim3(512), 0, s->ctx->stream, x, w, y, cols, eps);
+  else if (s->block == 1024)
+    HIPB_LAUNCH(h, (rmsnorm_block<T, W, 1024>), grid, dim3(1024), 0, s->ctx->stream, x, w, y, cols, eps);
   else
-    HIPB_LAUNCH(h, (rmsnorm_block<T, W>), grid, block, 0, s->ctx->stream, x, w, y, cols, eps);
+    HIPB_LAUNCH(h, (rmsnorm_block<T, W, ROWS_THREADS>), grid, block, 0, s->ctx->stream, x, w, y, cols, eps);
   return BENCH_OK;
 }
 
@@ -106,6 +118,15 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->eps = h->param_float(h, "eps");
   HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   s->shape = rows_shape_of(s->cols);
+  s->block = (int)h->param_int(h, "block");
+  if (s->block != 128 && s->block != 256 && s->block != 512 && s->block != 1024)
+    return h->skip(h, "block %d: the kernel is built for 128, 256, 512 and 1024 threads", s->block);
+  if (s->shape != ROWS_BLOCK && s->block != ROWS_THREADS)
+    return h->skip(h, "block applies to rows over 1024 values (a block per row); %lld values run "
+                      "a wave per row (block %d runs it)", (long long)s->cols, ROWS_THREADS);
+  if (s->block > s->ctx->prop.maxThreadsPerBlock)
+    return h->skip(h, "block %d is over %s's %d threads per block", s->block, s->ctx->prop.name,
+                   s->ctx->prop.maxThreadsPerBlock);
   char kernel[64];
   h->set_info(h, "kernel", rows_shape_name(s->shape, s->ctx->wave, kernel, sizeof kernel));
   const size_t n = (size_t)(s->rows * s->cols);
@@ -162,5 +183,7 @@ HIPB_PLUGIN_DEFINE = {
     .run = run,
     .verify = verify,
     .teardown = teardown,
+    .abi_needed = BENCH_ABI_1_4,
     .run_batch = run_batch,
+    BENCH_PLUGIN_SIZES,
 };

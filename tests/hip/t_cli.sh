@@ -34,6 +34,13 @@ expect_in "$T/out" '^ +tunable \(auto\): candidates 128x128,64x64,[0-9x,]+$' "ti
 # variant: a sweep axis that auto tunes among the plugin's own kernels, not the anchor
 expect_in "$T/out" '^ +tunable \(auto\): candidates tiled,mfma$' "variant tunable candidates (rocblas is the anchor, not one)"
 
+# the row kernel's tunable (issue 25: one row kernel per backend): the
+# block-per-row kernel's threads, the default first
+run_bench --list --verbose --plugin hip_rmsnorm
+expect_rc 0 "--list --verbose hip_rmsnorm"
+expect_in "$T/out" '^ +block +int +\[128, 1024\] ' "hip_rmsnorm block parameter"
+expect_in "$T/out" '^ +tunable \(auto\): candidates 256,128,512,1024$' "hip_rmsnorm block tunable candidates"
+
 # bench tune: without a device, SKIPPED with the reason, nothing tuned, exit 0
 XDG_CACHE_HOME="$T/cache" run_bench tune --plugin hip_gemm --preset smoke
 if [ "$device" = 0 ]; then

@@ -109,6 +109,28 @@ static void test_pair_unit_is_interquartile_mean(void) {
   CHECK_NEAR(log(e.ratio), 0.0575, 1e-12);
 }
 
-TEST_MAIN(TEST_ENTRY(test_t_quantiles), TEST_ENTRY(test_outlier_pair_is_trimmed),
+/* p of a large t is tiny for any df: the rule once read 0.2 at t = 5000
+ * (df 33), and an exact 4x difference between two tunings was NOISY. */
+static void test_large_t_has_tiny_p(void) {
+  const double ts[] = {3, 10, 60, 500, 2000, 5000, 9000, 2e4, 1e8};
+  for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
+    CHECK(paired_t_p(ts[i], 33) < 0.01);
+    CHECK(paired_t_p(-ts[i], 33) < 0.01);
+  }
+  CHECK(paired_t_p(5000, 1) < 0.001); /* Cauchy: 2/(pi 5000) */
+  CHECK_NEAR(paired_t_p(60, 1), 0.0106, 5e-4); /* 1 - 2 atan(60)/pi */
+  CHECK_NEAR(paired_t_p(2.0345, 33), 0.05, 2e-3);
+  double lr[40];
+  int pair[40];
+  for (int i = 0; i < 40; i++) {
+    pair[i] = i / 4;
+    lr[i] = log(0.255) + ((i * 7) % 5 - 2) * 2e-5; /* nearly exact */
+  }
+  struct paired_est e;
+  REQUIRE(paired_estimate(lr, pair, 40, 0.95, &e) == 0);
+  CHECK(paired_verdict(&e, 0.2, PAIRED_ALPHA) == CS_FASTER);
+}
+
+TEST_MAIN(TEST_ENTRY(test_t_quantiles), TEST_ENTRY(test_large_t_has_tiny_p), TEST_ENTRY(test_outlier_pair_is_trimmed),
           TEST_ENTRY(test_pair_unit_is_interquartile_mean), TEST_ENTRY(test_pairs_are_the_unit),
           TEST_ENTRY(test_one_pair_has_no_interval), TEST_ENTRY(test_verdicts))

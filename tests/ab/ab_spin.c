@@ -5,10 +5,15 @@
  * crashes at its first run() call, the processes counted in the file named
  * by the environment's AB_CRASH_STATE: bench ab's first worker pair
  * measures, a later one dies mid-run), AB_EXTRA (one more case, n = 3000, in every
- * tier's default). Operation "none": verify() checks the result itself. */
+ * tier's default). Operation "none": verify() checks the result itself.
+ * With AB_LAYOUT_LOG in the environment, each setup appends a line to that
+ * file: the addresses of its code, of a stack variable and of a 1 MiB
+ * buffer, so a test can see where each worker's layout put them. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -42,6 +47,17 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if (!s) return host->fail(host, "out of memory");
   s->iters = (int64_t)((double)host->param_int(host, "n") * AB_SCALE);
   s->expect = spin(s->iters);
+  const char *layout = getenv("AB_LAYOUT_LOG");
+  if (layout) {
+    int here = 0;
+    char line[128], *big = malloc(1 << 20); /* a buffer of its own mapping, as a kernel's would be */
+    int len = snprintf(line, sizeof line, "code=%" PRIxPTR " stack=%" PRIxPTR " buffer=%" PRIxPTR "\n",
+                       (uintptr_t)&spin, (uintptr_t)&here, (uintptr_t)big);
+    free(big);
+    int fd = open(layout, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd >= 0 && write(fd, line, (size_t)len) != len) here = -1;
+    if (fd >= 0) close(fd);
+  }
 #ifdef AB_CRASH_WORKER
   const char *path = getenv("AB_CRASH_STATE");
   int fd = path ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0600) : -1;

@@ -64,6 +64,34 @@ expect_in "$T/out" '^\| ab\\_spin \| n=3000 \| - \| - \| - \| NEW \| case in NEW
 # every line after the header line is a table row
 n_plain=$(tail -n +2 "$T/out" | grep -cv '^|')
 [ "$n_plain" -eq 0 ] && ok || { fail "md: $n_plain lines that are not table rows"; cat "$T/out"; }
+# process state is sampled: each worker draws its own address layout (a
+# forked worker would keep the parent's, one layout for the whole run), so
+# the plugin's code, a stack variable and a 1 MiB buffer sit at different
+# addresses from worker to worker. The lines of one run are judged (separate
+# runs are separate processes anyway); a run with few workers (a loaded
+# machine) is run again.
+export AB_LAYOUT_LOG="$T/layout"
+for try in 1 2 3 4 5; do
+  rm -f "$AB_LAYOUT_LOG"
+  ab "$AB/base/ab_spin.so" "$AB/same/ab_spin.so" --fail-on none --param n=2000
+  [ "$(cat "$AB_LAYOUT_LOG" 2>/dev/null | wc -l)" -ge 6 ] && break
+done
+unset AB_LAYOUT_LOG
+expect_rc 0 "ab with a layout log"
+python3 - "$T/layout" >"$T/layout.out" 2>&1 <<'PY'
+import sys
+lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
+print(len(lines), "workers")
+if len(lines) < 6: sys.exit("fewer than 6 workers logged their layout")
+bad = 0
+for k, what in enumerate(("code", "stack", "buffer")):
+    distinct = len({l[k] for l in lines})
+    print(what, distinct, "distinct of", len(lines))
+    if distinct < max(3, len(lines) // 2): bad = 1
+sys.exit(bad)
+PY
+if [ $? -eq 0 ]; then ok; else fail "workers' layouts not drawn anew"; cat "$T/layout.out"; head "$T/layout"; fi
+
 # usage
 ab "$AB/base"
 expect_rc 2 "one side only"

@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -97,6 +99,74 @@ static void worker_main(int fd, const char *nonce, const struct plugin *pl,
   send_result(fd, nonce, &r);
   measure_deinit(&pr);
   _exit(0);
+}
+
+/* The holes the parent's life left among its mappings (a freed buffer, a
+ * closed file, an allocator's chunks), each filled with a PROT_NONE
+ * reservation: the kernel places a new mapping at the top of the highest
+ * gap it fits, so without this a plugin would land in such a hole, where
+ * the parent's history put it, whatever was reserved after. A hole is a
+ * gap of at most 1 GiB below the stack; the gap above the heap (brk grows
+ * into it) and the wide free areas are left. Best effort: a hole that
+ * cannot be taken is left. */
+#define HOLE_MAX ((uintptr_t)1 << 30)
+static void fill_holes(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f) return;
+  uintptr_t prev_end = 0;
+  int prev_heap = 0;
+  char line[4096];
+  while (fgets(line, sizeof line, f)) {
+    unsigned long long a, b;
+    int ok = sscanf(line, "%llx-%llx", &a, &b) == 2;
+    int heap = strstr(line, "[heap]") != NULL, stack = strstr(line, "[stack]") != NULL;
+    if (!strchr(line, '\n')) { /* a path longer than the line: skip the rest */
+      int ch;
+      while ((ch = fgetc(f)) != EOF && ch != '\n') {
+      }
+    }
+    if (!ok) continue;
+    if (stack) break;
+    if (prev_end && !prev_heap && (uintptr_t)a > prev_end && (uintptr_t)a - prev_end <= HOLE_MAX) {
+      void *want = (void *)prev_end;
+      size_t len = (uintptr_t)a - prev_end;
+      void *got = mmap(want, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+                       -1, 0);
+      if (got != MAP_FAILED && got != want) munmap(got, len); /* a kernel that took it as a hint only */
+    }
+    prev_end = (uintptr_t)b;
+    prev_heap = heap;
+  }
+  fclose(f);
+}
+
+/* Fork keeps the parent's address layout: without this every worker of a
+ * run would load the plugin at the same addresses and run on a stack at
+ * the same offset, so ASLR, which differs from one process to the next and
+ * moves timings through branch-predictor and cache aliasing, would be one
+ * fixed draw for the whole comparison. Each worker draws its own: with the
+ * parent's holes filled (fill_holes), a reservation of 1-4096 pages
+ * (PROT_NONE, never touched) moves where the kernel maps the plugin, the
+ * libraries it brings and every buffer large enough to get its own mapping;
+ * 0-64 KiB taken from the heap moves the top of the heap that new small
+ * allocations come from. Returns a stack shift (16-byte steps within 4 KiB)
+ * for the caller to take with alloca. */
+static size_t shift_layout(void) {
+  uint64_t r[3] = {0, 0, 0};
+  if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+    uint64_t x = (uint64_t)(now_s() * 1e9) ^ ((uint64_t)getpid() << 32);
+    for (int i = 0; i < 3; i++) r[i] = x = x * 6364136223846793005ull + 1442695040888963407ull;
+  }
+  fill_holes();
+  long page = sysconf(_SC_PAGESIZE);
+  size_t pages = 1 + (size_t)(r[0] % 4096);
+  void *hole = mmap(NULL, pages * (size_t)(page > 0 ? page : 4096), PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  (void)hole; /* kept for the worker's life: it only takes address space */
+  static void *heap_shift;
+  heap_shift = malloc(16 * (size_t)(r[1] % 4096) + 1);
+  (void)heap_shift;
+  return 16 * (size_t)(r[2] % 256);
 }
 
 /* The last lines the worker printed (at most 2 KiB), or NULL. */
@@ -281,6 +351,8 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
       dup2(w->log_fd, 1);
       dup2(w->log_fd, 2);
     }
+    char *pad = __builtin_alloca(shift_layout() + 16);
+    __asm__ volatile("" : : "r"(pad) : "memory"); /* the shift is taken */
     worker_main(sv[1], w->nonce, pl, c, pol);
   }
   setpgid(pid, pid);

@@ -5,7 +5,10 @@
  * SOCK_SEQPACKET socket pair; each of the worker's messages starts with a
  * nonce chosen for it (a plugin writing to the fds it finds cannot forge
  * an answer). The worker has its own process group, dies with the harness,
- * and is killed with its group on a timeout, an interrupt or its end. */
+ * and is killed with its group on a timeout, an interrupt or its end.
+ * Each worker moves its own address layout (where the plugin is mapped,
+ * the stack, the heap) by a random amount before it loads the plugin, as
+ * a fresh process's ASLR would: a forked one would keep the parent's. */
 #ifndef BENCH_AB_WORKER_H
 #define BENCH_AB_WORKER_H
 

@@ -23,6 +23,12 @@ if [ -n "$old" ] && [ -n "$new" ]; then
   [ "$(json_case "$old" 'c["info"]["ab_side"]')" = old ] && ok || fail "old file not tagged old"
   rounds=$(json_case "$new" 'c["info"]["ab_rounds"]')
   [[ "$rounds" =~ ^0:(on|no):[0-9.]+\; ]] && ok || fail "rounds in the JSON: '$rounds'"
+  # the header's steadiness, as bench run writes it (compare's between-run term follows it)
+  for f in "$old" "$new"; do
+    st=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["env"].get("steadiness") or {}
+print("ok" if s.get("wall_s", 0) > 0 and "contention" in s and "others_per_cpu_end" in s else s)' "$f")
+    [ "$st" = ok ] && ok || fail "$(basename "$f") without steadiness: $st"
+  done
   n=$(json_case "$new" 'c["nsamples"]')
   [ "$n" -gt 10 ] && ok || fail "new side samples: $n"
   "$BENCH" compare "$old" "$new" --fail-on none >"$T/cmp" 2>&1

@@ -29,6 +29,7 @@
 #include "run/ab_run.h"
 #include "run/env.h"
 #include "run/runner.h"
+#include "run/steady.h"
 
 #ifndef BENCH_REL_PRESET_DIR
 #define BENCH_REL_PRESET_DIR "share/bench/presets"
@@ -246,6 +247,7 @@ static void side_release(struct side *s) {
 struct out_file {
   struct run_file f;
   struct results_run saver;
+  struct steady_reading start; /* the header's steadiness, as bench run's */
   int failed;
 };
 
@@ -257,6 +259,7 @@ static void out_open(struct out_file *of, const struct preset *p, const struct p
   of->f.plugin_path = xstrdup(pl->path);
   of->f.plugin_sha256 = xstrdup(pl->sha256);
   results_run_init(&of->saver, dir);
+  steady_read(&of->start);
 }
 
 static void out_add(struct out_file *of, struct case_result *r) {
@@ -267,6 +270,9 @@ static void out_add(struct out_file *of, struct case_result *r) {
 }
 
 static int out_close(struct out_file *of) {
+  struct steady_reading end;
+  steady_read(&end);
+  steady_between(&of->start, &end, &of->f.env.steady);
   if (!of->failed && of->f.ncases && results_run_finish(&of->saver, &of->f) != 0) of->failed = 1;
   results_run_release(&of->saver);
   run_file_release(&of->f);

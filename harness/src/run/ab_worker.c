@@ -110,6 +110,9 @@ static void worker_main(int fd, const char *nonce, const struct plugin *pl,
  * into it) and the wide free areas are left. Best effort: a hole that
  * cannot be taken is left. */
 #define HOLE_MAX ((uintptr_t)1 << 30)
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000 /* Linux 4.17; an older kernel takes the address as a hint */
+#endif
 static void fill_holes(void) {
   FILE *f = fopen("/proc/self/maps", "r");
   if (!f) return;

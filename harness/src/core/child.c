@@ -489,6 +489,19 @@ static int deliver_lines(const struct child_opts *o, struct strbuf *buf, struct 
   return 0;
 }
 
+int child_reap_ending(double max_s) {
+  double end = now_s() + max_s;
+  for (;;) {
+    pid_t w = waitpid(-1, NULL, WNOHANG);
+    if (w > 0) continue;
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return 0; /* ECHILD: none left */
+    if (now_s() >= end) return -1;
+    struct timespec ts = {0, 1000000}; /* 1 ms: an exit's teardown, not a fixed wait for a state */
+    nanosleep(&ts, NULL);
+  }
+}
+
 int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_outcome *out) {
   memset(out, 0, sizeof *out);
   out->exit_code = -1;

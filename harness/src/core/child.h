@@ -58,6 +58,12 @@ void child_send_line(int result_fd, const char *line);
  * descendants. Used by the harness after each child and by a worker after
  * each case. */
 void child_kill_descendants(const int *keep, size_t nkeep);
+/* Wait, at most max_s, for the children still ending (child_run lets a
+ * worker whose work is done exit on its own: a large process's teardown
+ * is not waited for) and reap them. Returns 0 when no child is left, -1
+ * at the deadline. Before reading the machine's state: a dying worker is
+ * still a runnable process. */
+int child_reap_ending(double max_s);
 /* The live descendants of this process now (malloc'd; *n of them). */
 int *child_children(size_t *n);
 /* Make this process a child subreaper (orphans of its descendants come back

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -72,11 +71,7 @@ static char nonce[NONCE_LEN + 1]; /* of the running child (in the child: its own
 
 static void new_nonce(void) {
   unsigned char r[NONCE_LEN / 2];
-  if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
-    unsigned long long x = (unsigned long long)(now_s() * 1e9) ^ ((unsigned long long)getpid() << 32);
-    for (size_t i = 0; i < sizeof r; i++, x = x * 6364136223846793005ULL + 1442695040888963407ULL)
-      r[i] = (unsigned char)(x >> 56);
-  }
+  random_bytes(r, sizeof r);
   for (size_t i = 0; i < sizeof r; i++) snprintf(nonce + 2 * i, 3, "%02x", r[i]);
 }
 

@@ -259,21 +259,31 @@ int parse_double(const char *s, double *out) {
 
 #define TEMP_RANDOM_LEN 8
 
+void random_bytes(void *buf, size_t n) {
+  unsigned char *b = buf;
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = getrandom(b + got, n - got, GRND_NONBLOCK);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  if (got == n) return;
+  static uint64_t mix; /* no entropy yet */
+  mix += now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
+  uint64_t x = mix;
+  for (size_t i = got; i < n; i++) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    b[i] = (unsigned char)x;
+  }
+}
+
 static void random_part(char out[TEMP_RANDOM_LEN + 1]) {
   static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  static uint64_t mix;
   unsigned char b[TEMP_RANDOM_LEN];
-  ssize_t got = getrandom(b, sizeof b, GRND_NONBLOCK);
-  if (got != (ssize_t)sizeof b) { /* no entropy yet: a clock-and-pid mix, still checked by O_EXCL */
-    mix += now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ull;
-    uint64_t x = mix;
-    for (size_t i = 0; i < sizeof b; i++) {
-      x ^= x >> 33;
-      x *= 0xff51afd7ed558ccdull;
-      x ^= x >> 29;
-      b[i] = (unsigned char)x;
-    }
-  }
+  random_bytes(b, sizeof b); /* a name that collides is drawn again (O_EXCL) */
   for (size_t i = 0; i < TEMP_RANDOM_LEN; i++) out[i] = alnum[b[i] % (sizeof alnum - 1)];
   out[TEMP_RANDOM_LEN] = '\0';
 }

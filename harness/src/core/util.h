@@ -48,6 +48,10 @@ void strbuf_release(struct strbuf *sb);
 
 /* Monotonic clock in nanoseconds / seconds. */
 uint64_t now_ns(void);
+/* n random bytes from getrandom (never blocking); before the kernel has
+ * entropy (early boot), a clock-and-pid mix that differs from call to call.
+ * For nonces, temporary names and layout draws, not for secrets. */
+void random_bytes(void *buf, size_t n);
 double now_s(void);
 /* Local date "YYYY-MM-DD" (result file names) and UTC ISO 8601
  * "YYYY-MM-DDTHH:MM:SS.mmmZ" (timestamps in files and events). */

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -155,11 +154,8 @@ static void fill_holes(void) {
  * allocations come from. Returns a stack shift (16-byte steps within 4 KiB)
  * for the caller to take with alloca. */
 static size_t shift_layout(void) {
-  uint64_t r[3] = {0, 0, 0};
-  if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
-    uint64_t x = (uint64_t)(now_s() * 1e9) ^ ((uint64_t)getpid() << 32);
-    for (int i = 0; i < 3; i++) r[i] = x = x * 6364136223846793005ull + 1442695040888963407ull;
-  }
+  uint64_t r[3];
+  random_bytes(r, sizeof r);
   fill_holes();
   long page = sysconf(_SC_PAGESIZE);
   size_t pages = 1 + (size_t)(r[0] % 4096);
@@ -317,10 +313,7 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
   if (w->log_fd >= 0) fcntl(w->log_fd, F_SETFD, FD_CLOEXEC);
   w->batch = 1;
   unsigned char rnd[8];
-  if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
-    unsigned long long x = (unsigned long long)(now_s() * 1e9) ^ (unsigned long long)getpid();
-    memcpy(rnd, &x, sizeof rnd);
-  }
+  random_bytes(rnd, sizeof rnd);
   for (size_t i = 0; i < sizeof rnd; i++) snprintf(w->nonce + 2 * i, 3, "%02x", rnd[i]);
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     if (w->log_fd >= 0) close(w->log_fd);

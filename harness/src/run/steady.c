@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyze/compare_stats.h"
 #include "core/util.h"
 
 #define LOOP_REPS 9
@@ -63,11 +64,6 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static double median_of(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 void steady_read(struct steady_reading *r) {
   memset(r, 0, sizeof *r);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -92,8 +88,8 @@ void steady_read(struct steady_reading *r) {
     wall[i] = (w1 - w0) * 1e9;
     offshare[i] = w1 - w0 > c1 - c0 && w1 > w0 ? ((w1 - w0) - (c1 - c0)) / (w1 - w0) : 0.0;
   }
-  r->contention = median_of(offshare, LOOP_REPS);
-  r->others = nrun ? median_of(others, nrun) / (double)cpus : NAN;
+  r->contention = cs_median(offshare, LOOP_REPS);
+  r->others = nrun ? cs_median(others, (size_t)nrun) / (double)cpus : NAN;
   qsort(wall, LOOP_REPS, sizeof *wall, cmp_double);
   r->loop_ns = wall[0];
   double l = load1();

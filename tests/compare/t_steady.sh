@@ -9,11 +9,12 @@
 # output says which figure was used and why.
 . "$(dirname "$0")/lib.sh"
 
-# gen DIR SEED MACHINE MEDIAN: one run of px (no history), 40 samples +-2%
+# gen DIR SEED MACHINE MEDIAN [BATCH]: one run of px (no history), 40
+# samples +-2% of BATCH iterations (4000: 0.16 s timed at 1000 ns)
 gen() {
   "$GEN" "$1" "$2" <<SPEC || fail "gen $1"
 run 2026-11-20 px sha256=aa $3
-case c=s OK $4 0.02 40
+case c=s OK $4 0.02 40 batch=${5:-4000}
 SPEC
 }
 # row CSV: "verdict old_term/new_term old_machine/new_machine old_between"
@@ -52,12 +53,31 @@ run_bench compare "$T/b_old" "$T/s_new" --format csv
 expect_rc 0 "busy old run: no regression called"
 expect_eq "$(row "$T/out")" "NOISY default/default busy/steady 0.132" "busy old, steady new"
 run_bench compare "$T/b_old" "$T/s_new"
-expect_in "$T/out" "\(default: 3% \+ 5%/sqrt\(samples\) of a run's median where its run was steady, 10% \+ 20%/sqrt\(samples\) where busy or not recorded: old run busy; new run steady;" \
+expect_in "$T/out" "\(default: 3% \+ 5%/sqrt\(samples\) of a run's median where its run was steady, 10% \+ 20%/sqrt\(samples\) where busy, not recorded or the case timed under 0.1s: old run busy; new run steady;" \
   "the output names both figures and which run was busy"
 gen "$T/b_new" 2 machine=busy 1200
 run_bench compare "$T/b_old" "$T/b_new"
 expect_in "$T/out" "\(default: 10% \+ 20%/sqrt\(samples\) of a run's median: both runs busy;" "both busy"
 expect_in "$T/out" 'c=s .* NOISY' "both busy: NOISY"
+
+# 2b. steady, but the case timed for under 0.1 s (smoke's few single
+#    iterations move 15-28% from run to run on a steady machine): the busy
+#    figure, NOISY, and the output says why
+gen "$T/q_old" 1 machine=steady 1000 2000 # 80 ms
+gen "$T/q_new" 2 machine=steady 1200 4000
+run_bench compare "$T/q_old" "$T/q_new" --format csv
+expect_rc 0 "a briefly timed steady run: no regression called"
+expect_eq "$(row "$T/out")" "NOISY default/default steady/steady 0.132" "brief old, steady new"
+run_bench compare "$T/q_old" "$T/q_new"
+expect_in "$T/out" "\(default: 3% \+ 5%/sqrt\(samples\) of a run's median where its run was steady, 10% \+ 20%/sqrt\(samples\) where busy, not recorded or the case timed under 0.1s: old run steady, cases timed under 0.1s; new run steady;" \
+  "the output says the old case was timed too briefly"
+run_bench compare "$T/q_old" "$T/q_new" --format json
+python3 - "$T/out" <<'PY' && ok || fail "json: between_run.brief"
+import json, sys
+c = json.load(open(sys.argv[1]))["cases"][0]
+assert c["old"]["between_run"]["brief"] is True and c["new"]["between_run"]["brief"] is False, c
+assert c["old"]["between_run"]["machine"] == "steady", c
+PY
 
 # 3. not recorded (a file from before, or no steal figure): the conservative figure
 gen "$T/u_old" 1 "" 1000

@@ -131,8 +131,21 @@ static int side_of(const struct case_side *s, int device, struct cs_side *cs, st
   }
   const struct case_result *newest = s->runs[s->nruns - 1];
   enum cs_machine m = compare_machine_of(s->steady);
-  *cs = (struct cs_side){.nruns = s->nruns, .x = a->x, .n = a->n, .hist_medians = a->hist, .nhist = nh,
-                         .prior = cs_between_default_on(newest->backend, total / s->nruns, m), .machine = m};
+  /* how long the newest run timed the case: its samples (per iteration)
+   * times their batch */
+  double timed_ns = 0.0;
+  for (size_t i = 0; i < a->n[s->nruns - 1]; i++) timed_ns += a->x[s->nruns - 1][i];
+  timed_ns *= newest->batch > 1 ? newest->batch : 1;
+  int brief = m == CS_MACHINE_STEADY && timed_ns < CS_STEADY_MIN_TIMED_S * 1e9;
+  *cs = (struct cs_side){.nruns = s->nruns,
+                         .x = a->x,
+                         .n = a->n,
+                         .hist_medians = a->hist,
+                         .nhist = nh,
+                         .prior = cs_between_default_on(newest->backend, total / s->nruns,
+                                                        brief ? CS_MACHINE_BUSY : m),
+                         .machine = m,
+                         .brief = brief};
   return 0;
 }
 

@@ -340,6 +340,7 @@ static double side_level(const struct cs_side *s, int same_runs, struct cs_noise
   *npooled = total;
   nz->runs = s->nruns;
   nz->machine = s->machine;
+  nz->brief = s->brief;
   nz->history = s->nhist;
   nz->samples = total;
   /* log medians of this side's runs and of its history */

@@ -99,6 +99,13 @@ const char *cs_machine_name(enum cs_machine m); /* "unknown", "busy", "steady" *
 #define CS_STEADY_A 0.03
 #define CS_STEADY_B 0.05
 double cs_between_default_on(const char *backend, size_t n, enum cs_machine m);
+/* The steady figure was measured on runs that timed each case for at least
+ * the standard preset's 0.2 s after 0.1 s of warm-up; a case timed for less
+ * than this (its samples times their batch added up: smoke's 3-20 single
+ * iterations) moves from run to run as far as on a busy machine (15-28%
+ * between smoke runs on a steady one, README "Comparing runs"), so it takes
+ * cs_between_default however steady its run was. */
+#define CS_STEADY_MIN_TIMED_S 0.1
 
 /* Student's t distribution's 97.5% quantile for df degrees of freedom
  * (1.96 for INFINITY). */
@@ -115,6 +122,7 @@ struct cs_side {
   size_t nhist;
   double prior;
   enum cs_machine machine; /* the newest run's, which chose prior */
+  int brief;               /* steady, but the newest run timed the case under CS_STEADY_MIN_TIMED_S */
 };
 /* What a side's between-run term was. */
 struct cs_noise {
@@ -124,6 +132,7 @@ struct cs_noise {
   double se;    /* of the side's level: sigma / sqrt(runs) */
   double df;    /* degrees of freedom of sigma (INFINITY: the default) */
   enum cs_machine machine; /* the side's newest run's machine (the default's choice) */
+  int brief;               /* ... steady, but the case timed too briefly for the steady figure */
 };
 
 /* new / old with the between-run terms: the ratio of the sides' levels

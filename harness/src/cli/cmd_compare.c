@@ -504,41 +504,49 @@ static char *default_figure(enum cs_machine m) {
 }
 
 /* The default term's figures and the machine each side's runs saw (their
- * headers' steadiness: a steady run takes the smaller figure). */
+ * headers' steadiness: a steady run takes the smaller figure, except for a
+ * case it timed too briefly, compare_stats.h CS_STEADY_MIN_TIMED_S). */
+enum { DM_UNKNOWN, DM_BUSY, DM_STEADY, DM_BRIEF, DM_KINDS };
 static void default_note(const struct row *rows, size_t n) {
-  size_t dm[2][3] = {{0}};
+  size_t dm[2][DM_KINDS] = {{0}};
   for (size_t i = 0; i < n; i++) {
     if (!rows[i].cc.timed) continue;
-    if (rows[i].cc.old_noise.term == CS_TERM_DEFAULT) dm[0][rows[i].cc.old_noise.machine]++;
-    if (rows[i].cc.new_noise.term == CS_TERM_DEFAULT) dm[1][rows[i].cc.new_noise.machine]++;
+    const struct cs_noise *nz[2] = {&rows[i].cc.old_noise, &rows[i].cc.new_noise};
+    for (int side = 0; side < 2; side++)
+      if (nz[side]->term == CS_TERM_DEFAULT) dm[side][nz[side]->brief ? DM_BRIEF : (int)nz[side]->machine]++;
   }
-  size_t steady = dm[0][CS_MACHINE_STEADY] + dm[1][CS_MACHINE_STEADY];
-  size_t other = dm[0][CS_MACHINE_BUSY] + dm[0][CS_MACHINE_UNKNOWN] + dm[1][CS_MACHINE_BUSY] + dm[1][CS_MACHINE_UNKNOWN];
+  size_t steady = dm[0][DM_STEADY] + dm[1][DM_STEADY], all = 0;
+  for (int m = 0; m < DM_KINDS; m++) all += dm[0][m] + dm[1][m];
+  size_t other = all - steady;
   char *fs = default_figure(CS_MACHINE_STEADY), *fb = default_figure(CS_MACHINE_BUSY);
   printf(" (default: ");
-  if (steady && other) printf("%s of a run's median where its run was steady, %s where busy or not recorded", fs, fb);
+  if (steady && other)
+    printf("%s of a run's median where its run was steady, %s where busy, not recorded or the case timed under %gs",
+           fs, fb, CS_STEADY_MIN_TIMED_S);
   else printf("%s of a run's median", steady ? fs : fb);
   free(fs);
   free(fb);
-  static const char *const word[3] = {"not recorded", "busy", "steady"};
+  static const char *const word[DM_KINDS] = {"not recorded", "busy", "steady", "steady, cases timed under"};
   int both_same = -1; /* both sides' default runs all in one state: "both runs steady" */
-  for (int m = 0; m < 3; m++)
-    if (dm[0][m] && dm[1][m] && dm[0][m] + dm[1][m] == steady + other) both_same = m;
+  for (int m = 0; m < DM_KINDS; m++)
+    if (dm[0][m] && dm[1][m] && dm[0][m] + dm[1][m] == all) both_same = m;
   if (both_same >= 0) {
     printf(": both runs %s", word[both_same]);
+    if (both_same == DM_BRIEF) printf(" %gs", CS_STEADY_MIN_TIMED_S);
   } else {
     static const char *const side_name[2] = {"old", "new"};
     const char *sep = ": ";
     for (int side = 0; side < 2; side++) {
       size_t kinds = 0, total = 0;
-      for (int m = 0; m < 3; m++) kinds += dm[side][m] > 0, total += dm[side][m];
+      for (int m = 0; m < DM_KINDS; m++) kinds += dm[side][m] > 0, total += dm[side][m];
       if (!total) continue;
       printf("%s%s run%s ", sep, side_name[side], kinds == 1 ? "" : "s");
       const char *sep2 = "";
-      for (int m = 2; m >= 0; m--)
+      for (int m = DM_KINDS - 1; m >= 0; m--)
         if (dm[side][m]) {
           if (kinds == 1) printf("%s", word[m]);
           else printf("%s%zu %s", sep2, dm[side][m], word[m]);
+          if (m == DM_BRIEF) printf(" %gs", CS_STEADY_MIN_TIMED_S);
           sep2 = ", ";
         }
       sep = "; ";
@@ -601,6 +609,7 @@ static json_t *side_json(const struct rs_entry *e, double median, const struct c
     json_object_set_new(b, "term", json_string(cs_term_name(nz->term)));
     json_object_set_new(b, "sigma", json_real(nz->sigma));
     json_object_set_new(b, "machine", json_string(cs_machine_name(nz->machine)));
+    json_object_set_new(b, "brief", json_boolean(nz->brief));
     json_object_set_new(b, "df", isfinite(nz->df) ? json_real(nz->df) : json_null());
     json_object_set_new(b, "runs", json_integer((json_int_t)nz->runs));
     json_object_set_new(b, "history_runs", json_integer((json_int_t)nz->history));

@@ -67,6 +67,35 @@ static void info_version(const struct bench_host *h, const char *key, int v) {
   h->set_info(h, key, buf);
 }
 
+/* The kernel driver's version as its module states it, "580.159.04" from
+ * /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel
+ * Module  580.159.04  ...") or "6.8.5" from /sys/module/amdgpu/version:
+ * the first word after "Module" (or the file's first) made of digits and
+ * dots. 0 and the version in out, or -1 when the file is not there. */
+#if defined(HIPB_CUDA) || !defined(__HIP_CPU_RT__)
+static int module_version(const char *path, char *out, size_t len) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char line[512];
+  const int got = fgets(line, sizeof line, f) != NULL;
+  fclose(f);
+  if (!got) return -1;
+  const char *p = strstr(line, "Module");
+  p = p ? p + 6 : line;
+  while (*p) {
+    p += strspn(p, " \t\n");
+    const size_t n = strcspn(p, " \t\n");
+    if (n && n < len && strspn(p, "0123456789.") == n && strchr(p, '.') && strchr(p, '.') < p + n) {
+      memcpy(out, p, n);
+      out[n] = '\0';
+      return 0;
+    }
+    p += n;
+  }
+  return -1;
+}
+#endif
+
 #if defined(HIPB_CUDA)
 /* The result header of a cuda_* plugin: the same facts under CUDA's names
  * (clocks through cudaDeviceGetAttribute: CUDA 13 dropped them from
@@ -90,6 +119,14 @@ static void device_info(const struct bench_host *h, const struct hipb_ctx *c) {
   int v = 0;
   if (cudaRuntimeGetVersion(&v) == cudaSuccess) info_version(h, "cuda_runtime", v);
   if (cudaDriverGetVersion(&v) == cudaSuccess) info_version(h, "cuda_driver", v);
+  /* "driver", as the Vulkan plugins give it: the kernel driver's own
+   * version (what nvidia-smi shows; cuda_driver is the CUDA API level it
+   * supports). The tuning cache keys its entries by it. */
+  char ver[64], buf[96];
+  if (module_version("/proc/driver/nvidia/version", ver, sizeof ver) == 0) {
+    snprintf(buf, sizeof buf, "NVIDIA %s", ver);
+    h->set_info(h, "driver", buf);
+  }
   h->set_info(h, "cuda_built_archs", HIPB_BUILT_ARCHS);
 }
 #else
@@ -112,6 +149,15 @@ static void device_info(const struct bench_host *h, const struct hipb_ctx *c) {
   int v = 0;
   if (hipRuntimeGetVersion(&v) == hipSuccess) info_version(h, "hip_runtime", v);
   if (hipDriverGetVersion(&v) == hipSuccess) info_version(h, "hip_driver", v);
+#if !defined(__HIP_CPU_RT__)
+  /* "driver": the amdgpu kernel module's version where it states one (a
+   * DKMS build does; the tuning cache keys its entries by it) */
+  char ver[64], buf[96];
+  if (module_version("/sys/module/amdgpu/version", ver, sizeof ver) == 0) {
+    snprintf(buf, sizeof buf, "amdgpu %s", ver);
+    h->set_info(h, "driver", buf);
+  }
+#endif
   h->set_info(h, "hip_built_archs", HIPB_BUILT_ARCHS);
   h->set_info(h, "mfma", c->mfma ? "yes" : "no");
 }

@@ -11,6 +11,19 @@ med=$(csv_field "$T/r/rollup.csv" fx_devtime n=8 median_ms)
 python3 -c "import sys; sys.exit(0 if abs(float('$med') - 0.0010005) < 1e-6 else 1)" && ok || fail "device median $med"
 expect_eq "$(csv_field "$T/r/rollup.csv" fx_noisy n=8 timer)" host "host timer"
 
+# The batch follows the timer the statistics use: fx_devtime reports 1 us of
+# device time per iteration whatever its host time (n=8 about 1 us, n=64
+# about 100 us), so at batch_min_time 1 ms both sizes take 1024 iterations
+# a sample (host-timed sizing gave 8192 and 8); fx_ok, host-timed, keeps
+# sizing by the host clock (n=64, about 100 us: at most 128).
+printf '[run]\ntier = smoke\nwarmup_iters = 2\nwarmup_time = 20ms\nmin_samples = 3\nmax_samples = 5\nmax_time = 2s\ntarget_noise = 50%%\nbatch_min_time = 1ms\nverify = none\ntimeout = 30s\n' >"$T/batch.ini"
+run_bench --preset "$T/batch.ini" --plugin-dir "$FX_GOOD" --plugin fx_devtime,fx_ok --param n=8,64 --results-dir "$T/rb"
+expect_rc 0 "batch sizing run"
+expect_eq "$(csv_field "$T/rb/rollup.csv" fx_devtime n=8 batch)" 1024 "device-timed batch, n=8"
+expect_eq "$(csv_field "$T/rb/rollup.csv" fx_devtime n=64 batch)" 1024 "device-timed batch, n=64"
+b=$(csv_field "$T/rb/rollup.csv" fx_ok n=64 batch)
+[ -n "$b" ] && [ "$b" -ge 1 ] && [ "$b" -le 128 ] && ok || fail "host-timed batch of fx_ok n=64: $b"
+
 # A case that cannot reach its noise target says so.
 printf '[run]\ntier = smoke\nmin_samples = 5\nmax_samples = 8\nmax_time = 1s\ntarget_noise = 0.1%%\nverify = full\ntimeout = 10s\nreport_settle = true\n' >"$T/tight.ini"
 run_bench --preset "$T/tight.ini" --plugin-dir "$FX_GOOD" --plugin fx_noisy --results-dir "$T/r2"

@@ -4,8 +4,8 @@
 # in one command buffer; under the validation layer every case is still OK,
 # silent, verified after the batches, and timed in batches of more than one
 # iteration. batch = cold times single run() calls. (The harness sizes a
-# batch from the last warm-up iteration's host time: five warm-ups keep the
-# first, slow one out of it.)
+# batch from the last warm-up iterations' device time: five warm-ups keep
+# the first, slow one out of it.)
 . "$(dirname "$0")/lib.sh"
 export VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation
 PL=vk_smoke,vk_gemm,vk_rmsnorm_tiled,vk_softmax

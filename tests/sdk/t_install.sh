@@ -14,7 +14,7 @@ for b in cpu vulkan hip; do
 done
 pkg-config --exists bench-plugin && ok || fail "pkg-config bench-plugin"
 # the references: result files and the SDK (docs/sdk.md)
-cmp -s "$PREFIX/share/doc/bench/results.md" "$SRC/results/README.md" && ok || fail "no share/doc/bench/results.md (results/README.md)"
+cmp -s "$PREFIX/share/doc/bench/results.md" "$SRC/docs/results.md" && ok || fail "no share/doc/bench/results.md (docs/results.md)"
 cmp -s "$PREFIX/share/doc/bench/sdk.md" "$SRC/docs/sdk.md" && ok || fail "no share/doc/bench/sdk.md"
 
 # <bench/params.h>, the one parameter grammar: installed, C11 and C++ clean

@@ -27,7 +27,8 @@
 #             comparison masks them (every number reads as N, a time's unit
 #             as T, a noise figure +-x% is left out, runs of spaces as one):
 #             what it catches is a changed line, column, word or case.
-#   --only    only these examples (a file block's name is file:PATH)
+#   --only    only these examples (a file block's name is file:PATH; a glob
+#             such as 'file:*' selects several)
 #   --readme  only this page (default: README.md and docs/*.md)
 # bench defaults to build/bin/bench; runs happen in a temporary folder with
 # its own scan cache, so the pages show "results in results". A word of an
@@ -66,7 +67,13 @@ examples=(
 )
 
 selected() {
-  [ ${#only[@]} -eq 0 ] || printf '%s\n' "${only[@]}" | grep -qxF "$1"
+  [ ${#only[@]} -eq 0 ] && return 0
+  local o
+  for o in "${only[@]}"; do
+    # shellcheck disable=SC2053
+    [[ $1 == $o ]] && return 0
+  done
+  return 1
 }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/readme-examples.XXXXXX")
@@ -132,7 +139,7 @@ done
 
 # ---- code blocks taken from files
 python3 - "$here" "$check" "${only[@]+"${only[@]}"}" -- "${pages[@]}" <<'PY' || status=1
-import re, sys
+import fnmatch, re, sys
 here, check = sys.argv[1], sys.argv[2]
 sep = sys.argv.index("--")
 only, pages = sys.argv[3:sep], sys.argv[sep + 1:]
@@ -167,7 +174,7 @@ for page in pages:
     for m in list(pat.finditer(text)):
         path = m.group(2)
         name = "file:" + path
-        if only and name not in only:
+        if only and not any(fnmatch.fnmatchcase(name, o) for o in only):
             continue
         try:
             src_text = open(here + "/" + path).read()

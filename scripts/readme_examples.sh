@@ -13,7 +13,7 @@
 # and a code block taken from a source file between
 #
 #   <!-- readme_examples:file PATH -->     (PATH relative to the repository)
-#   ```c
+#   ```c                                   (or ~~~c ... ~~~)
 #   (the file's lines, in order; a line that is only "..." stands for lines
 #   left out)
 #   ```
@@ -143,7 +143,7 @@ import fnmatch, re, sys
 here, check = sys.argv[1], sys.argv[2]
 sep = sys.argv.index("--")
 only, pages = sys.argv[3:sep], sys.argv[sep + 1:]
-pat = re.compile(r"(<!-- readme_examples:file (\S+) -->\n```\w*\n)(.*?)(```\n<!-- readme_examples:end -->)", re.S)
+pat = re.compile(r"(<!-- readme_examples:file (\S+) -->\n(```|~~~)\w*\n)(.*?)(\3\n<!-- readme_examples:end -->)", re.S)
 
 def matches(block, src, pos, gap):
     """block[0:] matches src from pos on; gap: any number (>= 1) of lines
@@ -182,7 +182,7 @@ for page in pages:
             print("readme_examples.sh: %s: %s: %s" % (page, name, e))
             bad = 1
             continue
-        block = m.group(3).splitlines()
+        block = m.group(4).splitlines()
         elided = any(l.strip() == "..." for l in block)
         if elided:
             err = excerpt_ok(block, src_text.splitlines())
@@ -192,13 +192,13 @@ for page in pages:
             else:
                 print("readme_examples.sh: %s matches" % name)
         elif check == "1":
-            if m.group(3) != src_text:
+            if m.group(4) != src_text:
                 print("readme_examples.sh: %s: %s differs from the file (rewrite it with scripts/readme_examples.sh)" % (page, name))
                 bad = 1
             else:
                 print("readme_examples.sh: %s matches" % name)
-        elif m.group(3) != src_text:
-            text = text.replace(m.group(0), m.group(1) + src_text + m.group(4), 1)
+        elif m.group(4) != src_text:
+            text = text.replace(m.group(0), m.group(1) + src_text + m.group(5), 1)
             changed = True
             print("readme_examples.sh: %s written" % name)
     if changed:

@@ -38,7 +38,7 @@
 #                blis.ini, rest.ini, rows-1.ini, rows-0.ini) into DIR, run nothing (scripts/settle_check.sh
 #                uses rest.ini)
 # Anchors that are not installed (libopenblas-dev, libblis-dev, mbw,
-# libbenchmark-dev, see scripts/debian-packages.txt) show as n/a.
+# libbenchmark-dev, see scripts/debian-packages-test.txt) show as n/a.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/machine.sh"

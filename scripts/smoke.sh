@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up, build, and run the smoke preset on the default plugins.
+# Set up (what building and running need: scripts/debian-packages.txt),
+# build, and run the smoke preset on the default plugins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: set up, build with warnings as
+# The whole test suite, as CI runs it: set up (the test tools too:
+# scripts/debian-packages-test.txt), build with warnings as
 # errors, run every test; then again under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup-debian.sh
+scripts/setup-debian.sh test
 jobs=$(nproc)
 
 cmake -S . -B build -DBENCH_WERROR=ON >/dev/null

@@ -17,7 +17,7 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
   # skip only where Debian's chromium cannot be installed at all
   if command -v apt-cache >/dev/null && apt-cache policy chromium 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-    echo "FAIL: chromium not found: install Debian's chromium (scripts/setup-debian.sh)"; exit 1
+    echo "FAIL: chromium not found: install Debian's chromium (scripts/setup-debian.sh test)"; exit 1
   fi
   skip "no chromium on this system and none to install (apt-cache has no candidate for chromium)"
 fi

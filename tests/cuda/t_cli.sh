@@ -66,9 +66,16 @@ PY
 expect_in "$T/r/rollup.csv" ',cuda_gemm,cuda,gemm,smoke,' "cuda_gemm in the rollup, operation gemm"
 expect_in "$T/r/rollup.csv" ',cuda_attention,cuda,attention,smoke,' "cuda_attention, operation attention"
 if [ "$device" = 0 ]; then
-  expect_in "$T/out" 'cuda_gemm variant=cublas .*  *SKIPPED +no CUDA device'
+  # one line for the backend (issue 37); every case is in the files (above)
+  expect_eq "$(grep -Ec "^cuda_\\* $n plugins, [0-9]+ cases: SKIPPED, no CUDA device \\(cudaGetDeviceCount: " "$T/out")" 1 \
+    "one SKIPPED line for the cuda backend"
+  expect_not_in "$T/out" '^\[ *[0-9]+/[0-9]+\] cuda_' "no per-case cuda line"
   # the reason once per plugin at most on stderr, never once per case
   lines=$(grep -c 'cudaGetDeviceCount' "$T/err")
   if [ "$lines" -le "$n" ]; then ok; else fail "$lines stderr lines about the missing driver (more than one per plugin)"; fi
+  # --verbose: one line per case, as before
+  run_bench --preset smoke --plugin cuda_gemm --results-dir "$T/rv" --verbose
+  expect_rc 0 "smoke run of cuda_gemm --verbose"
+  expect_in "$T/out" 'cuda_gemm variant=cublas .*  *SKIPPED +no CUDA device'
 fi
 finish

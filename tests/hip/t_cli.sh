@@ -73,8 +73,15 @@ for f in files:
 print("%d hip smoke cases, all %s" % (n, "OK" if device else "SKIPPED"))
 PY
 if [ "$device" = 0 ]; then
-  expect_in "$T/out" 'hip_gemm variant=tiled f32 m=n=k=128 flush_l2=0  *SKIPPED +no HIP device'
+  # one line for the backend (issue 37); every case is in the files (above)
+  expect_eq "$(grep -Ec '^hip_\* 10 plugins, [0-9]+ cases: SKIPPED, no HIP device \(hipGetDeviceCount' "$T/out")" 1 \
+    "one SKIPPED line for the hip backend"
+  expect_not_in "$T/out" '^\[ *[0-9]+/[0-9]+\] hip_' "no per-case hip line"
   expect_in "$T/out" 'bench: [0-9]+ of [0-9]+ cases run .*: 0 ok, [0-9]+ skipped, 0 failed'
   expect_in "$T/r/rollup.csv" ',hip_attention,hip,attention,smoke,.*,SKIPPED,'
+  # --verbose: one line per case, as before
+  run_bench --preset smoke --plugin hip_gemm --results-dir "$T/rv" --verbose
+  expect_rc 0 "smoke run of hip_gemm --verbose"
+  expect_in "$T/out" 'hip_gemm variant=tiled f32 m=n=k=128 flush_l2=0  *SKIPPED +no HIP device'
 fi
 finish

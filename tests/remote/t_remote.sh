@@ -14,7 +14,7 @@
 # shellcheck source=tests/remote/sshd.sh
 . "$(dirname "$0")/sshd.sh"
 for tool in "$SSHD_BIN" ssh ssh-keygen rsync; do
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (scripts/setup-debian.sh)"; exit 77; }
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (scripts/setup-debian.sh test)"; exit 77; }
 done
 FROZEN='' # a remote bench stopped by freeze_remote, continued at the latest here
 trap '[ -z "$FROZEN" ] || kill -CONT $FROZEN 2>/dev/null; sshd_stop; rm -rf "$T"' EXIT

@@ -19,7 +19,7 @@ export BENCH # no build: the built bench (on this host, which the "nodes" share)
 
 for tool in slurmctld slurmd munged mungekey sbatch squeue scancel scontrol sinfo; do
   command -v "$tool" >/dev/null 2>&1 || {
-    echo "SKIP: $tool is not installed (Debian: slurm-wlm and munge; scripts/setup-debian.sh installs them)"
+    echo "SKIP: $tool is not installed (Debian: slurm-wlm and munge; scripts/setup-debian.sh test installs them)"
     exit 77
   }
 done

@@ -4,7 +4,6 @@
  * are saved as ordinary result files tagged old and new (so compare,
  * history and report read them); the new side's results carry the rounds
  * and the paired verdict in their info (ab_*). */
-#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,20 +19,12 @@
 #include "core/term.h"
 #include "core/text_table.h"
 #include "core/util.h"
-#include "plan/case_filter.h"
-#include "plan/cases.h"
-#include "plan/param_cli.h"
-#include "plan/plugin_loader.h"
-#include "plan/preset.h"
+#include "core/version.h"
+#include "plan/plan.h"
 #include "results/io.h"
 #include "run/ab_run.h"
-#include "run/env.h"
+#include "run/result_file.h"
 #include "run/runner.h"
-#include "run/steady.h"
-
-#ifndef BENCH_REL_PRESET_DIR
-#define BENCH_REL_PRESET_DIR "share/bench/presets"
-#endif
 
 #define USAGE                                                                                       \
   "usage: bench ab OLD NEW [options]\n"                                                           \
@@ -75,15 +66,6 @@ struct ab_cli {
   unsigned fail_on;
   int md;
   struct ab_opts ab;
-};
-
-/* One side: its plugins, preset and cases. */
-struct side {
-  struct plugin_set set;
-  const struct plugin **sel;
-  size_t nsel;
-  struct preset preset;
-  struct case_list cases;
 };
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -182,101 +164,15 @@ static int parse(int argc, char **argv, struct ab_cli *o) {
   return 0;
 }
 
-static int selected(const char *name, const struct ab_cli *o) {
-  if (o->nplugins == 0) return 1;
-  for (size_t i = 0; i < o->nplugins; i++) {
-    char *list = xstrdup(o->plugins[i]), *save = NULL;
-    for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
-      if (fnmatch(trim(p), name, 0) == 0) {
-        free(list);
-        return 1;
-      }
-    free(list);
-  }
-  return 0;
-}
-
-static char *preset_path(const char *name) {
-  char *ed = exe_dir();
-  char *d = xasprintf("%s/../%s", ed, BENCH_REL_PRESET_DIR);
-  free(ed);
-  const char *dirs[] = {d};
-  char *path = preset_resolve(name, dirs, 1);
-  free(d);
-  return path;
-}
-
 /* Discover, select and expand one side. 0, or -1 after error(). */
-static int side_load(struct side *s, const char *what, const char *dir, const struct ab_cli *o) {
+static int side_load(struct plan *s, const char *what, const char *dir, const struct ab_cli *o) {
   struct stat st;
   if (stat(dir, &st) != 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
     return error("%s '%s': no such folder or .so file", what, term_str(dir));
-  char *path = preset_path(o->preset);
-  if (!path) return -1;
-  int rc = preset_load(path, &s->preset);
-  free(path);
-  if (rc != 0) return -1;
-  char *dirs[] = {(char *)dir};
-  plugins_discover(dirs, 1, &s->set);
-  for (size_t i = 0; i < s->set.n; i++)
-    if (selected(s->set.items[i].desc->name, o)) {
-      s->sel = xrealloc(s->sel, (s->nsel + 1) * sizeof *s->sel);
-      s->sel[s->nsel++] = &s->set.items[i];
-    }
-  const struct bench_plugin **descs = xcalloc(s->nsel + 1, sizeof *descs);
-  const char **known = xcalloc(s->set.n + 1, sizeof *known);
-  for (size_t i = 0; i < s->nsel; i++) descs[i] = s->sel[i]->desc;
-  for (size_t i = 0; i < s->set.n; i++) known[i] = s->set.items[i].desc->name;
-  rc = param_cli_apply(&s->preset, descs, s->nsel, o->params, o->nparams);
-  if (rc == 0) rc = cases_expand(descs, s->nsel, known, s->set.n, &s->preset, &s->cases);
-  if (rc == 0 && o->nfilters && s->cases.n)
-    rc = case_filter_apply(o->filters, o->nfilters, descs, s->nsel, &s->cases);
-  free(descs);
-  free(known);
-  return rc;
-}
-
-static void side_release(struct side *s) {
-  case_list_release(&s->cases);
-  preset_release(&s->preset);
-  free(s->sel);
-  plugin_set_release(&s->set);
-}
-
-/* The result file of one plugin on one side. */
-struct out_file {
-  struct run_file f;
-  struct results_run saver;
-  struct steady_reading start; /* the header's steadiness, as bench run's */
-  int failed;
-};
-
-static void out_open(struct out_file *of, const struct preset *p, const struct plugin *pl,
-                     const char *tag, const char *dir, int argc, char **argv) {
-  memset(of, 0, sizeof *of);
-  run_env_collect(&of->f.env, argc, argv, p->name, p->sha256, tag, "perf");
-  of->f.plugin = xstrdup(pl->desc->name);
-  of->f.plugin_path = xstrdup(pl->path);
-  of->f.plugin_sha256 = xstrdup(pl->sha256);
-  results_run_init(&of->saver, dir);
-  steady_read(&of->start);
-}
-
-static void out_add(struct out_file *of, struct case_result *r) {
-  of->f.cases = xrealloc(of->f.cases, (of->f.ncases + 1) * sizeof *of->f.cases);
-  of->f.cases[of->f.ncases++] = *r;
-  case_result_init(r);
-  if (!of->failed && results_run_add(&of->saver, &of->f) != 0) of->failed = 1;
-}
-
-static int out_close(struct out_file *of) {
-  struct steady_reading end;
-  steady_read(&end);
-  steady_between(&of->start, &end, &of->f.env.steady);
-  if (!of->failed && of->f.ncases && results_run_finish(&of->saver, &of->f) != 0) of->failed = 1;
-  results_run_release(&of->saver);
-  run_file_release(&of->f);
-  return of->failed ? -1 : 0;
+  struct plan_request rq = {.preset = o->preset, .side = dir, .plugins = o->plugins, .nplugins = o->nplugins,
+                            .params = o->params, .nparams = o->nparams, .filters = o->filters,
+                            .nfilters = o->nfilters};
+  return plan_build(&rq, s);
 }
 
 /* Counts for the closing line of a plugin. */
@@ -412,7 +308,7 @@ static void closing_line(const struct ab_cli *o, const char *plugin, const struc
 }
 
 /* The case of cases[from..to) of side s whose label is label, or NULL. */
-static const struct case_def *find_case(const struct side *s, size_t pi, const char *label) {
+static const struct case_def *find_case(const struct plan *s, size_t pi, const char *label) {
   for (size_t i = 0; i < s->cases.n; i++) {
     if (s->cases.cases[i].plugin_index != pi) continue;
     char *l = case_label(&s->cases.cases[i]);
@@ -457,22 +353,20 @@ int cmd_ab(int argc, char **argv) {
     free(o.filters);
     return rc > 0 ? EXIT_OK : EXIT_USAGE;
   }
-  struct side S[2];
+  struct plan S[2];
   memset(S, 0, sizeof S);
   int exit_code = EXIT_USAGE;
-  plugin_scan_configure(0, 0);
   if (side_load(&S[0], "OLD", o.old_dir, &o) != 0 || side_load(&S[1], "NEW", o.new_dir, &o) != 0)
     goto out;
-  if (S[0].nsel == 0 && S[1].nsel == 0) {
+  if (S[0].nplugins == 0 && S[1].nplugins == 0) {
     error("no plugins selected in '%s' or '%s'", term_str(o.old_dir), term_str(o.new_dir));
     goto out;
   }
   {
     const char *tags[2] = {"old", "new"};
     for (int s = 0; s < 2; s++) {
-      const char **names = xcalloc(S[s].nsel + 1, sizeof *names);
-      for (size_t i = 0; i < S[s].nsel; i++) names[i] = S[s].sel[i]->desc->name;
-      rc = results_check_dir(o.results_dir, names, S[s].nsel, S[s].preset.name, tags[s]);
+      const char **names = plan_plugin_names(&S[s]);
+      rc = results_check_dir(o.results_dir, names, S[s].nplugins, S[s].preset.name, tags[s]);
       free(names);
       if (rc != 0) goto out;
     }
@@ -490,25 +384,25 @@ int cmd_ab(int argc, char **argv) {
   int save_failed = 0, k = 0;
   /* plugins in name order over both sides */
   size_t a = 0, b = 0;
-  while ((a < S[0].nsel || b < S[1].nsel) && !child_interrupted()) {
-    int cmp = a >= S[0].nsel ? 1 : b >= S[1].nsel ? -1 : strcmp(S[0].sel[a]->desc->name, S[1].sel[b]->desc->name);
+  while ((a < S[0].nplugins || b < S[1].nplugins) && !child_interrupted()) {
+    int cmp = a >= S[0].nplugins ? 1 : b >= S[1].nplugins ? -1 : strcmp(S[0].plugins[a]->desc->name, S[1].plugins[b]->desc->name);
     struct tally t;
     memset(&t, 0, sizeof t);
     if (cmp < 0) { /* only in OLD */
-      print_one_sided(&o, S[0].sel[a]->desc->name, NULL, 0, V_MISSING);
+      print_one_sided(&o, S[0].plugins[a]->desc->name, NULL, 0, V_MISSING);
       if (o.fail_on & FAIL_MISSING) exit_code = EXIT_FAILED;
       a++;
       continue;
     }
     if (cmp > 0) {
-      print_one_sided(&o, S[1].sel[b]->desc->name, NULL, 0, V_NEW);
+      print_one_sided(&o, S[1].plugins[b]->desc->name, NULL, 0, V_NEW);
       b++;
       continue;
     }
-    const struct plugin *op = S[0].sel[a], *np = S[1].sel[b];
-    struct out_file of[2];
-    out_open(&of[0], &S[0].preset, op, "old", o.results_dir, argc, argv);
-    out_open(&of[1], &S[1].preset, np, "new", o.results_dir, argc, argv);
+    const struct plugin *op = S[0].plugins[a], *np = S[1].plugins[b];
+    struct result_file of[2];
+    result_file_open(&of[0], op, &S[0].preset, "old", 0, o.results_dir, argc, argv);
+    result_file_open(&of[1], np, &S[1].preset, "new", 0, o.results_dir, argc, argv);
     /* the new side's cases in order, then the old side's it lacks */
     for (size_t i = 0; i < S[1].cases.n && !child_interrupted(); i++) {
       const struct case_def *nc = &S[1].cases.cases[i];
@@ -544,8 +438,8 @@ int cmd_ab(int argc, char **argv) {
         t.level = c.level;
       }
       if (fails(v, o.fail_on)) exit_code = EXIT_FAILED;
-      out_add(&of[0], &c.old.r);
-      out_add(&of[1], &c.new_.r);
+      result_file_add(&of[0], &c.old.r);
+      result_file_add(&of[1], &c.new_.r);
       ab_case_release(&c);
       free(label);
     }
@@ -562,7 +456,7 @@ int cmd_ab(int argc, char **argv) {
     }
     closing_line(&o, np->desc->name, &t);
     for (int s = 0; s < 2; s++)
-      if (out_close(&of[s]) != 0) save_failed = 1;
+      if (result_file_close(&of[s]) != 0) save_failed = 1;
     a++;
     b++;
   }
@@ -574,8 +468,8 @@ int cmd_ab(int argc, char **argv) {
   }
   if (child_interrupted()) exit_code = EXIT_INTERRUPTED;
 out:
-  side_release(&S[0]);
-  side_release(&S[1]);
+  plan_release(&S[0]);
+  plan_release(&S[1]);
   free(o.plugins);
   free(o.params);
   free(o.filters);

@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "plan/tunables.h"
-#include "plan/plugin_select.h"
+#include "plan/plan.h"
 #include "plan/probe_cache.h"
 #include "plan/preset.h"
 #include "run/runner.h"
@@ -128,21 +128,21 @@ int cmd_list(const struct options *o) {
     error("--format tsv and --verbose do not go together (tsv names the parameters)");
     return EXIT_USAGE;
   }
-  struct plugin_set set;
-  plugin_scan_configure(o->rescan, o->verbose);
-  if (plugins_load(o->plugin_dirs, o->nplugin_dirs, &set) != 0) return EXIT_USAGE;
-  const struct plugin **sel;
-  size_t nsel;
-  if (plugins_select(&set, o->plugins, o->nplugins, &sel, &nsel) != 0) {
-    plugin_set_release(&set);
+  struct plan plan;
+  struct plan_request rq = {.plugins = o->plugins, .nplugins = o->nplugins, .plugin_dirs = o->plugin_dirs,
+                            .nplugin_dirs = o->nplugin_dirs, .rescan = o->rescan, .verbose = o->verbose,
+                            .allow_none = 1};
+  if (plan_load(&rq, &plan) != 0) {
+    plan_release(&plan);
     return EXIT_USAGE;
   }
+  const struct plugin **sel = plan.plugins;
+  size_t nsel = plan.nplugins;
   if (tsv) {
     for (size_t i = 0; i < nsel; i++) print_tsv(sel[i]->desc);
     if (nsel == 0) fprintf(stderr, "bench: no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)\n");
     fflush(stdout);
-    free(sel);
-    plugin_set_release(&set);
+    plan_release(&plan);
     return EXIT_OK;
   }
   size_t wname = 4, wback = 7;
@@ -181,7 +181,6 @@ int cmd_list(const struct options *o) {
   probe_cache_release(&pc);
   if (nsel == 0) fprintf(stderr, "bench: no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)\n");
   fflush(stdout);
-  free(sel);
-  plugin_set_release(&set);
+  plan_release(&plan);
   return EXIT_OK;
 }

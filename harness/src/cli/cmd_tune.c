@@ -9,21 +9,13 @@
 #include "cli/commands.h"
 #include "core/child.h"
 #include "core/util.h"
-#include "plan/case_filter.h"
-#include "plan/cases.h"
-#include "plan/param_cli.h"
-#include "plan/plugin_loader.h"
-#include "plan/plugin_select.h"
+#include "plan/plan.h"
 #include "plan/preset.h"
 #include "plan/tunables.h"
 #include "plan/tuning_cache.h"
 #include "plan/values.h"
 #include "run/tune_device.h"
 #include "run/tune_search.h"
-
-#ifndef BENCH_REL_PRESET_DIR
-#define BENCH_REL_PRESET_DIR "share/bench/presets"
-#endif
 
 static void tune_usage(FILE *f) {
   fprintf(f,
@@ -55,11 +47,14 @@ static void tune_usage(FILE *f) {
           "or the cache could not be written; 2 usage; 130 interrupted (measurements kept).\n");
 }
 
-static char *preset_dir(void) {
-  char *ed = exe_dir();
-  char *d = xasprintf("%s/../%s", ed, BENCH_REL_PRESET_DIR);
-  free(ed);
-  return d;
+/* Every selected plugin must have something to tune: each one that has
+ * not is named. 0, or -1. */
+static int check_tunables(const struct plan *p) {
+  int bad = 0;
+  for (size_t i = 0; i < p->nplugins; i++)
+    if (!tunables_count(p->plugins[i]->desc))
+      bad = error("plugin %s declares no tunable parameters (nothing to tune)", p->plugins[i]->desc->name);
+  return bad ? -1 : 0;
 }
 
 struct tune_args {
@@ -206,12 +201,8 @@ int cmd_tune(int argc, char **argv) {
   struct options o;
   memset(&o, 0, sizeof o);
   int exit_code = EXIT_USAGE;
-  struct preset preset;
-  memset(&preset, 0, sizeof preset);
-  struct plugin_set set = {0};
-  const struct plugin **plugins = NULL;
-  size_t nplugins = 0;
-  struct case_list cases = {0};
+  struct plan plan;
+  memset(&plan, 0, sizeof plan);
   if (take_own(&n, args, &a) != 0) goto out;
   int rc = options_parse(n, args, &o);
   if (rc != 0) {
@@ -222,52 +213,25 @@ int cmd_tune(int argc, char **argv) {
     error(o.list ? "--list is not an option of bench tune" : "bench tune needs --plugin P");
     goto out;
   }
-  char *pdir = preset_dir();
-  const char *dirs[] = {pdir};
-  char *path = preset_resolve(o.preset, dirs, 1);
-  free(pdir);
-  if (!path) goto out;
-  rc = preset_load(path, &preset);
-  free(path);
-  if (rc != 0) goto out;
-  plugin_scan_configure(o.rescan, o.verbose);
-  if (plugins_load(o.plugin_dirs, o.nplugin_dirs, &set) != 0 ||
-      plugins_select(&set, o.plugins, o.nplugins, &plugins, &nplugins) != 0)
-    goto out;
-  if (nplugins == 0) {
-    error("no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)");
-    goto out;
-  }
-  const struct bench_plugin **descs = xcalloc(nplugins, sizeof *descs);
-  const char **known = xcalloc(set.n ? set.n : 1, sizeof *known);
-  int bad = 0;
-  for (size_t i = 0; i < nplugins; i++) {
-    descs[i] = plugins[i]->desc;
-    if (!tunables_count(descs[i]))
-      bad = error("plugin %s declares no tunable parameters (nothing to tune)", descs[i]->name);
-  }
-  for (size_t i = 0; i < set.n; i++) known[i] = set.items[i].desc->name;
-  rc = bad ? -1 : param_cli_apply(&preset, descs, nplugins, o.params, o.nparams);
-  if (rc == 0) rc = cases_expand(descs, nplugins, known, set.n, &preset, &cases);
-  if (rc == 0) rc = case_filter_apply(o.filters, o.nfilters, descs, nplugins, &cases);
-  free(descs);
-  free(known);
-  if (rc != 0) goto out;
+  struct plan_request rq = {
+      .preset = o.preset, .plugins = o.plugins, .nplugins = o.nplugins,
+      .plugin_dirs = o.plugin_dirs, .nplugin_dirs = o.nplugin_dirs,
+      .params = o.params, .nparams = o.nparams, .filters = o.filters, .nfilters = o.nfilters,
+      .rescan = o.rescan, .verbose = o.verbose};
+  if (plan_load(&rq, &plan) != 0 || check_tunables(&plan) != 0 || plan_cases(&rq, &plan) != 0) goto out;
 
   child_install_signal_handlers();
   const double deadline = a.budget_s > 0 ? now_s() + a.budget_s : 0;
   int failed = 0, no_winner = 0;
-  for (size_t i = 0; i < nplugins && !child_interrupted(); i++)
-    if (tune_plugin(plugins[i], &cases, i, &preset, &o, &a, deadline, &no_winner) != 0) failed = 1;
+  for (size_t i = 0; i < plan.nplugins && !child_interrupted(); i++)
+    if (tune_plugin(plan.plugins[i], &plan.cases, i, &plan.preset, &o, &a, deadline, &no_winner) != 0)
+      failed = 1;
   child_kill_descendants(NULL, 0);
   exit_code = child_interrupted() ? EXIT_INTERRUPTED : failed || no_winner ? EXIT_FAILED : EXIT_OK;
   if (child_interrupted())
     printf("bench tune: interrupted; the measurements so far are in the cache (rerun to resume)\n");
 out:
-  case_list_release(&cases);
-  preset_release(&preset);
-  free(plugins);
-  plugin_set_release(&set);
+  plan_release(&plan);
   options_release(&o);
   free(args);
   return exit_code;

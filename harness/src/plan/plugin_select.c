@@ -61,3 +61,14 @@ int plugins_select(const struct plugin_set *set, const char *const *patterns, si
   free(chosen);
   return rc;
 }
+
+int plugin_name_selected(const char *name, const char *const *patterns, size_t npatterns) {
+  int hit = 0;
+  for (size_t i = 0; i < npatterns && !hit; i++) {
+    char *list = xstrdup(patterns[i]), *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save))
+      hit = fnmatch(trim(tok), name, 0) == 0;
+    free(list);
+  }
+  return hit;
+}

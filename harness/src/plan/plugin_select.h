@@ -15,4 +15,8 @@ int plugins_load(const char *const *cli_dirs, size_t ncli, struct plugin_set *se
 int plugins_select(const struct plugin_set *set, const char *const *patterns, size_t npatterns,
                    const struct plugin ***sel, size_t *nsel);
 
+/* Whether name matches one of the patterns (comma lists, globs); a
+ * pattern matching nothing is no error here (a side of ab may lack it). */
+int plugin_name_selected(const char *name, const char *const *patterns, size_t npatterns);
+
 #endif

@@ -1,0 +1,42 @@
+/* The lines a run prints as its cases end (results/case_line.c renders one
+ * case). Tunables left at their defaults because the device has no tuning
+ * entry are not shown on a line (the files keep them; the run's end counts
+ * such cases once). A backend whose cases all end SKIPPED with one reason
+ * (no CUDA device here) is one line, "cuda_* 10 plugins, 82 cases: SKIPPED,
+ * REASON", printed when its last case ends; until then its SKIPPED lines
+ * are held back, and printed one by one as soon as any of its cases does
+ * something else. verbose: every case on its own line. */
+#ifndef BENCH_RUN_LINES_H
+#define BENCH_RUN_LINES_H
+
+#include <stdio.h>
+
+#include "plan/plan.h"
+#include "results/case_line.h"
+#include "results/result.h"
+
+/* "default (no tuning entry)": the note of a case whose tunables were left
+ * at their defaults (run/tune_apply.c). */
+#define UNTUNED_NOTE "default (no tuning entry)"
+
+struct skip_fold;
+
+struct run_lines {
+  FILE *out;
+  const struct plan *plan;
+  int total;
+  int verbose;
+  struct case_line_style *styles; /* per selected plugin */
+  int untuned;                    /* cases shown without their untuned tunables */
+  struct skip_fold *folds;        /* per backend */
+  size_t nfolds;
+};
+
+void run_lines_init(struct run_lines *l, const struct plan *p, FILE *out, int colour, int verbose);
+/* Case r (of p->cases.cases[r->index]) ended: print its line, or hold it. */
+void run_lines_case(struct run_lines *l, const struct case_result *r);
+/* The run ended (maybe interrupted): print the lines still held. */
+void run_lines_flush(struct run_lines *l);
+void run_lines_release(struct run_lines *l);
+
+#endif

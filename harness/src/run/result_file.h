@@ -1,0 +1,35 @@
+/* The result file of one plugin in a run (bench run, each side of bench
+ * ab): the header (the machine, the command, the preset), the steadiness
+ * of the machine from its first case to its last, and every case saved as
+ * it ends (journal and periodic rewrite, results/io.h), written whole at
+ * the end. */
+#ifndef BENCH_RESULT_FILE_H
+#define BENCH_RESULT_FILE_H
+
+#include "plan/plugin_loader.h"
+#include "plan/preset.h"
+#include "results/io.h"
+#include "run/steady.h"
+
+struct result_file {
+  struct run_file f;
+  struct results_run saver;
+  struct steady_reading start; /* the header's steadiness: read at open */
+  int failed;                  /* a save failed (said once) */
+};
+
+/* Start pl's file under dir: the header (tag, mode "debug" or "perf", the
+ * command line argv) and the steadiness reading at its start. */
+void result_file_open(struct result_file *rf, const struct plugin *pl, const struct preset *p,
+                      const char *tag, int debug, const char *dir, int argc, char **argv);
+
+/* Take the finished case *r into the file (r is left empty) and save it.
+ * 0, or -1 after error() when it could not be saved (then, or before). */
+int result_file_add(struct result_file *rf, struct case_result *r);
+
+/* Read the steadiness at the end (after the ending workers are reaped: a
+ * dying worker is still a runnable process), write the file whole and
+ * release it. 0, or -1 when it (or a case before) could not be written. */
+int result_file_close(struct result_file *rf);
+
+#endif

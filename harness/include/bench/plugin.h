@@ -8,7 +8,8 @@
  * through it (parameters, input data, the CPU reference check, messages).
  * A plugin never prints to the terminal and never exits.
  *
- * Life of one case (each case runs in its own child process):
+ * Life of one case (in a worker process the harness forks: one per backend,
+ * plugin or case, as --isolation says):
  *   init(host, &ctx)           once per process; BENCH_SKIP if it cannot run here
  *   setup(host, ctx, &state)   allocate, fill inputs, host->set_work(...)
  *   run(host, state)           one iteration, finished before it returns;
@@ -23,31 +24,14 @@
  * Every callback returns BENCH_OK, or BENCH_SKIP / BENCH_ERROR through
  * host->skip() / host->fail(), which also record the one-line reason.
  *
- * Growth (ABI 1.1 and later). Structs only grow at their end. A plugin
- * states the version it was built against (abi_version) and, from 1.1 on,
- * the oldest version it needs (abi_needed; 0 means BENCH_ABI_MAJOR.0). The
- * harness loads a plugin of its own major whose needed minor it has, and
- * reads a plugin field only when the plugin's abi_version says it exists.
- * A plugin reads a host member added after 1.0 only when host->abi_version
- * says it exists; new host capabilities are extensions found by a versioned
- * id (bench_host_extension(host, BENCH_EXT_ITEMS)), NULL when absent.
- *
- * Structs a plugin hands to the harness (ABI 1.2 makes this true for all of
- * them): struct bench_plugin, each struct bench_param of its params array,
- * and every struct bench_check / bench_compare passed to host->check or
- * compare->compare. The harness copies each into a zero-filled struct of its
- * own layout, reading only the bytes that exist in the plugin's minor: a
- * field added later reads as 0 (so every new field's 0 must mean "as
- * before"). A plugin of an older minor has the sizes that minor had, which
- * the harness knows. A plugin of a NEWER minor (one whose abi_needed lets it
- * run on an older harness) has supersets, of which the harness reads the
- * prefix it knows; that works for a struct passed by pointer, but the
- * harness cannot know the stride of a newer params ARRAY. Such a plugin
- * states it: end the entry's initializer with BENCH_PLUGIN_SIZES (sets
- * .param_size). A plugin of a newer minor that declares parameters without
- * it is refused with one line; one of an older or the same minor needs
- * nothing (param_size 0 means "the size of my minor"), so plugins written
- * against 1.0 or 1.1 that set only .abi_version keep working unchanged.
+ * Growth (ABI 1.x): structs only grow at their end, one minor at a time;
+ * the harness reads a plugin's struct only as far as the plugin's minor
+ * has it (a later field reads as 0), a plugin reads a host member newer
+ * than 1.0 only when host->abi_version has it, and new host capabilities
+ * are extensions found by a versioned id (bench_host_extension). The
+ * rule in full, and why it stays rather than a frozen 2.0: docs/sdk.md,
+ * "The ABI: growth rule". A plugin built against a NEWER minor than the
+ * harness it runs on ends its entry's initializer with BENCH_PLUGIN_SIZES.
  *
  * The header is C11 and C++ clean; build a plugin outside this tree with
  *   cc -shared -fPIC $(pkg-config --cflags bench-plugin) my.c -o my.so

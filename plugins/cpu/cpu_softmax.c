@@ -15,6 +15,7 @@
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
+#include "cpu_pool.h"
 #include "cpu_rowops.h"
 
 struct softmax {

@@ -5,7 +5,8 @@
 # Checked: harness/src/*/*.c in harness/CMakeLists.txt; every tests/*/t_*.sh
 # and tests/unit/test_*.c registered with ctest in this build (BUILD), or,
 # for an optional test, named in full by its folder's CMakeLists.txt; every
-# presets/*.ini in presets/CMakeLists.txt; no file(GLOB) in any CMake file.
+# studies/*.c in studies/CMakeLists.txt; every presets/*.ini in
+# presets/CMakeLists.txt; no file(GLOB) in any CMake file.
 set -u
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-listed.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -33,6 +34,12 @@ for f in "${scripts[@]}"; do
   if grep -Eq "Test +#[0-9]+: $dir\.$name\$" "$T/ctest.txt"; then ok
   elif grep -Fq "/$(basename "$f")" "$(dirname "$f")/CMakeLists.txt" 2>/dev/null; then ok
   else fail "$f is not registered with ctest (no test $dir.$name)"; fi
+done
+
+studies=(studies/*.c)
+expect_nonempty "study programs" "${studies[@]}"
+for f in "${studies[@]}"; do
+  if grep -Fq " $(basename "$f")" studies/CMakeLists.txt; then ok; else fail "$f is in no add_executable of studies/CMakeLists.txt"; fi
 done
 
 presets=(presets/*.ini)

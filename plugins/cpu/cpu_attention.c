@@ -29,6 +29,7 @@
 #include "bench/plugin.h"
 #include "cpu_common.h"
 #include "cpu_gemm_packed.h"
+#include "cpu_pool.h"
 #include "cpu_rowops.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -25,6 +25,7 @@
 #include "cpu_common.h"
 #include "cpu_gemm_blas.h"
 #include "cpu_gemm_packed.h"
+#include "cpu_pool.h"
 
 /* Blocking for the blocked variant: a KC x NC panel of B (256 KiB) stays in
  * L2, a row of C's panel (2 KiB) and of A's block stay in L1. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cpu_common.h"
+#include "cpu_pool.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

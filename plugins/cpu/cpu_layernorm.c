@@ -13,6 +13,7 @@
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
+#include "cpu_pool.h"
 #include "cpu_rowops.h"
 
 struct layernorm {

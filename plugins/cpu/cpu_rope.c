@@ -14,6 +14,7 @@
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
+#include "cpu_pool.h"
 
 struct rope {
   int64_t seq, heads, dim;

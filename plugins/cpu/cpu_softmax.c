@@ -7,7 +7,7 @@
  * scaled and stored in the loop of row r's exps, so the stores overlap the
  * arithmetic (on the 2-vCPU Zen 5 VM at 4096 x 4096, against three passes:
  * 1 thread +22-25% GB/s; 2 threads 0.59 -> 0.96 of copy, by
- * scripts/pair_copy.sh). GB/s counts 2 * rows * cols * 4 bytes (the
+ * studies/pair_copy.sh). GB/s counts 2 * rows * cols * 4 bytes (the
  * harness's softmax figure). Verified against the harness's softmax
  * reference. */
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
+#include "cpu_pool.h"
 #include "cpu_rowops.h"
 
 struct softmax {

@@ -1,5 +1,5 @@
 /* The dependent chain cpu_spin times, in its own file so that the
- * anchors script (scripts/anchors.sh) times the very same function with
+ * anchors script (studies/anchors.sh) times the very same function with
  * Google Benchmark. */
 #ifndef BENCH_CPU_SPIN_CHAIN_H
 #define BENCH_CPU_SPIN_CHAIN_H

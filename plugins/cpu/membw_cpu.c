@@ -19,6 +19,7 @@
 
 #include "bench/plugin.h"
 #include "cpu_common.h"
+#include "cpu_pool.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

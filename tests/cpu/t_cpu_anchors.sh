@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/anchors.sh --quick runs to completion and prints every row of its
+# studies/anchors.sh --quick runs to completion and prints every row of its
 # table with a bench figure (and an anchor figure wherever that anchor is
 # installed); so does --cputime, with its one-thread rows. With two rounds
 # the paired rows give the range of their per-round ratios. The ratios
@@ -7,12 +7,12 @@
 . "$(dirname "$0")/cpu_lib.sh"
 
 RC=0
-"$SRC/scripts/anchors.sh" --quick --rounds 2 --bench "$BENCH" --keep "$T/a" >"$T/table" 2>"$T/log" || RC=$?
+"$SRC/studies/anchors.sh" --quick --rounds 2 --bench "$BENCH" --keep "$T/a" >"$T/table" 2>"$T/log" || RC=$?
 expect_rc 0
 cat "$T/table"
 [ -d "$T/a/round-1/bench-gemm" ] && [ -d "$T/a/round-2/bench-rows-1" ] && ok || fail "no per-round folders"
 RC=0
-"$SRC/scripts/anchors.sh" --quick --rounds 0 --bench "$BENCH" >/dev/null 2>"$T/bad" || RC=$?
+"$SRC/studies/anchors.sh" --quick --rounds 0 --bench "$BENCH" >/dev/null 2>"$T/bad" || RC=$?
 expect_rc 2 "--rounds 0"
 expect_in "$T/bad" "anchors: --rounds wants a positive integer"
 
@@ -105,7 +105,7 @@ if machine_has_flag avx512f; then
 fi
 # --cputime: the one-thread figures by thread CPU time, each with a number.
 RC=0
-"$SRC/scripts/anchors.sh" --quick --cputime --bench "$BENCH" >"$T/ct" 2>"$T/ctlog" || RC=$?
+"$SRC/studies/anchors.sh" --quick --cputime --bench "$BENCH" >"$T/ct" 2>"$T/ctlog" || RC=$?
 expect_rc 0 "--cputime"
 cat "$T/ct"
 for r in 'cpu_gemm packed [a-z0-9]+ / strongest .*, 256\^3 +[0-9.]+ ' 'cpu_rmsnorm GB/s / membw_cpu copy GB/s +[0-9.]+ +[0-9.]+ ' \

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# scripts/pair_copy.sh --quick runs its pairs to completion: a line per pair
+# studies/pair_copy.sh --quick runs its pairs to completion: a line per pair
 # with both copies, the kernel and (with --base) the second build's figure,
 # and a summary or the reason there is none; bad arguments exit 2. The
 # figures themselves are not checked: a busy machine's numbers are no test.
 . "$(dirname "$0")/cpu_lib.sh"
 
 RC=0
-"$SRC/scripts/pair_copy.sh" --quick --pairs 2 --bench "$BENCH" --base "$BENCH" --keep "$T/k" cpu_softmax --param rows=64 --param cols=1024 \
+"$SRC/studies/pair_copy.sh" --quick --pairs 2 --bench "$BENCH" --base "$BENCH" --keep "$T/k" cpu_softmax --param rows=64 --param cols=1024 \
   >"$T/out" 2>"$T/err" || RC=$?
 expect_rc 0
 cat "$T/out"
@@ -22,7 +22,7 @@ for bad in "--pairs 0 cpu_softmax" "--quick" "--bench /nonexistent cpu_softmax" 
   "--quick --pairs 1 --bench $BENCH cpu_softmax"; do
   RC=0
   # shellcheck disable=SC2086
-  "$SRC/scripts/pair_copy.sh" $bad >"$T/out" 2>"$T/err" || RC=$?
+  "$SRC/studies/pair_copy.sh" $bad >"$T/out" 2>"$T/err" || RC=$?
   expect_rc 2 "pair_copy $bad"
   expect_in "$T/err" '^pair_copy: '
 done

@@ -1,4 +1,4 @@
-/* The CPU thread pool (plugins/cpu/cpu_common.c) and the packed GEMM's
+/* The CPU thread pool (plugins/cpu/cpu_pool.c) and the packed GEMM's
  * team (cpu_gemm_packed.c): every slot of a task runs exactly once, with
  * the task's slot count; cpu_parallel_for covers its range exactly once in
  * pieces of whole grains, on the pool's threads, and wakes no thread below
@@ -18,6 +18,7 @@
 #include "../unit/test.h"
 #include "cpu_common.h"
 #include "cpu_gemm_packed.h"
+#include "cpu_pool.h"
 
 #define MAX_SLOTS 16
 

@@ -71,7 +71,7 @@ text = open(plugin_h).read()
 for c in sorted(set(re.findall(r"\b(BENCH_TOL_\w+|BENCH_PARAM_(?:INT|FLOAT|STRING)\b|BENCH_EXT_\w+|BENCH_TIER_\w+)", text))):
     need.append((c, c, False))
 need.append(("bench_host_extension", "bench_host_extension", True))
-helpers = {"plugins/vulkan/vkh.h": ["vkh_"], "plugins/vulkan/vkh_compile.h": ["vkh_"],
+helpers = {"plugins/vulkan/vkh/vkh.h": ["vkh_"], "plugins/vulkan/vkh/vkh_compile.h": ["vkh_"],
            "plugins/vulkan/vk_rows.h": ["vk_rows_"], "plugins/hip/hipb.h": ["hipb_"],
            "plugins/hip/hipb_rows.h": ["rows_"]}
 nfun = 0
@@ -83,7 +83,7 @@ missing = [what for what, name, call in need if not named(name, call)]
 print("%d names (%d helper functions) checked against %s" % (len(need), nfun, doc))
 # the header parse must have found what we know is there
 for what in ("bench_host.fill_random", "bench_host.param_str", "bench_param.choices", "bench_compare.tol",
-             "plugins/vulkan/vkh.h: vkh_case_run", "plugins/hip/hipb.h: hipb_begin"):
+             "plugins/vulkan/vkh/vkh.h: vkh_case_run", "plugins/hip/hipb.h: hipb_begin"):
     if what not in [w for w, _, _ in need]:
         print("the header parse lost " + what)
         sys.exit(2)

@@ -55,7 +55,7 @@ mv "$T/moved" "$PREFIX"
 
 # Each backend's helpers, when built: header, library, a .pc that resolves,
 # and the library's own symbols all hidden.
-if [ -f "$BUILD/plugins/vulkan/bench-vulkan.pc" ]; then
+if [ -f "$BUILD/plugins/vulkan/vkh/bench-vulkan.pc" ]; then
   [ -f "$PREFIX/include/bench/vkh.h" ] && ok || fail "no include/bench/vkh.h"
   pkg-config --exists bench-vulkan && ok || fail "pkg-config bench-vulkan: $(pkg-config --print-errors bench-vulkan 2>&1)"
   libs=$(pkg-config --libs bench-vulkan)

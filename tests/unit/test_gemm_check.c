@@ -5,8 +5,8 @@
  * inputs (output the same type) in all four A/B layouts; correct GEMMs
  * accumulated in another order than the reference (blocked along k,
  * pairwise) pass. Sizes up to 512, and 96 rows of n = k = 2048, keep the
- * test quick under ASan; tests/perf/gemm_check_rate
- * (scripts/gemm_check_rate.sh) measures full sizes to 8192. */
+ * test quick under ASan; studies/gemm_check_rate.c
+ * (studies/gemm_check_rate.sh) measures full sizes to 8192. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -194,7 +194,7 @@ static void test_planted_20x_caught(void) {
 /* The largest size the 20x guarantee is stated for: n = k = 2048 (the
  * check's block width and tolerances follow n and k; each row is tested on
  * its own, so 64 rows stand for 2048 and keep the test quick under ASan;
- * scripts/gemm_check_rate.sh runs the full 2048^3). */
+ * studies/gemm_check_rate.sh runs the full 2048^3). */
 static void test_planted_20x_caught_2048(void) {
   const enum bench_dtype types[] = {BENCH_F32, BENCH_F16, BENCH_BF16};
   for (int t = 0; t < 3; t++) {

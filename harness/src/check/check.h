@@ -67,7 +67,7 @@ struct op_work check_problem_work(const struct check_problem *p);
  *   every other operation, it compares every element and says "full".
  * - A non-finite output where the reference is finite is a mismatch, with
  *   max_abs_err = max_rel_err = inf.
- * - Under "sampled+freivalds" (check.c: Freivalds' test per row and block
+ * - Under "sampled+freivalds" (gemm_check.c: Freivalds' test per row and block
  *   of columns against a rounding-error model, plus the corners, the last
  *   row and column and 512 random elements), a row that fails Freivalds'
  *   test is recomputed in full (up to 4 such rows) so the message names the

@@ -3,8 +3,8 @@
 # Writes planted result files (20 plugins x 100 cases, SAMPLES samples per
 # case, a few percent of cases shifted) with tests/compare's gen_results and
 # times the compare in each output format.
-#   scripts/compare_timing.sh [BUILD_DIR] [SAMPLES]   (default build, 100)
-. "$(dirname "$0")/lib/machine.sh"
+#   studies/compare_timing.sh [BUILD_DIR] [SAMPLES]   (default build, 100)
+. "$(dirname "$0")/../scripts/lib/machine.sh"
 set -eu
 BUILD=${1:-build}
 SAMPLES=${2:-100}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table of scripts/anchors.sh: bench's CPU plugins read against their
+"""The table of studies/anchors.sh: bench's CPU plugins read against their
 anchors, from the files one anchors run left in DIR:
 
   DIR/bench-*/*.json   bench result files (schema bench-result/1) of the runs

@@ -5,7 +5,8 @@
  * Parameters not given take the first value of their smoke default. Times
  * 2000 iterations each way after a warm-up and prints, for each, the median
  * over 15 repetitions of host ns per iteration and device ns per iteration
- * (the plugin's timestamps). Built and run by scripts/vk_batch_ns.sh. */
+ * (the plugin's timestamps). Built by studies/CMakeLists.txt, run by
+ * studies/vk_batch_ns.sh. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-// Google Benchmark side of scripts/anchors.sh: the very function cpu_spin
+// Google Benchmark side of studies/anchors.sh: the very function cpu_spin
 // runs (plugins/cpu/cpu_spin_chain.c, linked in unchanged) and an empty
 // loop, timed by Google Benchmark so that bench's cpu_spin median and
 // cpu_noop floor can be read against them.

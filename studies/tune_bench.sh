@@ -13,7 +13,7 @@
 #    of the winner over the default, with its interval (1.000x, no gain, is
 #    an honest answer).
 #
-# usage: scripts/tune_bench.sh [--build DIR] [--reruns N] [--gemm-size N] [--budget DURATION]
+# usage: studies/tune_bench.sh [--build DIR] [--reruns N] [--gemm-size N] [--budget DURATION]
 #   --build     build folder (default build; bench in DIR/bin, fixtures in DIR/tests/fixtures)
 #   --reruns    halving reruns for the same-pick check (default 10)
 #   --gemm-size m = n = k of the cpu_gemm problem (default 2048)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ns per iteration of small Vulkan kernels with and without run_batch:
 # vk_smoke (one invocation) and vk_gemm 16x16x16 f32 (one 16x16 workgroup).
-#   scripts/vk_batch_ns.sh [BUILD_DIR] [N]      (default build, 100)
-# 1. helper level (scripts/vk_batch_ns.c, no harness): run() 2000 times
+#   studies/vk_batch_ns.sh [BUILD_DIR] [N]      (default build, 100)
+# 1. helper level (studies/vk_batch_ns.c, no harness): run() 2000 times
 #    (one submit and wait each) against run_batch(N) (N dispatches per
 #    submit), medians of 15 repetitions, host and device ns per iteration.
 # 2. through bench: the plugins as built (run_batch) and copies built on the
@@ -22,9 +22,9 @@ echo "cpu: $(machine_cpu_model), $(machine_cpus) cpus"
 echo "load: $(uptime | sed 's/.*load average: //')"
 
 echo "== helper level: batches of $N"
-cc -std=c11 -O2 -Wall -Wextra -I"$ROOT/harness/include" "$ROOT/scripts/vk_batch_ns.c" -o "$T/vk_batch_ns" -ldl
-nice "$T/vk_batch_ns" "$P/vk_smoke.so" "$N" 2>/dev/null
-nice "$T/vk_batch_ns" "$P/vk_gemm.so" "$N" m=16 n=16 k=16 dtype=f32 2>/dev/null
+cmake --build "$BUILD" --target vk_batch_ns >/dev/null
+nice "$BUILD/bin/vk_batch_ns" "$P/vk_smoke.so" "$N" 2>/dev/null
+nice "$BUILD/bin/vk_batch_ns" "$P/vk_gemm.so" "$N" m=16 n=16 k=16 dtype=f32 2>/dev/null
 
 echo "== through bench (batch_min_time 2ms decides the batch)"
 cmake --install "$BUILD" --prefix "$T/prefix" >/dev/null

@@ -17,7 +17,7 @@ the whole recorded run, then per rule: cases settled, median time per case
 as a fraction of max_time, settled medians within 1% of the whole run's, and
 how often the rule's interval at its stop holds the whole run's median.
 
-usage: scripts/settle_replay.py [--preset FILE] [--target 0.01]
+usage: studies/settle_replay.py [--preset FILE] [--target 0.01]
            [--min-samples 10] [--min-time 1] [--max-time 8] [--summary] FILE.json...
   --preset  take target_noise, min_samples, min_time, max_time from a
             preset's [run] section (the flags override)

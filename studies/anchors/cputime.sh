@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# One-thread figures by thread CPU time (scripts/anchors/cputime.c), for a
-# machine other work keeps busy: scripts/anchors.sh --cputime runs this.
+# One-thread figures by thread CPU time (studies/anchors/cputime.c), for a
+# machine other work keeps busy: studies/anchors.sh --cputime runs this.
 # cpu_gemm packed (each ISA) against OpenBLAS and BLIS (their own pick and
 # the kernel sets forced as in anchors.sh), the row-wise primitives against
 # membw_cpu copy, attention against cpu_gemm. Best of REPS runs each.
 #   usage: cputime.sh PLUGIN_DIR WORK_DIR QUICK(0|1)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../lib/machine.sh"
 root=$(cd "$here/../.." && pwd)
+. "$root/scripts/lib/machine.sh"
 plugins="$1"; work="$2"; quick="$3"
 san=()  # plugins built with sanitizers load only into a program that has them too
 case "$(ldd "$plugins/cpu_gemm.so" 2>/dev/null || true)" in *libasan*) san=(-fsanitize=address,undefined) ;; esac
 src="$root/harness/src"  # the operation table gives the work, as in bench
 gcc -O2 "${san[@]}" -D_GNU_SOURCE -I"$root/harness/include" -I"$src" "$here/cputime.c" \
-  "$src"/check/{check,operation,reference,comparison,dtype}.c "$src"/core/{util,term}.c \
+  "$src"/check/{check,gemm_check,operation,reference,comparison,dtype}.c "$src"/core/{util,term}.c \
   -o "$work/cputime" -ldl -lm
 if [ "$quick" = 1 ]; then sizes="128 256"; rows=256; cols=1024; attn="1 2 128 64"; reps=5
 else sizes="1024 2048"; rows=4096; cols=4096; attn="1 8 1024 64"; reps=15; fi

@@ -23,7 +23,7 @@
 # Each prefix gets its own scan cache (XDG_CACHE_HOME), warmed first.
 # Install a prefix with: cmake --install BUILD --prefix /tmp/bench-after
 #
-# usage: scripts/start_overhead.sh [--before PREFIX] [--pairs N] [--runs N] PREFIX
+# usage: studies/start_overhead.sh [--before PREFIX] [--pairs N] [--runs N] PREFIX
 #   --pairs  interleaved pairs for 1. and runs of 2. (default 7)
 #   --runs   runs of 3. and 4. (default 3; the median is shown)
 set -euo pipefail

@@ -16,7 +16,7 @@
 # alarms of A=A and how often the real 20% slowdown is SLOWER, with how
 # many runs were steady.
 #
-# usage: scripts/self_compare.sh [--repeats N] [--presets LIST] [--plugin LIST]
+# usage: studies/self_compare.sh [--repeats N] [--presets LIST] [--plugin LIST]
 #                                [--bench PATH] [--before PATH] [--keep DIR]
 #                                [--planted N] [--ab-builds DIR] [--stress]
 #   --repeats N     self-compares per preset (default 20)

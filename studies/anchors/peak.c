@@ -1,4 +1,4 @@
-/* The physical limits of this CPU for scripts/anchors.sh: the clock,
+/* The physical limits of this CPU for studies/anchors.sh: the clock,
  * measured with a chain of dependent integer adds (one per cycle on every
  * x86 core since the P6), and the fp32 FMA throughput of one core measured
  * for each vector ISA the CPU has (12 independent FMA chains: more than

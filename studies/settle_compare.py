@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Short runs against long runs of the same cases (a benchmark, not a test;
-scripts/settle_check.sh runs it).
+studies/settle_check.sh runs it).
 
 DIR holds one results folder per run, named S1, S2, ... (short: the preset's
 own stopping policy) and L1, L2, ... (long: every case to max_time). Per case
@@ -11,7 +11,7 @@ summary: short runs settled, median time per short case as a fraction of
 max_time, short medians within 1% of the long mean, and long runs within 1%
 of each other.
 
-usage: scripts/settle_compare.py DIR
+usage: studies/settle_compare.py DIR
 """
 import glob, json, os, statistics, sys
 

@@ -1,5 +1,5 @@
 /* One case of a bench plugin timed by the thread's CPU time, for
- * scripts/anchors.sh --cputime: on a machine shared with other work, the
+ * studies/anchors.sh --cputime: on a machine shared with other work, the
  * CPU time of a one-thread case leaves out the time it waited for a CPU,
  * which wall-clock medians and even minima of long samples do not.
  *   cputime PLUGIN.so REPS [param=value ...]

@@ -6,14 +6,14 @@
 # case every run's median and how far each short run is from the mean of the
 # long runs, and how far the long runs are from each other (the machine's own
 # run-to-run spread: no stopping rule can do better). Then it replays both
-# rules on the long runs' recorded samples (scripts/settle_replay.py): where
+# rules on the long runs' recorded samples (studies/settle_replay.py): where
 # each would have stopped within the same run, against that run's whole
 # median.
 #
-# usage: scripts/settle_check.sh [--bench PATH] [--preset FILE] [--plugin LIST]
+# usage: studies/settle_check.sh [--bench PATH] [--preset FILE] [--plugin LIST]
 #                                [--rounds N] [--keep DIR]
 #   --bench    bench binary (default build/bin/bench)
-#   --preset   the short-run preset (default: scripts/anchors.sh's rest.ini, its
+#   --preset   the short-run preset (default: studies/anchors.sh's rest.ini, its
 #              perf policy: tier perf, min_time 1 s, max_time 8 s, target 1%,
 #              on the CPU row kernels, attention, cpu_spin and membw_cpu at
 #              the anchors' sizes)
@@ -46,8 +46,8 @@ if [ -n "$keep" ]; then work="$keep"; mkdir -p "$work"; else
   work=$(mktemp -d "${TMPDIR:-/tmp}/settle-check.XXXXXX"); trap 'rm -rf "$work"' EXIT
 fi
 
-if [ -z "$preset" ]; then # the anchors' own (scripts/anchors.sh), one source of truth
-  "$root/scripts/anchors.sh" --presets "$work/anchors" || { echo "settle_check: cannot write the anchors' presets" >&2; exit 2; }
+if [ -z "$preset" ]; then # the anchors' own (studies/anchors.sh), one source of truth
+  "$root/studies/anchors.sh" --presets "$work/anchors" || { echo "settle_check: cannot write the anchors' presets" >&2; exit 2; }
   preset="$work/anchors/rest.ini"
 fi
 [ -r "$preset" ] || { echo "settle_check: cannot read preset $preset" >&2; exit 2; }
@@ -71,7 +71,7 @@ for i in $(seq 1 "$rounds"); do
     printf '%s: %d.%d s, load %s\n' "$run" $((ms / 1000)) $((ms % 1000 / 100)) "$(machine_load)"
   done
 done
-python3 "$root/scripts/settle_compare.py" "$work"
+python3 "$root/studies/settle_compare.py" "$work"
 echo
 echo "replay of the rules on the long runs' samples (the same run, so without the machine's run-to-run drift):"
-python3 "$root/scripts/settle_replay.py" --summary --preset "$preset" "$work"/L*/*.json
+python3 "$root/studies/settle_replay.py" --summary --preset "$preset" "$work"/L*/*.json

@@ -1,4 +1,4 @@
-/* Direct cblas_sgemm timing for scripts/anchors.sh, outside bench: inputs
+/* Direct cblas_sgemm timing for studies/anchors.sh, outside bench: inputs
  * uniform in [-1, 1) like bench's, warm-up for WARM seconds (clocks and
  * OpenBLAS's threads settle, as bench's perf warm-up), then at least REPS
  * runs and one second; prints the median and best GFLOP/s and the core

@@ -6,22 +6,22 @@
 # script on one node (--nodelist n1: the same work as local) and on the
 # default partition's two nodes (twice the work, both on this host's cores).
 #
-#   tests/slurm/overhead.sh [REPEATS] [PRESET] [PLUGINS]
-#   e.g. tests/slurm/overhead.sh 3 smoke cpu_noop,cpu_gemm,vk_smoke
+#   studies/slurm_overhead.sh [REPEATS] [PRESET] [PLUGINS]
+#   e.g. studies/slurm_overhead.sh 3 smoke cpu_noop,cpu_gemm,vk_smoke
 #
 # Uses BENCH (default build/bin/bench); prints one line per run (wall
 # seconds, load average before and after, cases run) and the mean, min and
 # max per kind. Run it with nothing else on the machine for figures that
 # mean something, and note the CPU (printed) and the load.
 set -u
-SRC=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)
+SRC=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
 # shellcheck source=tests/slurm/cluster.sh
 . "$SRC/tests/slurm/cluster.sh"
 . "$SRC/scripts/lib/machine.sh"
 REPEATS=${1:-3} PRESET=${2:-smoke} PLUGINS=${3:-}
 export BENCH=${BENCH:-$SRC/build/bin/bench} BENCH_PLUGIN_PATH=${BENCH_PLUGIN_PATH:-}
 [ -x "$BENCH" ] || {
-  echo "overhead.sh: no bench at $BENCH (build first or set BENCH)" >&2
+  echo "slurm_overhead.sh: no bench at $BENCH (build first or set BENCH)" >&2
   exit 2
 }
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-slurm-overhead.XXXXXX")

@@ -1,6 +1,6 @@
 /* gemm_check_rate: how often the fast GEMM check (VERIFY_FAST) catches one
  * planted wrong element, and what it costs. Built, never run by ctest;
- * scripts/gemm_check_rate.sh drives it.
+ * studies/gemm_check_rate.sh drives it.
  *
  *   gemm_check_rate [--trials T] [--positive] [--out-f32] [--rows M] N...
  *

@@ -7,7 +7,7 @@
 # and load, the detection rate (SLOWER at 1/2/5%) and the false-alarm rate
 # (anything but SAME or NOISY at 0%).
 #
-#   scripts/ab_power.sh BUILD [TRIALS] [BUDGET_S]      (defaults 20, 10)
+#   studies/ab_power.sh BUILD [TRIALS] [BUDGET_S]      (defaults 20, 10)
 #
 # BUILD is a configured and built tree (its bin/bench is used). THRESHOLD
 # (default 0.5%), N (spin iterations, default 200000: about 0.2 ms per run)

@@ -21,8 +21,8 @@
 #   LLM primitives' GB/s  as a fraction of membw_cpu's copy bandwidth;
 #                         attention as a fraction of cpu_gemm
 #
-# usage: scripts/anchors.sh [--quick] [--cputime] [--rounds N] [--bench PATH] [--keep DIR]
-#        scripts/anchors.sh [--quick] --presets DIR
+# usage: studies/anchors.sh [--quick] [--cputime] [--rounds N] [--bench PATH] [--keep DIR]
+#        studies/anchors.sh [--quick] --presets DIR
 #   --quick      small sizes and short runs (seconds; for the test)
 #   --rounds N   run the GEMM cells and the row kernels with their copy N
 #                times, interleaved (default 3, --quick 1); the table gives
@@ -30,19 +30,19 @@
 #                range: this VM's speed moves 5-10% over minutes, and one
 #                round can land a cell's two sides apart
 #   --cputime    instead: the one-thread figures by thread CPU time, best of
-#                runs (scripts/anchors/cputime.sh), for a machine other work
+#                runs (studies/anchors/cputime.sh), for a machine other work
 #                keeps busy, where wall-clock medians say more about the load
 #   --bench      the bench binary (default: $BENCH, else build-cpu/ or build/)
 #   --keep DIR   keep every raw result (bench JSON, mbw, Google Benchmark) in DIR
 #   --presets DIR  only write the presets the table runs (gemm.ini, openblas.ini,
-#                blis.ini, rest.ini, rows-1.ini, rows-0.ini) into DIR, run nothing (scripts/settle_check.sh
+#                blis.ini, rest.ini, rows-1.ini, rows-0.ini) into DIR, run nothing (studies/settle_check.sh
 #                uses rest.ini)
 # Anchors that are not installed (libopenblas-dev, libblis-dev, mbw,
 # libbenchmark-dev, see scripts/debian-packages-test.txt) show as n/a.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/machine.sh"
-here="$root/scripts/anchors"
+here="$root/studies/anchors"
 
 quick=0
 cputime=0

@@ -1,5 +1,5 @@
 /* gemm_check_fp: false WRONG_ANSWERs of the fast GEMM check (VERIFY_FAST)
- * on correct GEMMs. Built, never run by ctest; scripts/gemm_check_fp.sh
+ * on correct GEMMs. Built, never run by ctest; studies/gemm_check_fp.sh
  * drives it.
  *
  *   gemm_check_fp [--cases N] [--seed S]

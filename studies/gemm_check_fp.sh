@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # False WRONG_ANSWERs of the fast GEMM check (verify = fast) on correct
-# GEMMs, a benchmark, not a test: builds tests/perf/gemm_check_fp (Release)
+# GEMMs, a benchmark, not a test: builds studies/gemm_check_fp.c (Release)
 # and runs it. N correct cases (default 10000): mixed shapes (tiny, odd,
 # non-square, k >> n), f32/f16/bf16 inputs with outputs of the same type or
 # f32, inputs uniform, positive or with rows and columns scaled by powers of
@@ -8,7 +8,7 @@
 # reversed k, blocked, pairwise, fmaf, four lanes), each checked in the four
 # A/B layouts. Prints the false WRONG_ANSWER count (must be 0; exit 1 if not).
 #
-# usage: scripts/gemm_check_fp.sh [--build DIR] [--cases N] [--seed S]
+# usage: studies/gemm_check_fp.sh [--build DIR] [--cases N] [--seed S]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-perf

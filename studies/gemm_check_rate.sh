@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Catch rate and cost of the fast GEMM check (verify = fast), a benchmark,
-# not a test: builds tests/perf/gemm_check_rate (Release) and runs it. For
+# not a test: builds studies/gemm_check_rate.c (Release) and runs it. For
 # each size N (N x N x N) and dtype f32, f16, bf16 it plants one element off
 # by 2x, 5x, 10x, 20x, 50x and 100x its own full-check tolerance at corners, tile edges
 # and random positions (T trials each, the four A/B layouts in turn), and
@@ -9,7 +9,7 @@
 # checks only M rows (m = M, n = k = N: the check treats rows alone, so
 # 4096 and 8192 need no N^3 CPU GEMM), e.g. --rows 64 4096 8192.
 #
-# usage: scripts/gemm_check_rate.sh [--build DIR] [--trials T] [--positive]
+# usage: studies/gemm_check_rate.sh [--build DIR] [--trials T] [--positive]
 #                                   [--out-f32] [--rows M] [N...]
 #                                   (default 256 512 1024 2048)
 set -euo pipefail

@@ -12,7 +12,7 @@
 # agree within 10%, the median ratio and its range, separately for the
 # pairs above and below the middle of the copy rates seen.
 #
-# usage: scripts/pair_copy.sh [--pairs N] [--threads T] [--quick] [--bench PATH]
+# usage: studies/pair_copy.sh [--pairs N] [--threads T] [--quick] [--bench PATH]
 #                             [--base PATH] [--keep DIR] PLUGIN [--param NAME=VALUE]...
 #   --pairs N    pairs to run (default 20)
 #   --threads T  the kernel's and the copy's threads (default 0: every CPU)

@@ -4,9 +4,9 @@
 # work = (next TEST_START, or SUITE_END, - this TEST_START from the events:
 # process start, init, warm-up, verification, saving, everything) - (the
 # samples' timed iterations from the result JSON). Prints one table per bench binary, so a
-# before/after comparison is: scripts/overhead.sh --bench OLD --bench NEW.
+# before/after comparison is: studies/overhead.sh --bench OLD --bench NEW.
 #
-# usage: scripts/overhead.sh [--bench PATH]... [--repeat N] [--preset P] [--keep DIR]
+# usage: studies/overhead.sh [--bench PATH]... [--repeat N] [--preset P] [--keep DIR]
 #   --bench    bench binaries to compare (default: build/bin/bench)
 #   --repeat   runs per binary (default 3; the table shows the median run)
 #   --preset   preset (default smoke)

@@ -280,7 +280,33 @@ static void test_batch_stable(void) {
   CHECK(stats_batch_size(tiny, 1, 1e-3, 1 << 20) == 1 << 20); /* capped */
 }
 
-TEST_MAIN(TEST_ENTRY(test_empty), TEST_ENTRY(test_one), TEST_ENTRY(test_two),
+/* The order statistics every layer shares: sort, sorted copy, medians
+ * (the middle or the mean of the two middle ones), type-7 quantiles. */
+static void test_order_statistics(void) {
+  double x[] = {5, -1, 3, 3, 0.5, 9};
+  double *s = stats_sorted_copy(x, 6);
+  double want[] = {-1, 0.5, 3, 3, 5, 9};
+  for (int i = 0; i < 6; i++) CHECK(s[i] == want[i]);
+  CHECK(x[0] == 5 && x[5] == 9); /* the copy, not x */
+  CHECK(stats_median_sorted(s, 6) == 3.0);
+  CHECK(stats_median_sorted(s, 5) == 3.0);
+  CHECK(stats_median(x, 6) == 3.0);
+  CHECK(stats_median(x, 2) == 2.0); /* {5, -1} */
+  CHECK(isnan(stats_median(x, 0)));
+  CHECK(stats_quantile_sorted(s, 6, 0.0) == -1.0);
+  CHECK(stats_quantile_sorted(s, 6, 1.0) == 9.0);
+  CHECK_NEAR(stats_quantile_sorted(s, 6, 0.25), 1.125, EPS); /* R: quantile(x, .25) */
+  free(s);
+  stats_sort(x, 6);
+  for (int i = 0; i < 6; i++) CHECK(x[i] == want[i]);
+  double none[1] = {7};
+  stats_sort(none, 0); /* nothing to do, nothing read */
+  s = stats_sorted_copy(NULL, 0);
+  CHECK(s != NULL);
+  free(s);
+}
+
+TEST_MAIN(TEST_ENTRY(test_empty), TEST_ENTRY(test_order_statistics), TEST_ENTRY(test_one), TEST_ENTRY(test_two),
           TEST_ENTRY(test_odd), TEST_ENTRY(test_even), TEST_ENTRY(test_r_type7),
           TEST_ENTRY(test_cv), TEST_ENTRY(test_large_offset),
           TEST_ENTRY(test_median_ci_ranks), TEST_ENTRY(test_outliers),

@@ -9,29 +9,7 @@
 #include "core/stats.h"
 #include "core/util.h"
 
-static int cmp_double(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return (a > b) - (a < b);
-}
-
-static double *sorted_copy(const double *x, size_t n) {
-  double *s = xmalloc((n ? n : 1) * sizeof *s);
-  if (n) memcpy(s, x, n * sizeof *s);
-  qsort(s, n, sizeof *s, cmp_double);
-  return s;
-}
-
-static double median_sorted(const double *s, size_t n) {
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
-double cs_median(const double *x, size_t n) {
-  if (!n) return NAN;
-  double *s = sorted_copy(x, n);
-  double m = median_sorted(s, n);
-  free(s);
-  return m;
-}
+double cs_median(const double *x, size_t n) { return stats_median(x, n); }
 
 /* ---- Mann-Whitney U ----------------------------------------------------- */
 
@@ -171,7 +149,7 @@ int cs_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb
                           unsigned resamples, uint64_t seed, double level, double *lo, double *hi) {
   *lo = *hi = NAN;
   if (!na || !nb || resamples == 0) return -1;
-  double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
+  double *sa = stats_sorted_copy(a, na), *sb = stats_sorted_copy(b, nb);
   double *ratios = xmalloc(resamples * sizeof *ratios);
   uint64_t rng = seed;
   int rc = 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backends.h"
 #include "core/stats.h"
 #include "core/util.h"
 
@@ -236,36 +237,10 @@ const char *cs_term_name(enum cs_term t) {
   }
 }
 
-/* sigma(n) = a + b / sqrt(n) of one run's median. Where the figures come
- * from (README "Comparing runs"):
- *   b: 20 smoke runs of cpu_spin,cpu_gemm here (2-vCPU KVM, 3 samples a
- *      case): the spread of each case's median over the runs was 15-28%
- *      for the 15 cpu_gemm cases (median about 20%), 0.5% for cpu_spin;
- *      a + b / sqrt(3) = 0.22.
- *   a: issue 24's measurement on these machines, two 8-second runs of the
- *      same 21 cases minutes apart differing by a median 6.8-11%, so one
- *      run's median spreads about 10% around the case's level.
- * Standard runs measured here while other builds loaded the 2 vCPUs (load
- * average 8) spread 23-100% (cpu_gemm 1024^3 with 2 threads, 1.4-7x between
- * runs): no default holds under such load; earlier runs in the folder
- * (history), several runs a side (pooled) or `bench ab` do. Vulkan runs on
- * lavapipe (a CPU driver) here and takes the CPU's figures; HIP and CUDA
- * could not be measured (no GPU) and take them too. */
-static const struct {
-  const char *backend;
-  double a, b;
-} between_defaults[] = {
-    {"cpu", 0.10, 0.20},
-    {"vulkan", 0.10, 0.20},
-    {"hip", 0.10, 0.20},
-    {"cuda", 0.10, 0.20},
-};
-
+/* The figures per backend, and how they were measured: backend/backends.c. */
 double cs_between_default(const char *backend, size_t n) {
-  size_t k = 0;
-  for (size_t i = 0; backend && i < sizeof between_defaults / sizeof *between_defaults; i++)
-    if (strcmp(backend, between_defaults[i].backend) == 0) k = i;
-  return between_defaults[k].a + between_defaults[k].b / sqrt((double)(n ? n : 1));
+  const struct backend *b = backend_or_default(backend);
+  return b->noise_a + b->noise_b / sqrt((double)(n ? n : 1));
 }
 
 const char *cs_machine_name(enum cs_machine m) {

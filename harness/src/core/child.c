@@ -41,16 +41,16 @@ void child_install_signal_handlers(void) {
 
 int child_interrupted(void) { return (int)stop_signal; }
 
-static void set_debug_env(void) {
-  setenv("HIP_LAUNCH_BLOCKING", "1", 1);
-  setenv("AMD_SERIALIZE_KERNEL", "3", 1);
-  setenv("HSA_ENABLE_SDMA", "0", 1);
-  const char *layers = getenv("VK_INSTANCE_LAYERS");
-  if (!layers || !strstr(layers, "VK_LAYER_KHRONOS_validation")) {
-    char *v = layers && *layers ? xasprintf("%s:VK_LAYER_KHRONOS_validation", layers)
-                                : xstrdup("VK_LAYER_KHRONOS_validation");
-    setenv("VK_INSTANCE_LAYERS", v, 1);
-    free(v);
+static void set_env(const struct child_env *env) {
+  for (; env && env->name; env++) {
+    const char *cur = getenv(env->name);
+    if (!env->list_sep || !cur || !*cur) {
+      setenv(env->name, env->value, 1);
+    } else if (!strstr(cur, env->value)) {
+      char *v = xasprintf("%s%c%s", cur, env->list_sep, env->value);
+      setenv(env->name, v, 1);
+      free(v);
+    }
   }
 }
 
@@ -139,7 +139,7 @@ static void in_child(child_fn fn, void *arg, const struct child_opts *o, int res
   else
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* the children of this one may outlive it */
   if (getppid() != parent) _exit(127); /* gone before the watch began */
-  if (o->debug_env) set_debug_env();
+  set_env(o->env);
   fn(arg, CHAN_FD);
   fflush(NULL);
   _exit(0);

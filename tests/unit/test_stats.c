@@ -2,6 +2,7 @@
  * sd with n-1). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/stats.h"
 #include "test.h"
@@ -304,6 +305,18 @@ static void test_order_statistics(void) {
   s = stats_sorted_copy(NULL, 0);
   CHECK(s != NULL);
   free(s);
+  /* selection gives what the sort gives, ties and all */
+  double r[101], c[101];
+  for (size_t n = 1; n <= 101; n += 10) {
+    for (size_t i = 0; i < n; i++) r[i] = (double)(i * 37 % 11);
+    double *sorted = stats_sorted_copy(r, n);
+    const double ps[] = {0.0, 0.025, 0.25, 0.5, 0.975, 1.0};
+    for (size_t k = 0; k < sizeof ps / sizeof *ps; k++) {
+      memcpy(c, r, n * sizeof *c);
+      CHECK(stats_quantile_select(c, n, ps[k]) == stats_quantile_sorted(sorted, n, ps[k]));
+    }
+    free(sorted);
+  }
 }
 
 TEST_MAIN(TEST_ENTRY(test_empty), TEST_ENTRY(test_order_statistics), TEST_ENTRY(test_one), TEST_ENTRY(test_two),

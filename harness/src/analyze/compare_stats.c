@@ -108,44 +108,6 @@ static double resampled_median(const double *s, size_t n, uint64_t *rng) {
   return 0.5 * (s[j] + s[index_of(u2, n)]);
 }
 
-/* Rearrange x[0..n) so that x[k] is the value a sort would put there, the
- * ones before it no larger and the ones after no smaller (Hoare's select). */
-static void select_kth(double *x, size_t n, size_t k) {
-  size_t lo = 0, hi = n - 1;
-  while (lo < hi) {
-    double pivot = x[lo + (hi - lo) / 2];
-    size_t i = lo, j = hi;
-    while (i <= j) {
-      while (x[i] < pivot) i++;
-      while (x[j] > pivot) j--;
-      if (i <= j) {
-        double t = x[i];
-        x[i] = x[j];
-        x[j] = t;
-        i++;
-        if (j == 0) break;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return;
-  }
-}
-
-/* Quantile p of x[0..n) by linear interpolation (type 7), as a sort would
- * give, in O(n); x is rearranged. */
-static double quantile_select(double *x, size_t n, double p) {
-  double h = (double)(n - 1) * p;
-  size_t lo = (size_t)floor(h);
-  select_kth(x, n, lo);
-  if (lo + 1 >= n) return x[lo];
-  double next = x[lo + 1];
-  for (size_t i = lo + 2; i < n; i++)
-    if (x[i] < next) next = x[i];
-  return x[lo] + (h - (double)lo) * (next - x[lo]);
-}
-
 int cs_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
                           unsigned resamples, uint64_t seed, double level, double *lo, double *hi) {
   *lo = *hi = NAN;
@@ -162,8 +124,8 @@ int cs_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb
   }
   if (rc == 0) {
     double tail = (1.0 - level) / 2.0;
-    *lo = quantile_select(ratios, resamples, tail);
-    *hi = quantile_select(ratios, resamples, 1.0 - tail);
+    *lo = stats_quantile_select(ratios, resamples, tail);
+    *hi = stats_quantile_select(ratios, resamples, 1.0 - tail);
   }
   free(sa);
   free(sb);

@@ -47,6 +47,42 @@ double stats_quantile_sorted(const double *x, size_t n, double p) {
   return x[lo] + frac * (x[lo + 1] - x[lo]);
 }
 
+/* Rearrange x[0..n) so that x[k] is the value a sort would put there, the
+ * ones before it no larger and the ones after no smaller (Hoare's select). */
+static void select_kth(double *x, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = x[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (x[i] < pivot) i++;
+      while (x[j] > pivot) j--;
+      if (i <= j) {
+        double t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+        i++;
+        if (j == 0) break;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+double stats_quantile_select(double *x, size_t n, double p) {
+  double h = (double)(n - 1) * p;
+  size_t lo = (size_t)floor(h);
+  select_kth(x, n, lo);
+  if (lo + 1 >= n) return x[lo];
+  double next = x[lo + 1];
+  for (size_t i = lo + 2; i < n; i++)
+    if (x[i] < next) next = x[i];
+  return x[lo] + (h - (double)lo) * (next - x[lo]);
+}
+
 /* Largest k (1-based, k <= n/2 + 1) with P(Bin(n, 1/2) <= k - 1) <= 0.025:
  * then [x_(k), x_(n-k+1)] covers the median with probability >= 95%. 0 when
  * none does (n < 6). */

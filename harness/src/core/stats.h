@@ -34,6 +34,9 @@ double *stats_sorted_copy(const double *x, size_t n);
  * interpolation between the order statistics at h = (n-1)p); struct stats'
  * quartiles and median. */
 double stats_quantile_sorted(const double *x, size_t n, double p);
+/* stats_quantile_sorted's value for x[0..n) in any order, n >= 1, in O(n)
+ * (Hoare's select) rather than a sort; x is rearranged. */
+double stats_quantile_select(double *x, size_t n, double p);
 /* The median of sorted s[0..n) as the middle value, or the mean of the two
  * middle ones (the comparisons' median); NAN when n == 0. */
 double stats_median_sorted(const double *s, size_t n);

@@ -2,6 +2,7 @@
  * sd with n-1). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/stats.h"
 #include "test.h"
@@ -280,7 +281,45 @@ static void test_batch_stable(void) {
   CHECK(stats_batch_size(tiny, 1, 1e-3, 1 << 20) == 1 << 20); /* capped */
 }
 
-TEST_MAIN(TEST_ENTRY(test_empty), TEST_ENTRY(test_one), TEST_ENTRY(test_two),
+/* The order statistics every layer shares: sort, sorted copy, medians
+ * (the middle or the mean of the two middle ones), type-7 quantiles. */
+static void test_order_statistics(void) {
+  double x[] = {5, -1, 3, 3, 0.5, 9};
+  double *s = stats_sorted_copy(x, 6);
+  double want[] = {-1, 0.5, 3, 3, 5, 9};
+  for (int i = 0; i < 6; i++) CHECK(s[i] == want[i]);
+  CHECK(x[0] == 5 && x[5] == 9); /* the copy, not x */
+  CHECK(stats_median_sorted(s, 6) == 3.0);
+  CHECK(stats_median_sorted(s, 5) == 3.0);
+  CHECK(stats_median(x, 6) == 3.0);
+  CHECK(stats_median(x, 2) == 2.0); /* {5, -1} */
+  CHECK(isnan(stats_median(x, 0)));
+  CHECK(stats_quantile_sorted(s, 6, 0.0) == -1.0);
+  CHECK(stats_quantile_sorted(s, 6, 1.0) == 9.0);
+  CHECK_NEAR(stats_quantile_sorted(s, 6, 0.25), 1.125, EPS); /* R: quantile(x, .25) */
+  free(s);
+  stats_sort(x, 6);
+  for (int i = 0; i < 6; i++) CHECK(x[i] == want[i]);
+  double none[1] = {7};
+  stats_sort(none, 0); /* nothing to do, nothing read */
+  s = stats_sorted_copy(NULL, 0);
+  CHECK(s != NULL);
+  free(s);
+  /* selection gives what the sort gives, ties and all */
+  double r[101], c[101];
+  for (size_t n = 1; n <= 101; n += 10) {
+    for (size_t i = 0; i < n; i++) r[i] = (double)(i * 37 % 11);
+    double *sorted = stats_sorted_copy(r, n);
+    const double ps[] = {0.0, 0.025, 0.25, 0.5, 0.975, 1.0};
+    for (size_t k = 0; k < sizeof ps / sizeof *ps; k++) {
+      memcpy(c, r, n * sizeof *c);
+      CHECK(stats_quantile_select(c, n, ps[k]) == stats_quantile_sorted(sorted, n, ps[k]));
+    }
+    free(sorted);
+  }
+}
+
+TEST_MAIN(TEST_ENTRY(test_empty), TEST_ENTRY(test_order_statistics), TEST_ENTRY(test_one), TEST_ENTRY(test_two),
           TEST_ENTRY(test_odd), TEST_ENTRY(test_even), TEST_ENTRY(test_r_type7),
           TEST_ENTRY(test_cv), TEST_ENTRY(test_large_offset),
           TEST_ENTRY(test_median_ci_ranks), TEST_ENTRY(test_outliers),

@@ -6,32 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backends.h"
 #include "core/stats.h"
 #include "core/util.h"
 
-static int cmp_double(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return (a > b) - (a < b);
-}
-
-static double *sorted_copy(const double *x, size_t n) {
-  double *s = xmalloc((n ? n : 1) * sizeof *s);
-  if (n) memcpy(s, x, n * sizeof *s);
-  qsort(s, n, sizeof *s, cmp_double);
-  return s;
-}
-
-static double median_sorted(const double *s, size_t n) {
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
-double cs_median(const double *x, size_t n) {
-  if (!n) return NAN;
-  double *s = sorted_copy(x, n);
-  double m = median_sorted(s, n);
-  free(s);
-  return m;
-}
+double cs_median(const double *x, size_t n) { return stats_median(x, n); }
 
 /* ---- Mann-Whitney U ----------------------------------------------------- */
 
@@ -129,49 +108,11 @@ static double resampled_median(const double *s, size_t n, uint64_t *rng) {
   return 0.5 * (s[j] + s[index_of(u2, n)]);
 }
 
-/* Rearrange x[0..n) so that x[k] is the value a sort would put there, the
- * ones before it no larger and the ones after no smaller (Hoare's select). */
-static void select_kth(double *x, size_t n, size_t k) {
-  size_t lo = 0, hi = n - 1;
-  while (lo < hi) {
-    double pivot = x[lo + (hi - lo) / 2];
-    size_t i = lo, j = hi;
-    while (i <= j) {
-      while (x[i] < pivot) i++;
-      while (x[j] > pivot) j--;
-      if (i <= j) {
-        double t = x[i];
-        x[i] = x[j];
-        x[j] = t;
-        i++;
-        if (j == 0) break;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return;
-  }
-}
-
-/* Quantile p of x[0..n) by linear interpolation (type 7), as a sort would
- * give, in O(n); x is rearranged. */
-static double quantile_select(double *x, size_t n, double p) {
-  double h = (double)(n - 1) * p;
-  size_t lo = (size_t)floor(h);
-  select_kth(x, n, lo);
-  if (lo + 1 >= n) return x[lo];
-  double next = x[lo + 1];
-  for (size_t i = lo + 2; i < n; i++)
-    if (x[i] < next) next = x[i];
-  return x[lo] + (h - (double)lo) * (next - x[lo]);
-}
-
 int cs_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
                           unsigned resamples, uint64_t seed, double level, double *lo, double *hi) {
   *lo = *hi = NAN;
   if (!na || !nb || resamples == 0) return -1;
-  double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
+  double *sa = stats_sorted_copy(a, na), *sb = stats_sorted_copy(b, nb);
   double *ratios = xmalloc(resamples * sizeof *ratios);
   uint64_t rng = seed;
   int rc = 0;
@@ -183,8 +124,8 @@ int cs_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb
   }
   if (rc == 0) {
     double tail = (1.0 - level) / 2.0;
-    *lo = quantile_select(ratios, resamples, tail);
-    *hi = quantile_select(ratios, resamples, 1.0 - tail);
+    *lo = stats_quantile_select(ratios, resamples, tail);
+    *hi = stats_quantile_select(ratios, resamples, 1.0 - tail);
   }
   free(sa);
   free(sb);
@@ -258,36 +199,10 @@ const char *cs_term_name(enum cs_term t) {
   }
 }
 
-/* sigma(n) = a + b / sqrt(n) of one run's median. Where the figures come
- * from (README "Comparing runs"):
- *   b: 20 smoke runs of cpu_spin,cpu_gemm here (2-vCPU KVM, 3 samples a
- *      case): the spread of each case's median over the runs was 15-28%
- *      for the 15 cpu_gemm cases (median about 20%), 0.5% for cpu_spin;
- *      a + b / sqrt(3) = 0.22.
- *   a: issue 24's measurement on these machines, two 8-second runs of the
- *      same 21 cases minutes apart differing by a median 6.8-11%, so one
- *      run's median spreads about 10% around the case's level.
- * Standard runs measured here while other builds loaded the 2 vCPUs (load
- * average 8) spread 23-100% (cpu_gemm 1024^3 with 2 threads, 1.4-7x between
- * runs): no default holds under such load; earlier runs in the folder
- * (history), several runs a side (pooled) or `bench ab` do. Vulkan runs on
- * lavapipe (a CPU driver) here and takes the CPU's figures; HIP and CUDA
- * could not be measured (no GPU) and take them too. */
-static const struct {
-  const char *backend;
-  double a, b;
-} between_defaults[] = {
-    {"cpu", 0.10, 0.20},
-    {"vulkan", 0.10, 0.20},
-    {"hip", 0.10, 0.20},
-    {"cuda", 0.10, 0.20},
-};
-
+/* The figures per backend, and how they were measured: backend/backends.c. */
 double cs_between_default(const char *backend, size_t n) {
-  size_t k = 0;
-  for (size_t i = 0; backend && i < sizeof between_defaults / sizeof *between_defaults; i++)
-    if (strcmp(backend, between_defaults[i].backend) == 0) k = i;
-  return between_defaults[k].a + between_defaults[k].b / sqrt((double)(n ? n : 1));
+  const struct backend *b = backend_or_default(backend);
+  return b->noise_a + b->noise_b / sqrt((double)(n ? n : 1));
 }
 
 const char *cs_machine_name(enum cs_machine m) {

@@ -82,9 +82,9 @@ const char *cs_term_name(enum cs_term t); /* "none", "default", "history", "pool
  * runs counted together): nvbench's and hyperfine's minimum of 10. */
 #define CS_MIN_SAMPLES 10
 
-/* The default sigma of one run's median for a backend ("cpu", "vulkan",
- * "hip", ...; NULL: cpu) and a run of n samples: a + b / sqrt(n), the
- * figures measured with repeated runs (compare_stats.c says which); the
+/* The default sigma of one run's median for a backend (its name; NULL or
+ * unknown: the CPU's) and a run of n samples: a + b / sqrt(n), the figures
+ * measured with repeated runs (backend/backends.c says which); the
  * conservative figure, for a busy machine or one whose steadiness is not
  * known. */
 double cs_between_default(const char *backend, size_t n);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 
 /* Density of Student's t with df degrees of freedom. */
@@ -59,15 +60,10 @@ double paired_t_quantile(double q, double df) {
   return (lo + hi) / 2;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The interquartile mean of v[0..m) (sorted here): a quarter of the values
  * cut from each end (rounded up: the median of 3), the middle averaged. */
 static double iq_mean(double *v, size_t m) {
-  qsort(v, m, sizeof *v, cmp_double);
+  stats_sort(v, m);
   size_t cut = (m + 1) / 4;
   double sum = 0;
   for (size_t k = cut; k < m - cut; k++) sum += v[k];
@@ -105,7 +101,7 @@ int paired_estimate(const double *logr, const int *pair, size_t n, double level,
    * the standard error from the winsorized variance, h - 1 degrees of
    * freedom (h = np - 2g pairs kept). With fewer than 5 pairs nothing is
    * cut (Student's t). */
-  qsort(unit, np, sizeof *unit, cmp_double);
+  stats_sort(unit, np);
   size_t g = np >= 5 ? (size_t)(0.2 * (double)np) : 0, h = np - 2 * g;
   double mean = 0;
   for (size_t j = g; j < np - g; j++) mean += unit[j];

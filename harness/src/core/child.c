@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/channel.h"
 #include "core/util.h"
 
 #define TAIL_BYTES 8192
@@ -41,39 +41,29 @@ void child_install_signal_handlers(void) {
 
 int child_interrupted(void) { return (int)stop_signal; }
 
-static void set_debug_env(void) {
-  setenv("HIP_LAUNCH_BLOCKING", "1", 1);
-  setenv("AMD_SERIALIZE_KERNEL", "3", 1);
-  setenv("HSA_ENABLE_SDMA", "0", 1);
-  const char *layers = getenv("VK_INSTANCE_LAYERS");
-  if (!layers || !strstr(layers, "VK_LAYER_KHRONOS_validation")) {
-    char *v = layers && *layers ? xasprintf("%s:VK_LAYER_KHRONOS_validation", layers)
-                                : xstrdup("VK_LAYER_KHRONOS_validation");
-    setenv("VK_INSTANCE_LAYERS", v, 1);
-    free(v);
+static void set_env(const struct child_env *env) {
+  for (; env && env->name; env++) {
+    const char *cur = getenv(env->name);
+    if (!env->list_sep || !cur || !*cur) {
+      setenv(env->name, env->value, 1);
+    } else if (!strstr(cur, env->value)) {
+      char *v = xasprintf("%s%c%s", cur, env->list_sep, env->value);
+      setenv(env->name, v, 1);
+      free(v);
+    }
   }
 }
 
 /* ---- the channel ---------------------------------------------------------
- * Results travel on a SOCK_SEQPACKET socket pair, so a message can never
- * merge with anything else written there. Each of ours starts with a random
- * nonce chosen per child (a plugin that writes on the fds it finds cannot
- * forge it), then '+' (more of the line follows) or '.' (the line ends), then
- * a piece of the line. The parent answers every complete line with an
- * acknowledgement, sent when it has dealt with the line (a worker's result
- * is persisted by then); child_send_line waits for it. Anything else that
- * arrives is foreign: it goes to the output tail. */
-#define NONCE_LEN 16
+ * Results travel on the channel (core/channel.h), each message with the
+ * nonce chosen per child, then '+' (more of the line follows) or '.' (the
+ * line ends), then a piece of the line. The parent answers every complete
+ * line with an acknowledgement, sent when it has dealt with the line (a
+ * worker's result is persisted by then); child_send_line waits for it.
+ * Anything else that arrives is foreign: it goes to the output tail. */
 #define CHUNK 16384
-#define MSG_MAX 65536
 
-static char nonce[NONCE_LEN + 1]; /* of the running child (in the child: its own) */
-
-static void new_nonce(void) {
-  unsigned char r[NONCE_LEN / 2];
-  random_bytes(r, sizeof r);
-  for (size_t i = 0; i < sizeof r; i++) snprintf(nonce + 2 * i, 3, "%02x", r[i]);
-}
+static char nonce[CHANNEL_NONCE_LEN + 1]; /* of the running child (in the child: its own) */
 
 /* The child's fds: 0 /dev/null, 1 and 2 the output pipe, CHAN_FD the
  * channel, LIFE_FD the read end of a pipe whose write end only the parent
@@ -149,7 +139,7 @@ static void in_child(child_fn fn, void *arg, const struct child_opts *o, int res
   else
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* the children of this one may outlive it */
   if (getppid() != parent) _exit(127); /* gone before the watch began */
-  if (o->debug_env) set_debug_env();
+  set_env(o->env);
   fn(arg, CHAN_FD);
   fflush(NULL);
   _exit(0);
@@ -360,14 +350,6 @@ static void kill_child(pid_t pid) {
 
 #define LINE_MARK "\x1e" "bench: end of this case's output" "\x1e\n"
 
-static int send_all(int fd, const void *buf, size_t n, int flags) {
-  for (;;) {
-    ssize_t w = send(fd, buf, n, flags | MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    return w == (ssize_t)n ? 0 : -1;
-  }
-}
-
 static void write_fd_all(int fd, const char *s, size_t n) {
   while (n) {
     ssize_t w = write(fd, s, n);
@@ -385,59 +367,48 @@ void child_send_line(int fd, const char *line) {
   fflush(stdout);
   fflush(stderr);
   write_fd_all(2, LINE_MARK, strlen(LINE_MARK));
-  char msg[NONCE_LEN + 1 + CHUNK];
-  memcpy(msg, nonce, NONCE_LEN);
   size_t n = strlen(line);
   do {
     size_t piece = n > CHUNK ? CHUNK : n;
-    msg[NONCE_LEN] = piece < n ? '+' : '.';
-    memcpy(msg + NONCE_LEN + 1, line, piece);
-    if (send_all(fd, msg, NONCE_LEN + 1 + piece, 0) != 0) _exit(127); /* the parent is gone */
+    if (channel_send(fd, nonce, piece < n ? '+' : '.', line, piece) != 0) _exit(127); /* the parent is gone */
     line += piece;
     n -= piece;
   } while (n);
   /* Wait until the parent has dealt with it (or is gone). */
-  for (;;) {
-    char ack[8];
-    ssize_t r = recv(fd, ack, sizeof ack, 0);
-    if (r > 0) return;
-    if (r < 0 && errno == EINTR) continue;
-    _exit(127);
-  }
+  char ack[8];
+  if (channel_recv(fd, ack, sizeof ack, 0) <= 0) _exit(127);
 }
 
 /* Take every message waiting on the channel: ours into lines (each ended
  * with \n), foreign ones into the tail. Returns 0 at EOF, 1 otherwise. */
 static int drain_channel(int fd, struct strbuf *lines, struct strbuf *tail, int *complete) {
-  static char buf[MSG_MAX];
+  static char buf[CHANNEL_MSG_MAX];
   for (;;) {
-    ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    ssize_t n = channel_recv(fd, buf, sizeof buf, 1);
     if (n > 0) {
-      if (n > NONCE_LEN && memcmp(buf, nonce, NONCE_LEN) == 0 &&
-          (buf[NONCE_LEN] == '+' || buf[NONCE_LEN] == '.')) {
-        /* a \n inside a piece would split our framing: never from us */
-        const char *p = buf + NONCE_LEN + 1;
-        size_t len = (size_t)n - NONCE_LEN - 1;
-        if (!memchr(p, '\n', len)) {
-          strbuf_add(lines, p, len);
-          if (buf[NONCE_LEN] == '.') {
-            strbuf_add(lines, "\n", 1);
-            (*complete)++;
-          }
-          continue;
+      char tag;
+      const char *p;
+      size_t len;
+      /* a \n inside a piece would split our framing: never from us */
+      if (channel_is_ours(nonce, buf, (size_t)n, &tag, &p, &len) && (tag == '+' || tag == '.') &&
+          !memchr(p, '\n', len)) {
+        strbuf_add(lines, p, len);
+        if (tag == '.') {
+          strbuf_add(lines, "\n", 1);
+          (*complete)++;
         }
+        continue;
       }
       tail_add(tail, buf, (size_t)n);
       if (buf[n - 1] != '\n') tail_add(tail, "\n", 1);
       continue;
     }
     if (n == 0) return 0;
-    if (errno == EINTR) continue;
     return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : 0;
   }
 }
 
-static void send_ack(int fd) { send_all(fd, "a", 1, MSG_DONTWAIT); }
+static void send_ack(int fd) { channel_send_raw(fd, "a", 1, 1); }
 
 /* Split the output read so far at the first mark: what came before it is
  * returned (the tail of one line's work), the rest stays. */
@@ -508,7 +479,7 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
   while (waitpid(-1, NULL, WNOHANG) > 0) {
   } /* a released child that has finished its exit */
   int res[2], err[2], life[2];
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, res) != 0)
+  if (channel_pair(res) != 0)
     return error("cannot create a socket pair: %s", strerror(errno));
   if (pipe2(err, O_CLOEXEC) != 0) {
     close(res[0]);
@@ -519,7 +490,7 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
     close(res[0]), close(res[1]), close(err[0]), close(err[1]);
     return error("cannot create a pipe: %s", strerror(errno));
   }
-  new_nonce();
+  channel_nonce(nonce);
   fflush(NULL);
   double t0 = now_s();
   pid_t parent = getpid();

@@ -22,12 +22,21 @@ typedef void (*child_tick_fn)(void *arg, double elapsed_s);
  * for (it counts as exited 0; the next child_run reaps it). */
 typedef int (*child_line_fn)(void *arg, char *line, char *tail, double wall_s);
 
+/* A variable to set in the child before fn runs: name=value; with
+ * list_sep, value is added to the variable's list (joined by list_sep)
+ * unless the variable already names it. */
+struct child_env {
+  const char *name, *value;
+  char list_sep;
+};
+
 struct child_opts {
   double timeout_s;     /* kill after this long (0: never) */
   double tick_s;        /* call tick this often (0: never) */
   child_tick_fn tick;
   void *tick_arg;
-  int debug_env;        /* set the runtimes' debug variables in the child */
+  const struct child_env *env; /* set in the child, ended by a NULL name; or NULL
+                                  (--mode debug: the backends' debug variables) */
   child_line_fn on_line; /* streaming: every line goes here, and the timeout,
                             the tick's clock, wall_s and the tail restart */
   void *line_arg;

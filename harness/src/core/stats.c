@@ -8,19 +8,79 @@
 
 #include "core/util.h"
 
+/* ---- order statistics: the one sort and median of the harness ---------- */
+
 static int cmp_double(const void *pa, const void *pb) {
   double a = *(const double *)pa, b = *(const double *)pb;
   return (a > b) - (a < b);
 }
 
-/* Quantile p of sorted x[0..n), n >= 1: R's type 7 (linear interpolation
- * between the order statistics at h = (n-1)p). */
-static double quantile_sorted(const double *x, size_t n, double p) {
+void stats_sort(double *x, size_t n) {
+  if (n > 1) qsort(x, n, sizeof *x, cmp_double);
+}
+
+double *stats_sorted_copy(const double *x, size_t n) {
+  double *s = xmalloc((n ? n : 1) * sizeof *s);
+  if (n) memcpy(s, x, n * sizeof *s);
+  stats_sort(s, n);
+  return s;
+}
+
+double stats_median_sorted(const double *s, size_t n) {
+  if (!n) return NAN;
+  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+double stats_median(const double *x, size_t n) {
+  if (!n) return NAN;
+  double *s = stats_sorted_copy(x, n);
+  double m = stats_median_sorted(s, n);
+  free(s);
+  return m;
+}
+
+double stats_quantile_sorted(const double *x, size_t n, double p) {
   double h = (double)(n - 1) * p;
   size_t lo = (size_t)floor(h);
   if (lo + 1 >= n) return x[n - 1];
   double frac = h - (double)lo;
   return x[lo] + frac * (x[lo + 1] - x[lo]);
+}
+
+/* Rearrange x[0..n) so that x[k] is the value a sort would put there, the
+ * ones before it no larger and the ones after no smaller (Hoare's select). */
+static void select_kth(double *x, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = x[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (x[i] < pivot) i++;
+      while (x[j] > pivot) j--;
+      if (i <= j) {
+        double t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+        i++;
+        if (j == 0) break;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+double stats_quantile_select(double *x, size_t n, double p) {
+  double h = (double)(n - 1) * p;
+  size_t lo = (size_t)floor(h);
+  select_kth(x, n, lo);
+  if (lo + 1 >= n) return x[lo];
+  double next = x[lo + 1];
+  for (size_t i = lo + 2; i < n; i++)
+    if (x[i] < next) next = x[i];
+  return x[lo] + (h - (double)lo) * (next - x[lo]);
 }
 
 /* Largest k (1-based, k <= n/2 + 1) with P(Bin(n, 1/2) <= k - 1) <= 0.025:
@@ -71,8 +131,8 @@ double stats_block_drift_rel(const double *x, size_t n, double median) {
   for (size_t b = 0; b < nb; b++) {
     size_t lo = b * n / nb, hi = (b + 1) * n / nb;
     memcpy(tmp, x + lo, (hi - lo) * sizeof *tmp);
-    qsort(tmp, hi - lo, sizeof *tmp, cmp_double);
-    bm[b] = quantile_sorted(tmp, hi - lo, 0.5);
+    stats_sort(tmp, hi - lo);
+    bm[b] = stats_quantile_sorted(tmp, hi - lo, 0.5);
     mean += bm[b];
   }
   free(tmp);
@@ -87,8 +147,8 @@ static size_t count_outliers(const double *s, size_t n, double median) {
   if (n < 3) return 0;
   double *dev = xmalloc(n * sizeof *dev);
   for (size_t i = 0; i < n; i++) dev[i] = fabs(s[i] - median);
-  qsort(dev, n, sizeof *dev, cmp_double);
-  double mad = quantile_sorted(dev, n, 0.5);
+  stats_sort(dev, n);
+  double mad = stats_quantile_sorted(dev, n, 0.5);
   size_t count = 0;
   if (mad > 0.0)
     for (size_t i = 0; i < n; i++)
@@ -101,16 +161,14 @@ void stats_compute(const double *x, size_t n, struct stats *out) {
   memset(out, 0, sizeof *out);
   if (n == 0) return;
 
-  double *s = xmalloc(n * sizeof *s);
-  memcpy(s, x, n * sizeof *s);
-  qsort(s, n, sizeof *s, cmp_double);
+  double *s = stats_sorted_copy(x, n);
 
   out->n = n;
   out->min = s[0];
   out->max = s[n - 1];
-  out->q1 = quantile_sorted(s, n, 0.25);
-  out->median = quantile_sorted(s, n, 0.5);
-  out->q3 = quantile_sorted(s, n, 0.75);
+  out->q1 = stats_quantile_sorted(s, n, 0.25);
+  out->median = stats_quantile_sorted(s, n, 0.5);
+  out->q3 = stats_quantile_sorted(s, n, 0.75);
   stats_median_ci_sorted(s, n, &out->ci_lo, &out->ci_hi);
   out->drift = stats_block_drift_rel(x, n, out->median);
   double half = out->drift * out->median;
@@ -152,10 +210,8 @@ int stats_settled(const double *x, size_t n, int use_cv, double target, double *
 
 int stats_batch_size(const double *iter_ns, size_t n, double batch_min_s, int max_batch) {
   if (batch_min_s <= 0 || n == 0) return 1;
-  double *s = xmalloc(n * sizeof *s);
-  memcpy(s, iter_ns, n * sizeof *s);
-  qsort(s, n, sizeof *s, cmp_double);
-  double est = quantile_sorted(s, n, 0.5);
+  double *s = stats_sorted_copy(iter_ns, n);
+  double est = stats_quantile_sorted(s, n, 0.5);
   free(s);
   if (!(est > 0)) return 1;
   double want = batch_min_s * 1e9 / est;

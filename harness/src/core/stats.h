@@ -1,4 +1,5 @@
-/* Summary statistics of a set of timing samples. */
+/* Order statistics (sorting, medians, quantiles) and summary statistics of
+ * a set of timing samples. */
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H
 
@@ -22,6 +23,25 @@ struct stats {
   size_t outliers;                 /* samples with a modified z-score |0.6745 (x - median)
                                       / MAD| above 3.5 (Iglewicz-Hoaglin; hyperfine's idea) */
 };
+
+/* Order statistics: the one home of sorting and medians of doubles (every
+ * layer above calls these rather than keeping its own comparator). */
+/* Sort x[0..n) ascending in place. */
+void stats_sort(double *x, size_t n);
+/* A sorted copy of x[0..n) (malloc'd; never NULL, also for n == 0). */
+double *stats_sorted_copy(const double *x, size_t n);
+/* Quantile p (0..1) of sorted x[0..n), n >= 1: R's type 7 (linear
+ * interpolation between the order statistics at h = (n-1)p); struct stats'
+ * quartiles and median. */
+double stats_quantile_sorted(const double *x, size_t n, double p);
+/* stats_quantile_sorted's value for x[0..n) in any order, n >= 1, in O(n)
+ * (Hoare's select) rather than a sort; x is rearranged. */
+double stats_quantile_select(double *x, size_t n, double p);
+/* The median of sorted s[0..n) as the middle value, or the mean of the two
+ * middle ones (the comparisons' median); NAN when n == 0. */
+double stats_median_sorted(const double *s, size_t n);
+/* stats_median_sorted of x[0..n) in any order (x is not modified). */
+double stats_median(const double *x, size_t n);
 
 /* Compute stats over x[0..n), in the order the samples were taken (the drift
  * term reads the order). n == 0 gives all zeros. x is not modified. */

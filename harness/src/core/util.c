@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -255,9 +254,7 @@ int parse_double(const char *s, double *out) {
   return 0;
 }
 
-/* ---- temporary files and locks ----------------------------------------- */
-
-#define TEMP_RANDOM_LEN 8
+/* ---- randomness ------------------------------------------------------------ */
 
 void random_bytes(void *buf, size_t n) {
   unsigned char *b = buf;
@@ -278,89 +275,4 @@ void random_bytes(void *buf, size_t n) {
     x ^= x >> 29;
     b[i] = (unsigned char)x;
   }
-}
-
-static void random_part(char out[TEMP_RANDOM_LEN + 1]) {
-  static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  unsigned char b[TEMP_RANDOM_LEN];
-  random_bytes(b, sizeof b); /* a name that collides is drawn again (O_EXCL) */
-  for (size_t i = 0; i < TEMP_RANDOM_LEN; i++) out[i] = alnum[b[i] % (sizeof alnum - 1)];
-  out[TEMP_RANDOM_LEN] = '\0';
-}
-
-size_t temp_file_name_len(size_t n) {
-  char pid[32];
-  snprintf(pid, sizeof pid, "%ld", (long)getpid());
-  return 1 + n + strlen(".tmp.") + strlen(pid) + 1 + TEMP_RANDOM_LEN;
-}
-
-int temp_file_beside(const char *path, char **tmp) {
-  const char *slash = strrchr(path, '/');
-  const char *name = slash ? slash + 1 : path;
-  int dirlen = slash ? (int)(slash - path + 1) : 0;
-  for (int i = 0; i < TEMP_FILE_TRIES; i++) {
-    char r[TEMP_RANDOM_LEN + 1];
-    random_part(r);
-    char *t = xasprintf("%.*s.%s.tmp.%ld.%s", dirlen, path, name, (long)getpid(), r);
-    int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      *tmp = t;
-      return fd;
-    }
-    int e = errno;
-    free(t);
-    if (e != EEXIST) {
-      *tmp = NULL;
-      errno = e;
-      return -1;
-    }
-  }
-  *tmp = NULL;
-  errno = EEXIST;
-  return -1;
-}
-
-long temp_file_pid(const char *name) {
-  if (name[0] != '.') return 0;
-  const char *t = strstr(name, ".tmp.");
-  if (!t) return 0;
-  for (const char *next; (next = strstr(t + 1, ".tmp.")); t = next) {}
-  const char *d = t + 5;
-  long pid = 0;
-  int digits = 0;
-  for (; *d >= '0' && *d <= '9'; d++) {
-    if (++digits > 9) return 0;
-    pid = pid * 10 + (*d - '0');
-  }
-  if (!digits) return 0;
-  if (*d == '.') { /* the random part */
-    size_t n = 0;
-    for (d++; isalnum((unsigned char)*d); d++) n++;
-    if (n == 0 || n > 16) return 0;
-  }
-  return *d ? 0 : pid;
-}
-
-long lock_holder_pid(int fd) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) return 0;
-  FILE *f = fopen("/proc/locks", "re");
-  if (!f) return 0;
-  char line[512];
-  long holder = 0;
-  while (!holder && fgets(line, sizeof line, f)) {
-    /* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters have "->" */
-    if (strstr(line, "->")) continue;
-    char type[16], mode[16], rw[16];
-    long pid;
-    unsigned maj, min;
-    unsigned long long ino;
-    if (sscanf(line, "%*[^:]: %15s %15s %15s %ld %x:%x:%llu", type, mode, rw, &pid, &maj, &min, &ino) != 7)
-      continue;
-    if (ino == (unsigned long long)st.st_ino && maj == major(st.st_dev) && min == minor(st.st_dev) && pid > 0 &&
-        pid != (long)getpid())
-      holder = pid;
-  }
-  fclose(f);
-  return holder;
 }

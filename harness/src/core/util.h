@@ -71,27 +71,7 @@ int read_file(const char *path, struct strbuf *sb);
  * strerror's text); prints nothing, so the caller names the file. */
 int read_regular_file(const char *path, size_t cap, struct strbuf *sb, char *why, size_t whylen);
 
-/* Create a new, empty file beside path for writing it through a temporary
- * name: "<dir>/.<name>.tmp.<pid>.<random>", opened O_WRONLY | O_CREAT |
- * O_EXCL | O_NOFOLLOW | O_CLOEXEC (mode 0666 less the umask), so a file, a
- * hard link or a symlink planted under any name is never opened or
- * followed; the random part (8 characters from getrandom) is drawn again
- * on each collision (up to TEMP_FILE_TRIES). The fd, with the name in *tmp
- * (caller frees); or -1 with errno set and *tmp NULL. Prints nothing.
- * Every temporary file bench writes beside its target is made here. */
-#define TEMP_FILE_TRIES 100
-int temp_file_beside(const char *path, char **tmp);
-/* The length of a name temp_file_beside makes for a name of n characters. */
-size_t temp_file_name_len(size_t n);
-/* The pid of a temporary name ".<name>.tmp.<pid>[.<random>]" (the form
- * temp_file_beside makes, or the older one without a random part), or 0
- * when name is none. */
-long temp_file_pid(const char *name);
-
-/* The pid of a process holding a lock on the file open as fd, from
- * /proc/locks (flock or POSIX, read or write), or 0 when none is listed or
- * it cannot be told (no /proc, another pid namespace). */
-long lock_holder_pid(int fd);
+/* Temporary files, atomic writes and locks: core/lockfile.h. */
 
 /* Trim ASCII whitespace in place; returns s. */
 char *trim(char *s);

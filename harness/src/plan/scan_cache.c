@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/hash.h"
+#include "core/lockfile.h"
 #include "core/version.h"
 
 #define CACHE_FORMAT 1
@@ -411,17 +411,6 @@ out:
   return rc;
 }
 
-static int write_all(int fd, const char *s, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, s, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    s += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 /* mkdir -p without messages. */
 static int mkdirs_quiet(const char *path) {
   char *p = xstrdup(path);
@@ -445,47 +434,34 @@ int cache_file_write(const char *name, const char *header, char *const *lines, s
     snprintf(why, whylen, "neither XDG_CACHE_HOME nor HOME is set");
     return -1;
   }
-  int rc = -1, fd = -1;
-  char *path = xasprintf("%s/%s", dir, name), *tmp = NULL;
+  int rc = -1;
+  char *path = xasprintf("%s/%s", dir, name);
+  struct tempfile t = TEMPFILE_INIT;
   if (mkdirs_quiet(dir) != 0) {
     snprintf(why, whylen, "cannot create folder '%s': %s", dir, strerror(errno));
     goto out;
   }
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  tmp = xasprintf("%s.tmp.%ld.%ld", path, (long)getpid(), (long)ts.tv_nsec);
-  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
+  if (tempfile_open(&t, path) != 0) {
     snprintf(why, whylen, "cannot write in '%s': %s", dir, strerror(errno));
     goto out;
   }
-  /* A file-size limit (ulimit -f) makes this write fail, not the process die. */
-  struct sigaction ign, old;
-  memset(&ign, 0, sizeof ign);
-  ign.sa_handler = SIG_IGN;
-  sigemptyset(&ign.sa_mask);
-  sigaction(SIGXFSZ, &ign, &old);
   struct strbuf sb = STRBUF_INIT;
   strbuf_addf(&sb, "%s\n", header);
   for (size_t i = 0; i < n; i++) strbuf_addf(&sb, "%s\n", lines[i]);
   strbuf_addf(&sb, "end\t%zu\t%016" PRIx64 "\n", n, lines_sum(header, lines, n));
-  int bad = write_all(fd, sb.buf, sb.len) != 0;
+  int bad = tempfile_write(&t, sb.buf, sb.len) != 0;
   strbuf_release(&sb);
-  if (close(fd) != 0) bad = 1;
-  fd = -1;
-  sigaction(SIGXFSZ, &old, NULL);
-  if (bad || rename(tmp, path) != 0) {
+  if (bad) {
+    int e = errno;
+    tempfile_rollback(&t);
+    errno = e;
+  }
+  if (bad || tempfile_commit(&t) != 0) {
     snprintf(why, whylen, "cannot write '%s': %s", path, strerror(errno));
-    unlink(tmp);
     goto out;
   }
   rc = 0;
 out:
-  if (fd >= 0) {
-    close(fd);
-    unlink(tmp);
-  }
-  free(tmp);
   free(path);
   free(dir);
   return rc;

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "core/dirs.h"
+#include "core/lockfile.h"
 #include "core/util.h"
 #include "plan/cases.h"
 #include "plan/scan_cache.h"
@@ -136,19 +136,6 @@ static void merge(struct tuning_cache *c, const struct tuning_rec *r) {
   d->data = tuning_field(r->data);
 }
 
-static int write_all(int fd, const char *buf, size_t len) {
-  while (len) {
-    ssize_t w = write(fd, buf, len);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    buf += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 static int folder_of(const char *path) {
   const char *slash = strrchr(path, '/');
   if (!slash || slash == path) return 0;
@@ -161,18 +148,18 @@ static int folder_of(const char *path) {
 int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n) {
   if (folder_of(path) != 0) return -1;
   char *lockpath = xasprintf("%s.lock", path);
-  int lfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (lfd < 0) {
+  struct lockfile lk = LOCKFILE_INIT;
+  if (lockfile_open(&lk, lockpath, 0) != 0) {
     int rc = error("cannot open the lock '%s' of the tuning cache: %s", lockpath, strerror(errno));
     free(lockpath);
     return rc;
   }
   free(lockpath);
-  while (flock(lfd, LOCK_EX) != 0)
-    if (errno != EINTR) {
-      close(lfd);
-      return error("cannot lock the tuning cache '%s': %s", path, strerror(errno));
-    }
+  if (lockfile_take(&lk, 0) != 0) {
+    int rc = error("cannot lock the tuning cache '%s': %s", path, strerror(errno));
+    lockfile_release(&lk);
+    return rc;
+  }
   struct tuning_cache c;
   char why[600];
   int rc = 0;
@@ -190,26 +177,17 @@ int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n) 
     else
       strbuf_addf(&sb, "W\t%s\t%s\t%s\n", r->key, r->cand, r->data);
   }
-  char *tmp = NULL;
-  int fd = temp_file_beside(path, &tmp);
-  if (fd < 0) {
+  struct tempfile t = TEMPFILE_INIT;
+  if (tempfile_open(&t, path) != 0 || tempfile_write(&t, sb.buf, sb.len) != 0) {
     rc = error("cannot write the tuning cache '%s': %s", path, strerror(errno));
-  } else {
-    if (write_all(fd, sb.buf, sb.len) != 0 || fsync(fd) != 0) {
-      rc = error("cannot write the tuning cache '%s': %s", path, strerror(errno));
-      close(fd);
-      unlink(tmp);
-    } else if (close(fd) != 0 || rename(tmp, path) != 0) {
-      rc = error("cannot replace the tuning cache '%s': %s", path, strerror(errno));
-      unlink(tmp);
-    }
+    tempfile_rollback(&t);
+  } else if (tempfile_commit(&t) != 0) {
+    rc = error("cannot replace the tuning cache '%s': %s", path, strerror(errno));
   }
-  free(tmp);
   strbuf_release(&sb);
   tuning_cache_release(&c);
 out:
-  flock(lfd, LOCK_UN);
-  close(lfd);
+  lockfile_release(&lk);
   return rc;
 }
 

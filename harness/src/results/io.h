@@ -8,6 +8,7 @@
 
 #include "results/result.h"
 #include "core/csv.h"
+#include "core/lockfile.h"
 #include "core/util.h"
 
 /* JSON (json.c). The run file's JSON holds everything, raw samples
@@ -136,14 +137,7 @@ char *results_basename(const char *date, const char *plugin, const char *preset,
  * results_save and `bench results --name` both use it. Caller frees. */
 char *results_run_name(const char *date, const char *plugin, const char *preset, const char *tag);
 
-/* Write data to path through a new temporary file beside it
- * (temp_file_beside: <dir>/.<name>.tmp.<pid>.<random>, created O_EXCL |
- * O_NOFOLLOW; written, fsynced, closed, every step checked) + rename(); on
- * any failure the temporary file is removed and path is left as it was.
- * 0, or -1 after error() naming path. The _quiet form prints nothing and
- * leaves the errno in *err. */
-int write_file_atomic(const char *path, const char *data, size_t len);
-int write_file_atomic_quiet(const char *path, const char *data, size_t len, int *err);
+/* write_file_atomic and the temporary names: core/lockfile.h. */
 
 /* Rollup (rollup.c): read every result .json in dir (results_read_file:
  * journals merged, contradictory files refused) and write <dir>/rollup.csv

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include "core/strmap.h"
 #include "results/io.h"
 
+#include "core/lockfile.h"
 #include "core/term.h"
 
 const char *const rollup_columns[] = {
@@ -336,17 +336,17 @@ static void describe_holder(int fd, char *out, size_t len) {
  * on disk then, so an older snapshot never replaces a newer one. While
  * another process holds it, wait at most lock_wait_max() seconds, saying
  * every ROLLUP_LOCK_NOTE_S what is waited for; SIGINT, SIGTERM or SIGHUP
- * end the wait. 0 with the fd to close in *fdp; ROLLUP_LEFT after one
+ * end the wait. 0 with lk held (lockfile_release); ROLLUP_LEFT after one
  * message when the wait ended (by the bound: a warning; by a signal: the
  * signal is raised again once the wait is over, so the caller's handler
  * or the default action sees it); -1 after error(). Where the file system
  * cannot lock a folder (some network file systems), the rebuild goes on
  * unlocked. */
-static int lock_folder(const char *dir, int *fdp) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return error("cannot read results folder %s: %s", dir, strerror(errno));
-  *fdp = fd;
-  if (flock(fd, LOCK_EX | LOCK_NB) == 0 || (errno != EWOULDBLOCK && errno != EINTR)) return 0;
+static int lock_folder(const char *dir, struct lockfile *lk) {
+  if (lockfile_open(lk, dir, LOCKFILE_FOLDER) != 0)
+    return error("cannot read results folder %s: %s", dir, strerror(errno));
+  int fd = lk->fd;
+  if (lockfile_take(lk, 1) != 1) return 0; /* held, or a folder that cannot be locked */
 
   struct sigaction sa, old[NWAIT_SIGNALS];
   memset(&sa, 0, sizeof sa);
@@ -360,7 +360,7 @@ static int lock_folder(const char *dir, int *fdp) {
   char holder[128];
   int got = 0;
   for (;;) {
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0 || (errno != EWOULDBLOCK && errno != EINTR)) {
+    if (lockfile_take(lk, 1) != 1) {
       got = 1;
       break;
     }
@@ -381,8 +381,7 @@ static int lock_folder(const char *dir, int *fdp) {
   for (size_t i = 0; i < NWAIT_SIGNALS; i++) sigaction(wait_signals[i], &old[i], NULL);
   if (got) return 0;
   describe_holder(fd, holder, sizeof holder);
-  close(fd);
-  *fdp = -1;
+  lockfile_release(lk);
   int sig = wait_stop;
   if (sig)
     fprintf(stderr,
@@ -491,7 +490,7 @@ static int write_csv(const char *dir, const struct strbuf *sb) {
 }
 
 int rollup_write(const char *dir) {
-  int lock = -1;
+  struct lockfile lock = LOCKFILE_INIT;
   int rc = lock_folder(dir, &lock);
   if (rc != 0) return rc;
   results_clean_stale(dir);
@@ -506,6 +505,6 @@ int rollup_write(const char *dir) {
   }
   for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);
-  close(lock); /* releases the lock */
+  lockfile_release(&lock);
   return rc;
 }

@@ -43,78 +43,33 @@ char *results_basename(const char *date, const char *plugin, const char *preset,
   return strbuf_detach(&sb);
 }
 
-/* Make the data durable in the folder of path (best effort: some file
- * systems cannot fsync a directory). */
-static void sync_dir_of(const char *path) {
-  const char *slash = strrchr(path, '/');
-  char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    (void)fsync(fd);
-    close(fd);
-  }
-  free(dir);
-}
-
-/* Write data to a new temporary file beside path (temp_file_beside: a
+/* Write data to a new temporary file beside path (core/lockfile.h: a
  * name nobody can plant beforehand), synced and closed; its name in *tmp.
  * On error the temporary file is removed: -1 with the errno in *err. */
 static int write_temp_quiet(const char *path, const char *data, size_t len, char **tmp, int *err) {
-  int fd = temp_file_beside(path, tmp);
-  if (fd < 0) {
+  struct tempfile t = TEMPFILE_INIT;
+  *tmp = NULL;
+  if (tempfile_open(&t, path) != 0) {
     *err = errno;
     return -1;
   }
-  int e = 0;
-  size_t done = 0;
-  while (done < len) {
-    ssize_t n = write(fd, data + done, len - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      e = errno;
-      break;
-    }
-    if (n == 0) {
-      e = EIO;
-      break;
-    }
-    done += (size_t)n;
-  }
-  if (!e && fsync(fd) != 0 && errno != EINVAL) e = errno;
-  if (close(fd) != 0 && !e) e = errno;
-  if (e) {
-    unlink(*tmp);
-    free(*tmp);
-    *tmp = NULL;
-    *err = e;
+  if (tempfile_write(&t, data, len) != 0) {
+    *err = errno;
+    tempfile_rollback(&t);
     return -1;
   }
+  if (tempfile_close(&t) != 0) {
+    *err = errno;
+    return -1;
+  }
+  *tmp = t.tmp; /* published by claim() */
+  free(t.path);
   return 0;
 }
 
 static int write_temp(const char *path, const char *data, size_t len, char **tmp) {
   int e;
   if (write_temp_quiet(path, data, len, tmp, &e)) return error("cannot write %s: %s", path, strerror(e));
-  return 0;
-}
-
-int write_file_atomic_quiet(const char *path, const char *data, size_t len, int *err) {
-  char *tmp;
-  if (write_temp_quiet(path, data, len, &tmp, err)) return -1;
-  if (rename(tmp, path) != 0) {
-    *err = errno;
-    unlink(tmp);
-    free(tmp);
-    return -1;
-  }
-  free(tmp);
-  sync_dir_of(path);
-  return 0;
-}
-
-int write_file_atomic(const char *path, const char *data, size_t len) {
-  int e;
-  if (write_file_atomic_quiet(path, data, len, &e)) return error("cannot write %s: %s", path, strerror(e));
   return 0;
 }
 

@@ -8,6 +8,8 @@
 
 #include "results/io.h"
 
+#include "backend/backends.h"
+
 #include "core/units.h"
 
 /* ---- text helpers ----------------------------------------------------- */
@@ -162,17 +164,14 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   header_line(sb, "driver", driver);
   free(device);
   free(driver);
-  /* A Vulkan plugin's device facts (vkh), only where its cases carry them. */
-  static const char *const vk_facts[][2] = {
-      {"vk_driver_version", "driver version"}, {"vk_api", "vulkan api"},
-      {"vk_device_type", "device type"},       {"vk_subgroup_size", "subgroup size"},
-      {"vk_memory_heaps", "memory heaps"},     {"vk_memory", "buffers"},
-      {"vk_timestamps", "timestamps"}};
-  for (size_t i = 0; i < sizeof vk_facts / sizeof vk_facts[0]; i++) {
-    char *v = info_values(f, vk_facts[i][0]);
-    if (v && *v) header_line(sb, vk_facts[i][1], v);
-    free(v);
-  }
+  /* The backends' device facts (backend/backends.h), only where the
+   * plugin's cases carry them. */
+  for (size_t b = 0; b < backends_count(); b++)
+    for (const struct backend_fact *k = backends_at(b)->facts; k && k->key; k++) {
+      char *v = info_values(f, k->key);
+      if (v && *v) header_line(sb, k->label, v);
+      free(v);
+    }
   char *version = xasprintf("%s (git %s)", e->bench_version ? e->bench_version : "-",
                             e->git_revision ? e->git_revision : "-");
   header_line(sb, "bench", version);

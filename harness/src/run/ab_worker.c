@@ -1,7 +1,8 @@
 /* The command-driven worker of bench ab (see ab_worker.h). Messages are
  * short text: the parent sends "B <n> <batch>" (a block of n samples of
  * batch iterations each), "V" (verify, teardown
- * and exit); the worker answers "<nonce>R <line>" where line is "ok <batch>",
+ * and exit); the worker answers on the channel (core/channel.h) with tag
+ * 'R' and a line, where line is "ok <batch>",
  * "s <dev_ok> <host> <dev> ..." or a case result in one JSON line. */
 #include "run/ab_worker.h"
 
@@ -14,29 +15,18 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "core/channel.h"
 #include "core/child.h"
 #include "core/util.h"
 #include "results/io.h"
 #include "run/measure.h"
 
-#define MSG_MAX 65536
-
 static void send_msg(int fd, const char *nonce, const char *text) {
-  size_t len = strlen(text);
-  if (len > MSG_MAX - 18) len = MSG_MAX - 18;
-  char *buf = xcalloc(1, len + 18);
-  memcpy(buf, nonce, 16);
-  buf[16] = 'R';
-  memcpy(buf + 17, text, len);
-  ssize_t rc;
-  do rc = send(fd, buf, len + 17, MSG_NOSIGNAL);
-  while (rc < 0 && errno == EINTR);
-  free(buf);
+  channel_send(fd, nonce, 'R', text, strlen(text));
 }
 
 static void send_result(int fd, const char *nonce, const struct case_result *r) {
@@ -70,8 +60,7 @@ static void worker_main(int fd, const char *nonce, const struct plugin *pl,
   int ok = 1;
   for (;;) {
     char cmd[64];
-    ssize_t n = recv(fd, cmd, sizeof cmd - 1, 0);
-    if (n < 0 && errno == EINTR) continue;
+    ssize_t n = channel_recv(fd, cmd, sizeof cmd - 1, 0);
     if (n <= 0) _exit(1); /* the parent is gone */
     cmd[n] = '\0';
     if (cmd[0] == 'B') {
@@ -237,7 +226,7 @@ static void record_gone(struct ab_worker *w, struct case_result *r, int timed_ou
  * record_gone. Foreign messages are dropped. */
 static char *answer(struct ab_worker *w, struct case_result *r) {
   double t0 = now_s();
-  char *buf = xcalloc(1, MSG_MAX + 1);
+  char *buf = xcalloc(1, CHANNEL_MSG_MAX + 1);
   for (;;) {
     double left = w->timeout_s > 0 ? w->timeout_s - (now_s() - t0) : 1e9;
     if (left <= 0 || child_interrupted()) break;
@@ -245,16 +234,18 @@ static char *answer(struct ab_worker *w, struct case_result *r) {
     int prc = poll(&p, 1, left > 1e6 ? -1 : (int)(left * 1000) + 1);
     if (prc < 0 && errno == EINTR) continue;
     if (prc <= 0) continue;
-    ssize_t n = recv(w->fd, buf, MSG_MAX, 0);
-    if (n < 0 && errno == EINTR) continue;
+    ssize_t n = channel_recv(w->fd, buf, CHANNEL_MSG_MAX, 0);
     if (n <= 0) {
       free(buf);
       record_gone(w, r, 0);
       return NULL;
     }
     buf[n] = '\0';
-    if (n > 17 && memcmp(buf, w->nonce, 16) == 0 && buf[16] == 'R') {
-      memmove(buf, buf + 17, (size_t)n - 16);
+    char tag;
+    const char *text;
+    size_t len;
+    if (channel_is_ours(w->nonce, buf, (size_t)n, &tag, &text, &len) && tag == 'R' && len > 0) {
+      memmove(buf, text, len + 1);
       return buf;
     }
   }
@@ -312,10 +303,8 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
   if (log) fclose(log);
   if (w->log_fd >= 0) fcntl(w->log_fd, F_SETFD, FD_CLOEXEC);
   w->batch = 1;
-  unsigned char rnd[8];
-  random_bytes(rnd, sizeof rnd);
-  for (size_t i = 0; i < sizeof rnd; i++) snprintf(w->nonce + 2 * i, 3, "%02x", rnd[i]);
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+  channel_nonce(w->nonce);
+  if (channel_pair(sv) != 0) {
     if (w->log_fd >= 0) close(w->log_fd);
     w->log_fd = -1;
     r->status = CASE_ERROR;
@@ -379,7 +368,7 @@ int ab_worker_block(struct ab_worker *w, size_t n, int batch, double *host, doub
   char cmd[64];
   if (n > AB_BLOCK_MAX) n = AB_BLOCK_MAX;
   snprintf(cmd, sizeof cmd, "B %zu %d", n, batch);
-  if (send(w->fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0) {
+  if (channel_send_raw(w->fd, cmd, strlen(cmd), 0) != 0) {
     record_gone(w, r, 0);
     return -1;
   }
@@ -412,7 +401,7 @@ int ab_worker_block(struct ab_worker *w, size_t n, int batch, double *host, doub
 }
 
 int ab_worker_finish(struct ab_worker *w, struct case_result *r) {
-  if (send(w->fd, "V", 1, MSG_NOSIGNAL) < 0) {
+  if (channel_send_raw(w->fd, "V", 1, 0) != 0) {
     record_gone(w, r, 0);
     return -1;
   }

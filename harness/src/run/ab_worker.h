@@ -1,8 +1,8 @@
 /* A worker process for bench ab: one plugin, one case, driven by commands.
  * Started with the case (init, setup, warm-up, batch size), it then takes
  * a block of N timed samples each time it is asked, and at the end
- * verifies the timed output and tears down. The parent talks to it over a
- * SOCK_SEQPACKET socket pair; each of the worker's messages starts with a
+ * verifies the timed output and tears down. The parent talks to it over the
+ * child channel (core/channel.h): each of the worker's messages carries a
  * nonce chosen for it (a plugin writing to the fds it finds cannot forge
  * an answer). The worker has its own process group, dies with the harness,
  * and is killed with its group on a timeout, an interrupt or its end.
@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/channel.h"
 #include "plan/cases.h"
 #include "plan/plugin_loader.h"
 #include "plan/preset.h"
@@ -23,7 +24,7 @@
 struct ab_worker {
   pid_t pid;
   int fd;
-  char nonce[17];
+  char nonce[CHANNEL_NONCE_LEN + 1];
   double timeout_s;
   int batch;
   int log_fd;   /* the worker's stdout and stderr (an unlinked temporary file), or -1 */

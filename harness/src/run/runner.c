@@ -13,6 +13,7 @@
 #include "run/measure.h"
 #include "run/vk_validation.h"
 #include "results/io.h"
+#include "backend/backends.h"
 #include "core/util.h"
 
 /* The line, after the mark that ends the case's output; returns once the
@@ -99,7 +100,8 @@ void run_case(const struct plugin *pl, const struct case_def *c, int index,
               struct case_result *r) {
   case_identity(r, pl, c, index);
   struct case_job job = {pl, c, pol, index};
-  struct child_opts o = {pol->timeout_s, pol->heartbeat_s, tick, tick_arg, debug, NULL, NULL};
+  struct child_opts o = {pol->timeout_s, pol->heartbeat_s, tick, tick_arg, debug ? backends_debug_env() : NULL,
+                         NULL, NULL};
   struct child_outcome out;
   if (child_run(case_in_child, &job, &o, &out) != 0) {
     r->status = CASE_ERROR;
@@ -154,7 +156,7 @@ static int probe(const struct plugin *pl, double timeout_s, int debug, char *rea
                  int *validation) {
   *validation = 0;
   struct probe_job job = {pl};
-  struct child_opts o = {timeout_s, 0, NULL, NULL, debug, NULL, NULL};
+  struct child_opts o = {timeout_s, 0, NULL, NULL, debug ? backends_debug_env() : NULL, NULL, NULL};
   struct child_outcome out;
   reason[0] = '\0';
   if (child_run(probe_child, &job, &o, &out) != 0) {
@@ -172,8 +174,7 @@ static int probe(const struct plugin *pl, double timeout_s, int debug, char *rea
      * "device" in init), for bench --list. */
     const char *device = kv_list_get(got.ninfo, got.info, "device");
     snprintf(reason, len, "%s", rc == BENCH_OK ? (device ? device : "") : got.message ? got.message : "");
-    *validation = got.status == CASE_ERROR && got.message &&
-                  !strncmp(got.message, "Vulkan validation error in ", 27);
+    *validation = got.status == CASE_ERROR && backends_validation_error_outside_case(got.message);
   } else if (out.line && out.exit_code == 0) {
     snprintf(reason, len, "unreadable answer from init()'s process: %s", err);
   } else if (out.timed_out) {
@@ -362,7 +363,7 @@ static void run_workers(const struct plugin_job *jobs, size_t njobs) {
     case_result_init(&ws.init);
     struct worker_job wj = {jobs, njobs, j, k};
     struct child_opts o = {job->pol->timeout_s, job->pol->heartbeat_s, job->tick, job->tick_arg,
-                           job->debug, on_worker_line, &ws};
+                           job->debug ? backends_debug_env() : NULL, on_worker_line, &ws};
     struct child_outcome out;
     int started = child_run(worker_child, &wj, &o, &out) == 0;
     j = ws.j;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analyze/compare_stats.h"
+#include "core/stats.h"
 #include "core/util.h"
 
 #define LOOP_REPS 9
@@ -59,11 +60,6 @@ static double load1(void) {
   return l;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 void steady_read(struct steady_reading *r) {
   memset(r, 0, sizeof *r);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -90,7 +86,7 @@ void steady_read(struct steady_reading *r) {
   }
   r->contention = cs_median(offshare, LOOP_REPS);
   r->others = nrun ? cs_median(others, (size_t)nrun) / (double)cpus : NAN;
-  qsort(wall, LOOP_REPS, sizeof *wall, cmp_double);
+  stats_sort(wall, LOOP_REPS);
   r->loop_ns = wall[0];
   double l = load1();
   r->load = isnan(l) ? NAN : l / (double)cpus;

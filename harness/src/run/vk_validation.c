@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/backends.h"
 #include "core/util.h"
 
 #define SETTINGS "vk_layer_settings.txt"
@@ -246,8 +247,8 @@ void vk_validation_take_in(struct case_result *r, const char *when) {
     ln = eol ? eol + 1 : ln + len;
   }
   if (first_error) {
-    char *msg = xasprintf("Vulkan validation error%s%s: %s", when ? " in " : "", when ? when : "",
-                          first_error);
+    char *msg = xasprintf("%s%s%s: %s", backend_find("vulkan")->validation_error, when ? " in " : "",
+                          when ? when : "", first_error);
     if (errors > 1) {
       char *more = xasprintf("%s (and %d more)", msg, errors - 1);
       free(msg);

@@ -1,5 +1,6 @@
 /* --mode debug for every Vulkan plugin, built on vkh or not: the Vulkan
- * validation layer (enabled in the child by core/child.c) logs its
+ * validation layer (enabled in the child by the backend table,
+ * backend/backends.c, through core/child.c) logs its
  * messages to a file the harness names, through the layer's settings file,
  * and after each case the harness reads what was logged: an error makes
  * the case ERROR with the first message, warnings become a note. */

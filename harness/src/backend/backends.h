@@ -1,0 +1,49 @@
+/* The backend table: what the harness knows of each backend (cpu, vulkan,
+ * hip, cuda) in one place, so the generic layers never name one.
+ * Per backend: the variables --mode debug sets in the child (core/child.c
+ * sets whatever its caller hands it), the prefix of the message a
+ * validation layer's error gets (run/vk_validation.c reads the log; a
+ * runner spots such an error by it), the device facts a plugin reports
+ * among its info keys that a run's .txt header prints (results/txt.c), and
+ * the default run-to-run noise of a median (analyze/compare_stats.c). A new
+ * backend is one row in backends.c. */
+#ifndef BENCH_BACKENDS_H
+#define BENCH_BACKENDS_H
+
+#include <stddef.h>
+
+#include "core/child.h"
+
+/* A device fact: the info key a plugin reports, and its label in a run's
+ * .txt header. */
+struct backend_fact {
+  const char *key, *label;
+};
+
+struct backend {
+  const char *name;                   /* as a plugin's descriptor names it */
+  const struct child_env *debug_env;  /* --mode debug's variables, ended by a NULL name; or NULL */
+  const char *validation_error;       /* the message of a validation layer's error starts
+                                         with this (--mode debug), or NULL */
+  const struct backend_fact *facts;   /* device facts for the .txt header, ended by a NULL key */
+  double noise_a, noise_b;            /* default sigma of one run's median over n samples:
+                                         a + b / sqrt(n) (busy or unknown machine) */
+};
+
+/* Every backend, the table's order (the first is the CPU's: the default). */
+size_t backends_count(void);
+const struct backend *backends_at(size_t i);
+/* The backend named name, or NULL (name NULL or unknown). */
+const struct backend *backend_find(const char *name);
+/* The backend named name, or the first (the CPU's) when there is none. */
+const struct backend *backend_or_default(const char *name);
+
+/* Every backend's debug variables in one list ended by a NULL name: what
+ * a --mode debug child gets (one harness child may load plugins of any
+ * backend, so each backend's runtime is told). */
+const struct child_env *backends_debug_env(void);
+/* Whether message is a validation layer's error that was logged outside a
+ * case, in init() or deinit() ("<validation_error> in ..."). */
+int backends_validation_error_outside_case(const char *message);
+
+#endif

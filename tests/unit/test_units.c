@@ -27,6 +27,18 @@ static void test_times(void) {
   CHECK_FMT(fmt_time_ns(INFINITY), "-");
 }
 
+/* bench ab's spelling: decimals fixed per unit, "-" for nothing. */
+static void test_times_fixed(void) {
+  CHECK_FMT(fmt_time_ns_fixed(850), "850.0 ns");
+  CHECK_FMT(fmt_time_ns_fixed(999.96), "1000.0 ns");
+  CHECK_FMT(fmt_time_ns_fixed(123400), "123.40 us");
+  CHECK_FMT(fmt_time_ns_fixed(1234567), "1.235 ms");
+  CHECK_FMT(fmt_time_ns_fixed(2.5e9), "2.500 s");
+  CHECK_FMT(fmt_time_ns_fixed(0), "-");
+  CHECK_FMT(fmt_time_ns_fixed(-3), "-");
+  CHECK_FMT(fmt_time_ns_fixed(NAN), "-");
+}
+
 static void test_numbers(void) {
   CHECK_FMT(fmt_sig4(1234.4), "1234");
   CHECK_FMT(fmt_sig4(47.66), "47.66");
@@ -117,4 +129,4 @@ static void test_case_label(void) {
   case_result_release(&r);
 }
 
-TEST_MAIN(TEST_ENTRY(test_times), TEST_ENTRY(test_numbers), TEST_ENTRY(test_case_line), TEST_ENTRY(test_case_label))
+TEST_MAIN(TEST_ENTRY(test_times), TEST_ENTRY(test_times_fixed), TEST_ENTRY(test_numbers), TEST_ENTRY(test_case_line), TEST_ENTRY(test_case_label))

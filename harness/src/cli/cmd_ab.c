@@ -18,6 +18,7 @@
 #include "core/child.h"
 #include "core/term.h"
 #include "core/text_table.h"
+#include "core/units.h"
 #include "core/util.h"
 #include "core/version.h"
 #include "plan/plan.h"
@@ -184,14 +185,6 @@ struct tally {
   double level;          /* its interval's */
 };
 
-static void fmt_time(double ns, char *buf, size_t len) {
-  if (!(ns > 0)) snprintf(buf, len, "-");
-  else if (ns < 1e3) snprintf(buf, len, "%.1f ns", ns);
-  else if (ns < 1e6) snprintf(buf, len, "%.2f us", ns / 1e3);
-  else if (ns < 1e9) snprintf(buf, len, "%.3f ms", ns / 1e6);
-  else snprintf(buf, len, "%.3f s", ns / 1e9);
-}
-
 static double side_median(const struct ab_side *s) {
   const struct case_result *r = &s->r;
   if (!r->nsamples) return NAN;
@@ -202,22 +195,28 @@ static enum verdict to_verdict(enum cs_verdict v) {
   return v == CS_SAME ? V_SAME : v == CS_FASTER ? V_FASTER : v == CS_SLOWER ? V_SLOWER : V_NOISY;
 }
 
-/* One Markdown table row of the seven columns. The plugin, case and
+/* One Markdown table row of the seven columns, a one-row table rendered
+ * without its titles (cmd_ab prints them once). The plugin, case and
  * verdict cells (names and messages from plugins) are escaped, so a '|' in
  * them cannot split the row; the others are bench's own text. bold: the
  * plugin name in bold (a closing row). */
 static void md_row(const char *plugin, int bold, const char *label, const char *ot, const char *nt, const char *ratio,
                    const char *verdict, const char *rounds) {
-  struct strbuf sb = {0};
-  strbuf_adds(&sb, bold ? "| **" : "| ");
-  table_md_escape_add(&sb, plugin);
-  strbuf_adds(&sb, bold ? "** | " : " | ");
-  table_md_escape_add(&sb, label);
-  strbuf_addf(&sb, " | %s | %s | %s | ", ot, nt, ratio);
-  table_md_escape_add(&sb, verdict);
-  strbuf_addf(&sb, " | %s |", rounds);
-  printf("%s\n", sb.buf);
-  strbuf_release(&sb);
+  static const char *const titles[] = {"plugin", "case", "old", "new", "new/old [95% CI]", "verdict", "rounds"};
+  const char *text[] = {plugin, label, ot, nt, ratio, verdict, rounds};
+  char *cells[7];
+  for (int c = 0; c < 7; c++) cells[c] = xstrdup(text[c]);
+  struct text_table t;
+  table_init(&t, 7, titles, NULL);
+  t.rows_only = 1;
+  table_add_row(&t, cells);
+  if (bold) table_set_flags(&t, 0, 0, CELL_STRONG);
+  for (int c = 2; c < 7; c++)
+    if (c != 5) table_set_flags(&t, 0, (size_t)c, CELL_OWN);
+  char *row = table_render(&t, TABLE_MD, 0);
+  fputs(row, stdout);
+  free(row);
+  table_release(&t);
   fflush(stdout);
 }
 
@@ -240,9 +239,8 @@ static void print_one_sided(const struct ab_cli *o, const char *plugin, const ch
 
 static void print_row(const struct ab_cli *o, const char *plugin, const char *label, int k, int total,
                       const struct ab_case *c, enum verdict v) {
-  char ot[32], nt[32], ratio[96] = "-", rounds[96] = "";
-  fmt_time(side_median(&c->old), ot, sizeof ot);
-  fmt_time(side_median(&c->new_), nt, sizeof nt);
+  char ratio[96] = "-", rounds[96] = "";
+  char *ot = fmt_time_ns_fixed(side_median(&c->old)), *nt = fmt_time_ns_fixed(side_median(&c->new_));
   if (c->timed) {
     if (isfinite(c->est.hi))
       snprintf(ratio, sizeof ratio, "%.4f [%.4f, %.4f]%s", c->est.ratio, c->est.lo, c->est.hi,
@@ -266,6 +264,8 @@ static void print_row(const struct ab_cli *o, const char *plugin, const char *la
            term_str(label), ot, nt, ratio, verdict_name(v), rounds);
     if (why) printf("      %s\n", term_str(why));
   }
+  free(ot);
+  free(nt);
   fflush(stdout);
 }
 

@@ -28,6 +28,7 @@
 #include "results/events_read.h"
 #include "cli/progress.h"
 #include "core/term.h"
+#include "core/text_table.h"
 #include "core/units.h"
 #include "core/util.h"
 
@@ -39,34 +40,45 @@ static int is_failed(const char *status) {
   return strcmp(status, "OK") != 0 && strcmp(status, "SKIPPED") != 0 && strcmp(status, "RUNNING") != 0;
 }
 
-/* The cells of one row. */
-struct row {
-  char num[16], wall[32], median[32], thr[48];
-  char label[LABEL_MAX + 4];
-  char *plugin, *status; /* escaped */
-};
+/* The cells of one row: #, plugin, case (cut to LABEL_MAX bytes), status,
+ * wall s, median, throughput. */
+enum { COL_NUM, COL_PLUGIN, COL_CASE, COL_STATUS, COL_WALL, COL_MEDIAN, COL_THR, NCOLS };
 
-static void make_row(const struct ev_case *c, struct row *r) {
-  snprintf(r->num, sizeof r->num, "%d", c->index + 1);
-  char *t = c->have & HAVE_WALL ? fmt_fixed(c->wall_s, 2) : xstrdup("-");
-  snprintf(r->wall, sizeof r->wall, "%s", t);
-  free(t);
-  t = c->have & HAVE_MEDIAN ? fmt_time_ns(c->median_ms * 1e6) : xstrdup("-");
-  snprintf(r->median, sizeof r->median, "%s", t);
-  free(t);
-  t = c->have & HAVE_GFLOPS ? fmt_rate(c->gflops, "GFLOP/s")
-      : c->have & HAVE_GBPS ? fmt_rate(c->gbps, "GB/s") : xstrdup("-");
-  snprintf(r->thr, sizeof r->thr, "%s", t);
-  free(t);
+static void make_row(const struct ev_case *c, char **cells) {
+  cells[COL_NUM] = xasprintf("%d", c->index + 1);
+  cells[COL_PLUGIN] = xstrdup(c->plugin ? c->plugin : "?");
   char *label = term_escape(c->label ? c->label : "?");
-  if (strlen(label) > LABEL_MAX) snprintf(r->label, sizeof r->label, "%.*s...", LABEL_MAX - 3, label);
-  else snprintf(r->label, sizeof r->label, "%s", label);
+  cells[COL_CASE] = strlen(label) > LABEL_MAX ? xasprintf("%.*s...", LABEL_MAX - 3, label) : xstrdup(label);
   free(label);
-  r->plugin = term_escape(c->plugin ? c->plugin : "?");
-  r->status = term_escape(c->status);
+  cells[COL_STATUS] = xstrdup(c->status);
+  cells[COL_WALL] = c->have & HAVE_WALL ? fmt_fixed(c->wall_s, 2) : xstrdup("-");
+  cells[COL_MEDIAN] = c->have & HAVE_MEDIAN ? fmt_time_ns(c->median_ms * 1e6) : xstrdup("-");
+  cells[COL_THR] = c->have & HAVE_GFLOPS ? fmt_rate(c->gflops, "GFLOP/s")
+                   : c->have & HAVE_GBPS ? fmt_rate(c->gbps, "GB/s")
+                                         : xstrdup("-");
 }
 
-static int imax(int a, int b) { return a > b ? a : b; }
+/* The cases of a suite from first on, as a table. */
+static void print_cases(FILE *f, const struct ev_suite *s, size_t first) {
+  static const char *const titles[NCOLS] = {"#", "plugin", "case", "status", "wall s", "median", "throughput"};
+  static const int right[NCOLS] = {1, 0, 0, 0, 1, 1, 1};
+  struct text_table t;
+  table_init(&t, NCOLS, titles, right);
+  if (first) {
+    char *line = xasprintf("(%zu earlier cases not shown)", first);
+    table_add_line(&t, COL_PLUGIN, line);
+    free(line);
+  }
+  for (size_t i = first; i < s->ncases; i++) {
+    char *cells[NCOLS];
+    make_row(&s->cases[i], cells);
+    table_add_row(&t, cells);
+  }
+  char *text = table_render(&t, TABLE_TEXT, 0);
+  fputs(text, f);
+  free(text);
+  table_release(&t);
+}
 
 /* A suite's counts and progress: cases done (ended) of total, how they
  * ended, the percentage and the ETA in seconds (-1: unknown): the latest
@@ -114,32 +126,7 @@ static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
 
   size_t first = 0;
   if (max_rows > 0 && s->ncases > (size_t)max_rows) first = s->ncases - (size_t)max_rows;
-  struct row *rows = xcalloc(s->ncases ? s->ncases : 1, sizeof *rows);
-  int w[7] = {1, 6, 4, 6, 6, 6, 10}; /* #, plugin, case, status, wall s, median, throughput */
-  for (size_t i = first; i < s->ncases; i++) {
-    const struct ev_case *c = &s->cases[i];
-    make_row(c, &rows[i]);
-    w[0] = imax(w[0], (int)strlen(rows[i].num));
-    w[1] = imax(w[1], (int)strlen(rows[i].plugin));
-    w[2] = imax(w[2], (int)strlen(rows[i].label));
-    w[3] = imax(w[3], (int)strlen(rows[i].status));
-    w[4] = imax(w[4], (int)strlen(rows[i].wall));
-    w[5] = imax(w[5], (int)strlen(rows[i].median));
-    w[6] = imax(w[6], (int)strlen(rows[i].thr));
-  }
-  if (s->ncases) {
-    fprintf(f, "%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", w[0], "#", w[1], "plugin", w[2], "case", w[3],
-            "status", w[4], "wall s", w[5], "median", w[6], "throughput");
-    if (first) fprintf(f, "%*s  (%zu earlier cases not shown)\n", w[0], "", first);
-  }
-  for (size_t i = first; i < s->ncases; i++) {
-    fprintf(f, "%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", w[0], rows[i].num, w[1], rows[i].plugin,
-            w[2], rows[i].label, w[3], rows[i].status, w[4], rows[i].wall, w[5], rows[i].median,
-            w[6], rows[i].thr);
-    free(rows[i].plugin);
-    free(rows[i].status);
-  }
-  free(rows);
+  if (s->ncases) print_cases(f, s, first);
 
   if (s->ended) {
     char *wall = fmt_fixed(s->wall_s, 1);

@@ -111,7 +111,6 @@ int cmd_history(int argc, char **argv) {
   struct history h;
   history_build(&set, threshold, &h);
 
-  enum table_format f = strcmp(format, "md") == 0 ? TABLE_MD : strcmp(format, "csv") == 0 ? TABLE_CSV : TABLE_TEXT;
   int tags = 0;
   for (size_t i = 0; i < h.nrows; i++) tags |= *h.rows[i].first->tag != '\0';
   size_t ncols = 2 + (size_t)tags + h.ndates + 1;
@@ -157,15 +156,18 @@ int cmd_history(int argc, char **argv) {
     table_add_row(&t, cells);
     free(cells);
   }
+  table_note(&t, TABLE_ALL, 0, 1, 1);
+  table_note_addf(&t, "%zu %s over %zu %s; %s; %zu level %s (*: FASTER or SLOWER than the run before, threshold %g%%)",
+                  h.nrows, h.nrows == 1 ? "case" : "cases", h.ndates, h.ndates == 1 ? "date" : "dates",
+                  strcmp(metric, "median") == 0   ? "median time per iteration"
+                  : strcmp(metric, "gflops") == 0 ? "GFLOP/s"
+                                                  : "GB/s",
+                  nshifts, nshifts == 1 ? "shift" : "shifts", threshold * 100);
+  enum table_format f = TABLE_TEXT;
+  table_format_parse(format, &f);
   char *text = table_render(&t, f, 0);
   fputs(text, stdout);
   free(text);
-  if (f != TABLE_CSV)
-    printf("\n%zu %s over %zu %s; %s; %zu level %s (*: FASTER or SLOWER than the run before, "
-           "threshold %g%%)\n",
-           h.nrows, h.nrows == 1 ? "case" : "cases", h.ndates, h.ndates == 1 ? "date" : "dates",
-           strcmp(metric, "median") == 0 ? "median time per iteration" : strcmp(metric, "gflops") == 0 ? "GFLOP/s" : "GB/s",
-           nshifts, nshifts == 1 ? "shift" : "shifts", threshold * 100);
   table_release(&t);
   free(titles);
   free(right);

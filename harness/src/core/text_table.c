@@ -1,137 +1,152 @@
-/* Rendering a table of text cells as aligned text, markdown or CSV. Every
- * cell and title goes through term_escape (core/term.h) whatever the format:
- * cells come from result files, plugins and the command line. */
+/* The table model (text_table.h): columns, cells, lines, notes and the
+ * JSON frame; rendering is the renderers' (core/render.h). */
 #include "core/text_table.h"
 
+#include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/csv.h"
-#include "core/term.h"
 #include "core/util.h"
 
 void table_init(struct text_table *t, size_t ncols, const char *const *titles, const int *right) {
   memset(t, 0, sizeof *t);
   t->ncols = ncols;
-  t->titles = xcalloc(ncols, sizeof *t->titles);
-  t->right = xcalloc(ncols, sizeof *t->right);
+  t->titles = xcalloc(ncols + 1, sizeof *t->titles);
+  t->right = xcalloc(ncols + 1, sizeof *t->right);
+  t->formats = xcalloc(ncols + 1, sizeof *t->formats);
   for (size_t c = 0; c < ncols; c++) {
     t->titles[c] = xstrdup(titles[c]);
     t->right[c] = right ? right[c] : 0;
   }
 }
 
+void table_show(struct text_table *t, size_t col, unsigned formats) {
+  if (col < t->ncols) t->formats[col] = formats;
+}
+
+int table_col_shown(const struct text_table *t, size_t col, enum table_format f) {
+  return t->formats[col] == TABLE_ALL || (t->formats[col] & TABLE_IN(f));
+}
+
+int table_note_shown(const struct table_note *n, enum table_format f) {
+  return f != TABLE_CSV && (n->formats == TABLE_ALL || (n->formats & TABLE_IN(f)));
+}
+
 size_t table_add_row(struct text_table *t, char **cells) {
   t->cells = xrealloc(t->cells, (t->nrows + 1) * t->ncols * sizeof *t->cells);
-  t->colour = xrealloc(t->colour, (t->nrows + 1) * t->ncols * sizeof *t->colour);
-  for (size_t c = 0; c < t->ncols; c++) {
-    t->cells[t->nrows * t->ncols + c] = cells[c] ? cells[c] : xstrdup("-");
-    t->colour[t->nrows * t->ncols + c] = NULL;
-  }
+  for (size_t c = 0; c < t->ncols; c++)
+    t->cells[t->nrows * t->ncols + c] = (struct table_cell){cells[c] ? cells[c] : xstrdup("-"), NULL, NULL, 0};
   return t->nrows++;
 }
 
+static struct table_cell *cell_at(struct text_table *t, size_t row, size_t col) {
+  return row < t->nrows && col < t->ncols ? &t->cells[row * t->ncols + col] : NULL;
+}
+
 void table_set_colour(struct text_table *t, size_t row, size_t col, const char *sgr) {
-  if (row < t->nrows && col < t->ncols) t->colour[row * t->ncols + col] = sgr;
+  struct table_cell *c = cell_at(t, row, col);
+  if (c) c->colour = sgr;
 }
 
-/* Columns on a terminal: one per UTF-8 character. */
-static size_t width_of(const char *s) {
-  size_t w = 0;
-  for (; *s; s++)
-    if (((unsigned char)*s & 0xc0) != 0x80) w++;
-  return w;
-}
-
-static void pad(struct strbuf *sb, size_t n) {
-  for (size_t i = 0; i < n; i++) strbuf_adds(sb, " ");
-}
-
-static void render_text(const struct text_table *t, struct strbuf *sb, int colour) {
-  size_t *w = xcalloc(t->ncols, sizeof *w);
-  /* the escaped titles, then the escaped cells, row by row */
-  char **safe = xcalloc((t->nrows + 1) * t->ncols, sizeof *safe);
-  for (size_t i = 0; i < (t->nrows + 1) * t->ncols; i++)
-    safe[i] = term_escape(i < t->ncols ? t->titles[i] : t->cells[i - t->ncols]);
-  for (size_t i = 0; i < (t->nrows + 1) * t->ncols; i++) {
-    size_t x = width_of(safe[i]);
-    if (x > w[i % t->ncols]) w[i % t->ncols] = x;
+void table_set_json(struct text_table *t, size_t row, size_t col, struct json_t *v) {
+  struct table_cell *c = cell_at(t, row, col);
+  if (!v) v = json_null();
+  if (!c) {
+    json_decref(v);
+    return;
   }
-  for (size_t r = 0; r <= t->nrows; r++) {
-    size_t start = sb->len;
-    for (size_t c = 0; c < t->ncols; c++) {
-      const char *cell = safe[r * t->ncols + c];
-      const char *sgr = r && colour ? t->colour[(r - 1) * t->ncols + c] : NULL;
-      size_t gap = w[c] - width_of(cell);
-      if (c) strbuf_adds(sb, "  ");
-      if (t->right[c]) pad(sb, gap);
-      if (sgr) strbuf_addf(sb, "\033[%sm%s\033[0m", sgr, cell);
-      else strbuf_adds(sb, cell);
-      if (!t->right[c]) pad(sb, gap);
-    }
-    while (sb->len > start && sb->buf[sb->len - 1] == ' ') sb->len--;
-    sb->buf[sb->len] = '\0';
-    strbuf_adds(sb, "\n");
-  }
-  for (size_t i = 0; i < (t->nrows + 1) * t->ncols; i++) free(safe[i]);
-  free(safe);
-  free(w);
+  json_decref(c->json);
+  c->json = v;
 }
 
-void table_md_escape_add(struct strbuf *sb, const char *s) {
-  char *e = term_escape(s); /* no control byte is left: CR and LF are \r, \n */
-  for (const char *p = e; *p; p++) {
-    if (strchr("|\\`*_[]()<>!&~#", *p)) strbuf_adds(sb, "\\");
-    strbuf_add(sb, p, 1);
-  }
-  free(e);
+void table_set_flags(struct text_table *t, size_t row, size_t col, unsigned flags) {
+  struct table_cell *c = cell_at(t, row, col);
+  if (c) c->flags = flags;
 }
 
-static void md_cell(struct strbuf *sb, const char *s) {
-  strbuf_adds(sb, " ");
-  table_md_escape_add(sb, s);
-  strbuf_adds(sb, " |");
+void table_add_line(struct text_table *t, size_t col, const char *text) {
+  t->lines = xrealloc(t->lines, (t->nlines + 1) * sizeof *t->lines);
+  t->lines[t->nlines++] = (struct table_line){t->nrows, col, xstrdup(text)};
 }
 
-static void render_md(const struct text_table *t, struct strbuf *sb) {
-  strbuf_adds(sb, "|");
-  for (size_t c = 0; c < t->ncols; c++) md_cell(sb, t->titles[c]);
-  strbuf_adds(sb, "\n|");
-  for (size_t c = 0; c < t->ncols; c++) strbuf_adds(sb, t->right[c] ? " ---: |" : " --- |");
-  strbuf_adds(sb, "\n");
-  for (size_t r = 0; r < t->nrows; r++) {
-    strbuf_adds(sb, "|");
-    for (size_t c = 0; c < t->ncols; c++) md_cell(sb, t->cells[r * t->ncols + c]);
-    strbuf_adds(sb, "\n");
-  }
+void table_note(struct text_table *t, unsigned formats, unsigned style, int gap, int para) {
+  t->notes = xrealloc(t->notes, (t->nnotes + 1) * sizeof *t->notes);
+  t->notes[t->nnotes++] = (struct table_note){formats, style, gap, para, 0, NULL, 0};
 }
 
-static void render_csv(const struct text_table *t, struct strbuf *sb) {
-  for (size_t r = 0; r <= t->nrows; r++) {
-    for (size_t c = 0; c < t->ncols; c++) {
-      if (c) strbuf_adds(sb, ",");
-      char *e = term_escape(r ? t->cells[(r - 1) * t->ncols + c] : t->titles[c]);
-      csv_add_field(sb, e);
-      free(e);
-    }
-    strbuf_adds(sb, "\n");
-  }
+static void note_part(struct text_table *t, char *text, int user) {
+  if (!t->nnotes) table_note(t, TABLE_ALL, 0, 0, 0);
+  struct table_note *n = &t->notes[t->nnotes - 1];
+  n->parts = xrealloc(n->parts, (n->nparts + 1) * sizeof *n->parts);
+  n->parts[n->nparts++] = (struct table_note_part){text, user, n->em};
+}
+
+void table_note_em(struct text_table *t, unsigned em) {
+  if (!t->nnotes) table_note(t, TABLE_ALL, 0, 0, 0);
+  t->notes[t->nnotes - 1].em = em;
+}
+
+void table_note_addf(struct text_table *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = xvasprintf(fmt, ap);
+  va_end(ap);
+  note_part(t, s, 0);
+}
+
+void table_note_user(struct text_table *t, const char *s) {
+  note_part(t, xstrdup(s ? s : ""), 1);
+}
+
+void table_json_frame(struct text_table *t, const char *rows_key, struct json_t *head, struct json_t *tail) {
+  json_decref(t->json_head);
+  json_decref(t->json_tail);
+  t->rows_key = rows_key;
+  t->json_head = head;
+  t->json_tail = tail;
 }
 
 char *table_render(const struct text_table *t, enum table_format f, int colour) {
   struct strbuf sb = STRBUF_INIT;
-  if (f == TABLE_MD) render_md(t, &sb);
-  else if (f == TABLE_CSV) render_csv(t, &sb);
-  else render_text(t, &sb, colour);
+  table_renderer_of(f)->render(t, &sb, colour);
   return strbuf_detach(&sb);
 }
 
+const struct table_renderer *table_renderer_of(enum table_format f) {
+  static const struct table_renderer *const all[TABLE_NFORMATS] = {&render_text, &render_md, &render_csv,
+                                                                   &render_json};
+  return f < TABLE_NFORMATS ? all[f] : &render_text;
+}
+
+int table_format_parse(const char *name, enum table_format *out) {
+  if (strcmp(name, "text") == 0) name = "table";
+  for (int f = 0; f < TABLE_NFORMATS; f++)
+    if (strcmp(name, table_renderer_of((enum table_format)f)->name) == 0) {
+      *out = (enum table_format)f;
+      return 0;
+    }
+  return -1;
+}
+
 void table_release(struct text_table *t) {
-  for (size_t i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
+  for (size_t i = 0; i < t->nrows * t->ncols; i++) {
+    free(t->cells[i].text);
+    json_decref(t->cells[i].json);
+  }
   for (size_t c = 0; c < t->ncols; c++) free(t->titles[c]);
+  for (size_t i = 0; i < t->nlines; i++) free(t->lines[i].text);
+  for (size_t i = 0; i < t->nnotes; i++) {
+    for (size_t k = 0; k < t->notes[i].nparts; k++) free(t->notes[i].parts[k].text);
+    free(t->notes[i].parts);
+  }
+  json_decref(t->json_head);
+  json_decref(t->json_tail);
   free(t->cells);
-  free(t->colour);
+  free(t->lines);
+  free(t->notes);
   free(t->titles);
   free(t->right);
+  free(t->formats);
   memset(t, 0, sizeof *t);
 }

@@ -32,6 +32,14 @@ char *fmt_time_ns(double ns) {
   return s;
 }
 
+char *fmt_time_ns_fixed(double ns) {
+  if (!(ns > 0)) return xstrdup("-");
+  if (ns < 1e3) return xasprintf("%.1f ns", ns);
+  if (ns < 1e6) return xasprintf("%.2f us", ns / 1e3);
+  if (ns < 1e9) return xasprintf("%.3f ms", ns / 1e6);
+  return xasprintf("%.3f s", ns / 1e9);
+}
+
 char *fmt_fixed(double v, int decimals) {
   if (!isfinite(v)) return xstrdup("?");
   if (fabs(v) >= FMT_EXP_FROM) return xasprintf("%.3e", v);

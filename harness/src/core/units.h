@@ -18,6 +18,11 @@ char *fmt_sig4(double v);
  * "12.35 us", "1.234 ms", "2.500 s"); "-" when not finite. */
 char *fmt_time_ns(double ns);
 
+/* A time in nanoseconds with the decimals fixed per unit ("850.0 ns",
+ * "123.40 us", "1.234 ms", "2.500 s"): bench ab's rows, where the
+ * columns of old and new line up by unit; "-" when not positive (or NaN). */
+char *fmt_time_ns_fixed(double ns);
+
 /* v with that many decimals ("12.50"), "1.000e+308" from FMT_EXP_FROM on,
  * "?" when not finite: seconds and counts read from events or results. */
 char *fmt_fixed(double v, int decimals);

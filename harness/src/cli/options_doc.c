@@ -96,8 +96,12 @@ static void print_man(FILE *f) {
     fprintf(f, ".SH \"%s\"\n", c == bench_commands ? "OPTIONS" : full_name(c->spec, name, sizeof name));
     roff_usage(f, c->spec);
     if (c != bench_commands) roff_prose(f, c->spec->description);
-    fputs(".SS Options\n", f);
-    roff_options(f, c->spec->options);
+    if (c != bench_commands && c->spec->options == spec_run.options) {
+      fputs(".PP\nIt takes the options of bench (OPTIONS above).\n", f);
+    } else {
+      fputs(".SS Options\n", f);
+      roff_options(f, c->spec->options);
+    }
     roff_prose(f, c->spec->epilogue);
   }
   fputs(".SH \"SEE ALSO\"\nThe documents in share/doc/bench; docs/cli.md holds this page in Markdown.\n", f);
@@ -108,7 +112,7 @@ static void print_man(FILE *f) {
 /* Prose and help text for Markdown: characters that would format escaped. */
 static void md_text(FILE *f, const char *s) {
   for (; *s; s++) {
-    if (strchr("\\`*_<>[]|#", *s)) fputc('\\', f);
+    if (strchr("\\*_<>[]|#", *s)) fputc('\\', f);
     fputc(*s, f);
   }
 }
@@ -140,6 +144,11 @@ static void print_markdown(FILE *f) {
     for (size_t i = 0; c->spec->usage[i]; i++) fprintf(f, "%s%s\n", i ? "       " : "usage: ", c->spec->usage[i]);
     fputs("```\n\n", f);
     if (c != bench_commands) md_prose(f, c->spec->description);
+    if (c != bench_commands && c->spec->options == spec_run.options) {
+      fputs("It takes the options of [`bench`](#bench).\n\n", f);
+      md_prose(f, c->spec->epilogue);
+      continue;
+    }
     fputs("| option | meaning |\n|---|---|\n", f);
     for (const struct opt *o = c->spec->options; o->type != OPT_END; o++) {
       strbuf_reset(&sb);

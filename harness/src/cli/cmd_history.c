@@ -34,7 +34,7 @@ static const struct opt history_options[] = {
     OPT_RESULTS_DIR(O, dir),
     OPT_PLUGIN(O, plugins, nplugins),
     OPT_STRING("date", 0, O, sel.date, "D", "keep the runs of that date (YYYY-MM-DD or a prefix)"),
-    OPT_STRING("tag", 0, O, sel.tag, "T", "keep the runs with that tag"),
+    OPT_SELECT_TAG(O, sel.tag),
     OPT_CHOICE("metric", O, metric, history_metrics, "what a cell shows: the median time (default), GFLOP/s or GB/s"),
     OPT_THRESHOLD(O, threshold),
     OPT_FORMAT(O, format, history_formats, "output (default table)"),

@@ -46,7 +46,7 @@ static const struct opt report_options[] = {
     OPT_RESULTS_DIR(O, dir),
     OPT_STRING("output", 'o', O, out, "FILE", "the page to write (default DIR/report.html)"),
     OPT_PLUGIN(O, plugins, nplugins),
-    OPT_STRING("tag", 0, O, sel.tag, "T", "keep the runs with that tag"),
+    OPT_SELECT_TAG(O, sel.tag),
     OPT_STRING("chartjs", 0, O, chartjs, "FILE", "Chart.js to inline (also $BENCH_CHARTJS)"),
     OPT_THRESHOLD(O, threshold),
     OPT_LIST("tuning-file", O, tuning, ntuning, "FILE",

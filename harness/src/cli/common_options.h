@@ -53,6 +53,8 @@ int opt_cb_mode(const struct cmd_spec *cmd, const struct opt *opt, const char *a
            "'m>=512,dtype=f16|bf16'; repeatable")
 #define OPT_PLUGIN_DIR(type, field, nfield) \
   OPT_LIST("plugin-dir", type, field, nfield, "DIR", "also load plugins from DIR (repeatable); see BENCH_PLUGIN_PATH")
+/* --tag as a selector of the runs read (bench run's --tag names the runs it writes). */
+#define OPT_SELECT_TAG(type, field) OPT_STRING("tag", 0, type, field, "T", "keep the runs with that tag")
 #define OPT_MODE(type, field)                                                                       \
   OPT_CALLBACK("mode", type, field, NULL, mode_words, opt_cb_mode,                                  \
                "debug: serialised GPU launches and the Vulkan validation layer (default perf)")

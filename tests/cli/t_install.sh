@@ -15,6 +15,9 @@ pc=$(find "$T/prefix" -name bench-plugin.pc | head -1)
 [ -n "$pc" ] && ok || fail "no bench-plugin.pc"
 plugdir=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=plugindir bench-plugin)
 [ -f "$plugdir/cpu_gemm.so" ] && ok || fail "cpu_gemm.so not in $plugdir"
+# man bench and bash completion, generated from the option tables
+grep -q '^\.TH BENCH 1' "$T/prefix/share/man/man1/bench.1" && ok || fail "no share/man/man1/bench.1"
+grep -q '^complete -F _bench bench' "$T/prefix/share/bash-completion/completions/bench" && ok || fail "no bash completion"
 
 # The plugin author's afternoon: build with the installed header only.
 cflags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags bench-plugin)

@@ -4,7 +4,6 @@
  * are saved as ordinary result files tagged old and new (so compare,
  * history and report read them); the new side's results carry the rounds
  * and the paired verdict in their info (ab_*). */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "analyze/compare_case.h"
 #include "analyze/paired.h"
 #include "cli/commands.h"
+#include "cli/common_options.h"
 #include "core/child.h"
 #include "core/term.h"
 #include "core/text_table.h"
@@ -27,36 +27,6 @@
 #include "run/result_file.h"
 #include "run/runner.h"
 
-#define USAGE                                                                                       \
-  "usage: bench ab OLD NEW [options]\n"                                                           \
-  "Measure two builds of the same plugins in one interleaved run: for each case an\n"             \
-  "old and a new worker (never running at once) take short blocks of samples in\n"                \
-  "rounds (the order alternating from a random start); the verdict comes from\n"                  \
-  "the rounds' paired log-ratios new/old of block medians (device time when both\n"               \
-  "sides report it), with the worker pair as the unit (a fresh pair every\n"                      \
-  "--rounds-per-pair rounds).\n"                                                                  \
-  "OLD and NEW are plugin folders or single .so files; plugins pair by name, cases\n"             \
-  "by parameters (one side only: MISSING or NEW).\n"                                              \
-  "  --preset NAME|FILE     sampling policy (default standard); its max_time is the\n"            \
-  "                         wall budget of one case, its warm-up that of each worker\n"           \
-  "  --plugin PATTERN       only these plugins (names, comma lists, globs; repeatable)\n"         \
-  "  --param NAME=VALUES    override a parameter (as bench run; repeatable)\n"                    \
-  "  --filter EXPR          only the cases that match (as bench run; repeatable)\n"               \
-  "  --threshold T          SAME band, 5% or 0.05 (default 5%)\n"                                 \
-  "  --fail-on LIST         slower, wrong, missing, noisy, none (default slower,wrong)\n"         \
-  "  --rounds-per-pair N    rounds before fresh workers (at least; default 4)\n"                  \
-  "  --min-pairs N          worker pairs before an early stop (default 6)\n"                      \
-  "  --seed N               the sides' order in the rounds (default: random)\n"                   \
-  "  --results-dir DIR      where the result files go (default results)\n"                        \
-  "  --format text|md       terminal table as text (default) or Markdown\n"                       \
-  "Verdicts: SAME (95% interval within 1 +- threshold), FASTER/SLOWER (wholly\n"                  \
-  "outside it, t test p < 0.05), NOISY; a case stops early once its 99% interval\n"               \
-  "decides (after --min-pairs pairs), else at max_time with the 95% interval.\n"                  \
-  "A failed NEW side is WRONG_ANSWER, CRASH, TIMEOUT, ERROR (no ratio); FIXED when\n"             \
-  "only OLD failed.\n"                                                                            \
-  "Exit status: 0 no regression; 1 a case in --fail-on; 2 usage; 130 interrupted.\n"
-
-
 struct ab_cli {
   const char *old_dir, *new_dir;
   const char *preset;
@@ -65,102 +35,80 @@ struct ab_cli {
   const char *results_dir;
   double threshold;
   unsigned fail_on;
+  const char *format; /* --format text|md */
   int md;
   struct ab_opts ab;
 };
 
-static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "bench: error: ");
-  fprintf(stderr, fmt, term_str(arg));
-  fprintf(stderr, " (see bench ab --help)\n");
-  return -1;
-}
-
-static int parse_fail_on(const char *s, unsigned *out) {
-  char bad[64];
-  if (compare_parse_fail_on(s, out, bad, sizeof bad) == 0) return 0;
-  return usage_error("--fail-on takes slower, wrong, missing, noisy or none, not '%s'", bad);
-}
-
-static void push(const char ***list, size_t *n, const char *v) {
-  *list = xrealloc(*list, (*n + 1) * sizeof **list);
-  (*list)[(*n)++] = v;
-}
-
-static int parse_int(const char *s, int lo, int *out) {
+static int seed_cb(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
+  (void)opt;
   char *end;
-  long v = strtol(s, &end, 10);
-  if (*s == '\0' || *end || v < lo || v > 1000000) return -1;
-  *out = (int)v;
+  unsigned long long v = strtoull(arg, &end, 10);
+  if (!*arg || *end || v == 0 || *arg == '-') return usage_error(cmd, "--seed takes a whole number > 0, not '%s'", arg);
+  *(uint64_t *)field = v;
   return 0;
 }
 
+static const char *const ab_formats[] = {"text", "md", NULL};
+
+#define O struct ab_cli
+static const struct opt ab_options[] = {
+    OPT_PRESET(O, preset),
+    OPT_PLUGIN(O, plugins, nplugins),
+    OPT_PARAM(O, params, nparams),
+    OPT_FILTER(O, filters, nfilters),
+    OPT_THRESHOLD(O, threshold),
+    OPT_FAIL_ON(O, fail_on),
+    OPT_INT("rounds-per-pair", O, ab.rounds_per_pair, 1, 1000000, "N",
+            "rounds before fresh workers (at least; default 4)"),
+    OPT_INT("min-pairs", O, ab.min_pairs, 2, 1000000, "N", "worker pairs before an early stop (default 6)"),
+    OPT_CALLBACK("seed", O, ab.seed, "N", NULL, seed_cb, "the sides' order in the rounds (default: random)"),
+    OPT_RESULTS_DIR(O, results_dir),
+    OPT_FORMAT(O, format, ab_formats, "terminal table as text (default) or Markdown"),
+    OPT_END(),
+};
+#undef O
+
+static const char *const ab_usage[] = {"bench ab OLD NEW [options]", NULL};
+
+const struct cmd_spec spec_ab = {
+    "ab", "two builds of the same plugins measured in one interleaved run", ab_usage, NULL,
+    "Measure two builds of the same plugins in one interleaved run: for each case an\n"
+    "old and a new worker (never running at once) take short blocks of samples in\n"
+    "rounds (the order alternating from a random start); the verdict comes from\n"
+    "the rounds' paired log-ratios new/old of block medians (device time when both\n"
+    "sides report it), with the worker pair as the unit (a fresh pair every\n"
+    "--rounds-per-pair rounds).\n"
+    "OLD and NEW are plugin folders or single .so files; plugins pair by name, cases\n"
+    "by parameters (one side only: MISSING or NEW). The preset is the sampling policy:\n"
+    "its max_time is the wall budget of one case, its warm-up that of each worker.",
+    "Verdicts: SAME (95% interval within 1 +- threshold), FASTER/SLOWER (wholly\n"
+    "outside it, t test p < 0.05), NOISY; a case stops early once its 99% interval\n"
+    "decides (after --min-pairs pairs), else at max_time with the 95% interval.\n"
+    "A failed NEW side is WRONG_ANSWER, CRASH, TIMEOUT, ERROR (no ratio); FIXED when\n"
+    "only OLD failed.\n"
+    "\n"
+    "Exit status: 0 no regression; 1 a case in --fail-on; 2 usage; 130 interrupted.\n",
+    ab_options, PARSE_PERMUTE,
+};
+
 /* -1 on bad usage, 1 after --help, 0 to go on. */
 static int parse(int argc, char **argv, struct ab_cli *o) {
-  enum { O_PRESET = 256, O_PLUGIN, O_PARAM, O_FILTER, O_THRESHOLD, O_FAIL_ON, O_FORMAT,
-         O_RESULTS, O_RPP, O_MINPAIRS, O_SEED, O_HELP };
-  static const struct option longopts[] = {
-      {"preset", required_argument, NULL, O_PRESET},     {"plugin", required_argument, NULL, O_PLUGIN},
-      {"param", required_argument, NULL, O_PARAM},       {"filter", required_argument, NULL, O_FILTER},
-      {"threshold", required_argument, NULL, O_THRESHOLD}, {"fail-on", required_argument, NULL, O_FAIL_ON},
-      {"format", required_argument, NULL, O_FORMAT},     {"results-dir", required_argument, NULL, O_RESULTS},
-      {"rounds-per-pair", required_argument, NULL, O_RPP}, {"min-pairs", required_argument, NULL, O_MINPAIRS},
-      {"seed", required_argument, NULL, O_SEED},         {"help", no_argument, NULL, O_HELP},
-      {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->preset = "standard";
   o->results_dir = "results";
   o->threshold = COMPARE_DEFAULT_THRESHOLD;
   o->fail_on = FAIL_SLOWER | FAIL_WRONG;
+  o->format = "text";
   o->ab.rounds_per_pair = 4;
   o->ab.min_pairs = 6;
   o->ab.seed = (uint64_t)now_ns() ^ ((uint64_t)getpid() << 32);
-  optind = 1;
-  opterr = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    switch (c) {
-    case O_PRESET: o->preset = optarg; break;
-    case O_PLUGIN: push(&o->plugins, &o->nplugins, optarg); break;
-    case O_PARAM: push(&o->params, &o->nparams, optarg); break;
-    case O_FILTER: push(&o->filters, &o->nfilters, optarg); break;
-    case O_THRESHOLD:
-      if (compare_parse_threshold(optarg, &o->threshold) != 0)
-        return usage_error("--threshold takes a fraction or a percentage in [0, 1), not '%s'", optarg);
-      break;
-    case O_FAIL_ON:
-      if (parse_fail_on(optarg, &o->fail_on) != 0) return -1;
-      break;
-    case O_FORMAT:
-      if (strcmp(optarg, "md") == 0) o->md = 1;
-      else if (strcmp(optarg, "text") != 0) return usage_error("--format takes text or md, not '%s'", optarg);
-      break;
-    case O_RESULTS: o->results_dir = optarg; break;
-    case O_RPP:
-      if (parse_int(optarg, 1, &o->ab.rounds_per_pair) != 0)
-        return usage_error("--rounds-per-pair takes a whole number >= 1, not '%s'", optarg);
-      break;
-    case O_MINPAIRS:
-      if (parse_int(optarg, 2, &o->ab.min_pairs) != 0)
-        return usage_error("--min-pairs takes a whole number >= 2, not '%s'", optarg);
-      break;
-    case O_SEED: {
-      char *end;
-      o->ab.seed = strtoull(optarg, &end, 10);
-      if (!*optarg || *end || o->ab.seed == 0) return usage_error("--seed takes a whole number > 0, not '%s'", optarg);
-      break;
-    }
-    case O_HELP: fputs(USAGE, stdout); return 1;
-    default:
-      return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-    }
-  }
-  if (argc - optind != 2) {
-    fprintf(stderr, "bench: error: bench ab takes two plugin folders or .so files, OLD and NEW (see bench ab --help)\n");
-    return -1;
-  }
-  o->old_dir = argv[optind];
-  o->new_dir = argv[optind + 1];
+  int nargs, rc = parse_options(&spec_ab, argc, argv, o, &nargs);
+  if (rc != 0) return rc;
+  if (nargs != 2) return usage_error(&spec_ab, "bench ab takes two plugin folders or .so files, OLD and NEW");
+  o->old_dir = argv[0];
+  o->new_dir = argv[1];
+  o->md = strcmp(o->format, "md") == 0;
   o->ab.threshold = o->threshold;
   return 0;
 }

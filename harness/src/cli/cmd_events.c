@@ -13,7 +13,6 @@
  * events_read.c's; text from the file is printed escaped (term.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/parse_options.h"
 #include "results/events_read.h"
 #include "cli/progress.h"
 #include "core/term.h"
@@ -32,7 +32,6 @@
 #include "core/units.h"
 #include "core/util.h"
 
-#define USAGE "usage: bench events FILE [--follow | --summary]"
 #define LABEL_MAX 60       /* case labels are cut to this many bytes */
 #define POLL_NS 250000000L /* --follow: look for new lines 4 times a second */
 
@@ -248,37 +247,43 @@ static int follow(int fd, const char *path, int regular, struct ev_log *l) {
   }
 }
 
+struct events_opts {
+  int follow, summary;
+};
+
+static const struct opt events_options[] = {
+    OPT_FLAG("follow", 'f', struct events_opts, follow,
+             "reread the file as it grows and redraw the table until the last suite ends or Ctrl-C"),
+    OPT_FLAG("summary", 0, struct events_opts, summary, "key=value lines for scripts instead of the tables"),
+    OPT_END(),
+};
+
+static const char *const events_usage[] = {"bench events FILE [--follow | --summary]", NULL};
+
+const struct cmd_spec spec_events = {
+    "events", "a compact table of a run's events file, live with --follow", events_usage, NULL,
+    "A compact table of a run's events file (--events FILE): one row per case (plugin,\n"
+    "case, status, wall seconds, median, GFLOP/s or GB/s) with the suite's progress and\n"
+    "ETA at the bottom. Lines that are not JSON objects are skipped, so a log that\n"
+    "interleaves the events with other output reads as well. FILE - reads standard input.",
+    "Exit status: 0 shown; 2 usage error or a file that cannot be read.\n",
+    events_options, PARSE_PERMUTE,
+};
+
 int cmd_events(int argc, char **argv) {
-  static const struct option longopts[] = {{"follow", no_argument, NULL, 'f'},
-                                           {"summary", no_argument, NULL, 's'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
-  int follow_mode = 0, summary = 0;
-  opterr = 0;
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, ":fh", longopts, NULL)) != -1) {
-    if (c == 'f') {
-      follow_mode = 1;
-    } else if (c == 's') {
-      summary = 1;
-    } else if (c == 'h') {
-      printf("%s\n", USAGE);
-      return EXIT_OK;
-    } else {
-      error("unknown option '%s' (%s)", argv[optind - 1], USAGE);
-      return EXIT_USAGE;
-    }
-  }
+  struct events_opts o = {0};
+  int nargs, prc = parse_options(&spec_events, argc, argv, &o, &nargs);
+  if (prc != 0) return prc > 0 ? EXIT_OK : EXIT_USAGE;
+  int follow_mode = o.follow, summary = o.summary;
   if (follow_mode && summary) {
-    error("--follow and --summary do not go together (%s)", USAGE);
+    usage_error(&spec_events, "--follow and --summary do not go together");
     return EXIT_USAGE;
   }
-  if (argc - optind != 1) {
-    error(argc - optind ? "expected one events file (%s)" : "missing the events file (%s)", USAGE);
+  if (nargs != 1) {
+    usage_error(&spec_events, nargs ? "expected one events file" : "missing the events file");
     return EXIT_USAGE;
   }
-  const char *path = argv[optind];
+  const char *path = argv[0];
   int from_stdin = strcmp(path, "-") == 0;
   int fd = from_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {

@@ -2,7 +2,6 @@
  * case, one column per dated run (median time, or GFLOP/s or GB/s), and a
  * flag where the level shifts: a run that compares FASTER or SLOWER than
  * the run before it (the same verdict as bench compare). */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/common_options.h"
 #include "analyze/compare_case.h"
 #include "analyze/history.h"
 #include "analyze/result_set.h"
@@ -18,19 +18,45 @@
 #include "core/units.h"
 #include "core/util.h"
 
-#define USAGE                                                                                   \
-  "usage: bench history [--results-dir DIR] [--plugin P]... [--date D] [--tag T]\n"             \
-  "                     [--metric median|gflops|gbps] [--threshold X] [--format table|csv|md]\n" \
-  "\n"                                                                                          \
-  "One row per case (plugin, parameters, tag), one column per date (the newest run\n"          \
-  "of that day). A '*' marks a level shift: the run compares FASTER or SLOWER than\n"          \
-  "the previous run of the case (95% interval beyond the threshold, default 5%);\n"             \
-  "the 'shifts' column names them.\n"
+struct history_opts {
+  const char *dir, *metric, *format;
+  double threshold;
+  struct rs_select sel;
+  const char **plugins;
+  size_t nplugins;
+};
 
-static int usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "bench: error: %s '%s' (see bench history --help)\n", what, term_str(arg));
-  return EXIT_USAGE;
-}
+static const char *const history_metrics[] = {"median", "gflops", "gbps", NULL};
+static const char *const history_formats[] = {"table", "csv", "md", NULL};
+
+#define O struct history_opts
+static const struct opt history_options[] = {
+    OPT_RESULTS_DIR(O, dir),
+    OPT_PLUGIN(O, plugins, nplugins),
+    OPT_STRING("date", 0, O, sel.date, "D", "keep the runs of that date (YYYY-MM-DD or a prefix)"),
+    OPT_SELECT_TAG(O, sel.tag),
+    OPT_CHOICE("metric", O, metric, history_metrics, "what a cell shows: the median time (default), GFLOP/s or GB/s"),
+    OPT_THRESHOLD(O, threshold),
+    OPT_FORMAT(O, format, history_formats, "output (default table)"),
+    OPT_END(),
+};
+#undef O
+
+static const char *const history_usage[] = {
+    "bench history [--results-dir DIR] [--plugin P]... [--date D] [--tag T]",
+    "              [--metric median|gflops|gbps] [--threshold X] [--format table|csv|md]",
+    NULL,
+};
+
+const struct cmd_spec spec_history = {
+    "history", "one row per case, one column per dated run, level shifts marked", history_usage, NULL,
+    "One row per case (plugin, parameters, tag), one column per date (the newest run\n"
+    "of that day). A '*' marks a level shift: the run compares FASTER or SLOWER than\n"
+    "the previous run of the case (95% interval beyond the threshold, default 5%);\n"
+    "the 'shifts' column names them.",
+    "Exit status: 0 shown; 2 usage error, or no results selected.\n",
+    history_options, PARSE_NO_ARGS,
+};
 
 static char *cell_value(const struct rs_entry *e, const char *metric) {
   const struct case_result *r = e->r;
@@ -45,56 +71,18 @@ static char *cell_value(const struct rs_entry *e, const char *metric) {
 }
 
 int cmd_history(int argc, char **argv) {
-  enum { O_DIR = 256, O_PLUGIN, O_DATE, O_TAG, O_METRIC, O_THRESHOLD, O_FORMAT, O_HELP };
-  static const struct option longopts[] = {
-      {"results-dir", required_argument, NULL, O_DIR}, {"plugin", required_argument, NULL, O_PLUGIN},
-      {"date", required_argument, NULL, O_DATE},       {"tag", required_argument, NULL, O_TAG},
-      {"metric", required_argument, NULL, O_METRIC},   {"threshold", required_argument, NULL, O_THRESHOLD},
-      {"format", required_argument, NULL, O_FORMAT},   {"help", no_argument, NULL, O_HELP},
-      {NULL, 0, NULL, 0}};
-  const char *dir = "results", *metric = "median", *format = "table";
-  double threshold = COMPARE_DEFAULT_THRESHOLD;
-  struct rs_select sel = {0};
-  const char **plugins = NULL;
-  size_t nplugins = 0;
-  int rc = EXIT_OK;
-  opterr = 0;
-  optind = 1;
-  int c;
-  while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-    switch (c) {
-    case O_DIR: dir = optarg; break;
-    case O_PLUGIN:
-      plugins = xrealloc(plugins, (nplugins + 1) * sizeof *plugins);
-      plugins[nplugins++] = optarg;
-      break;
-    case O_DATE: sel.date = optarg; break;
-    case O_TAG: sel.tag = optarg; break;
-    case O_METRIC:
-      if (strcmp(optarg, "median") && strcmp(optarg, "gflops") && strcmp(optarg, "gbps"))
-        rc = usage_error("--metric must be median, gflops or gbps, not", optarg);
-      metric = optarg;
-      break;
-    case O_THRESHOLD:
-      if (compare_parse_threshold(optarg, &threshold) != 0)
-        rc = usage_error("--threshold must be a fraction or percentage below 100%, not", optarg);
-      break;
-    case O_FORMAT:
-      if (strcmp(optarg, "table") && strcmp(optarg, "csv") && strcmp(optarg, "md"))
-        rc = usage_error("--format must be table, csv or md, not", optarg);
-      format = optarg;
-      break;
-    case 'h':
-    case O_HELP: fputs(USAGE, stdout); free(plugins); return EXIT_OK;
-    case ':': rc = usage_error("option needs a value:", argv[optind - 1]); break;
-    default: rc = usage_error("unknown option", argv[optind - 1]); break;
-    }
+  struct history_opts o = {.dir = "results", .metric = "median", .format = "table",
+                           .threshold = COMPARE_DEFAULT_THRESHOLD};
+  int nargs, rc = parse_options(&spec_history, argc, argv, &o, &nargs);
+  if (rc != 0) {
+    free(o.plugins);
+    return rc > 0 ? EXIT_OK : EXIT_USAGE;
   }
-  if (rc == EXIT_OK && optind < argc) rc = usage_error("unexpected argument", argv[optind]);
-  if (rc != EXIT_OK) {
-    free(plugins);
-    return rc;
-  }
+  const char *dir = o.dir, *metric = o.metric, *format = o.format;
+  double threshold = o.threshold;
+  struct rs_select sel = o.sel;
+  const char **plugins = o.plugins;
+  size_t nplugins = o.nplugins;
   sel.plugins = plugins;
   sel.nplugins = nplugins;
   struct result_set set;

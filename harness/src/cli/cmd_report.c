@@ -3,7 +3,6 @@
  * roofline charts. The page is the template harness/report/report.html,
  * embedded at build time, with Chart.js (Debian's libjs-chart.js) and the
  * results as JSON inlined into it. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/common_options.h"
 #include "analyze/compare_case.h"
 #include "analyze/history.h"
 #include "analyze/report_tuning.h"
@@ -33,19 +33,48 @@ static const char *const chartjs_paths[] = {
     NULL,
 };
 
-#define USAGE                                                                               \
-  "usage: bench report [--results-dir DIR] [-o FILE] [--plugin P]... [--tag T]\n"          \
-  "                    [--chartjs FILE] [--threshold X] [--tuning-file FILE]...\n"                                   \
-  "\n"                                                                                      \
-  "Writes one HTML file (default DIR/report.html) that opens from disk: a sortable\n"      \
-  "results table with status, verification and % of roof; compare charts (each case's\n"  \
-  "newest run against the run before it); history charts; a roofline per device; a\n"     \
-  "tuning table (bench tune's winners per device, plugin and problem: speedup over the\n"  \
-  "default with its paired interval and verdict, candidates measured, disqualified and\n"  \
-  "skipped, and the newest runs that took the winner or ran the defaults) from the\n"     \
-  "tuning cache, $XDG_CACHE_HOME/bench/tuning/*.tsv, or each --tuning-file FILE.\n"       \
-  "Chart.js comes from Debian's libjs-chart.js (/usr/share/javascript/chart.js) or\n"     \
-  "--chartjs FILE (also $BENCH_CHARTJS) and is inlined into the page.\n"
+struct report_opts {
+  const char *dir, *out, *chartjs;
+  double threshold;
+  struct rs_select sel;
+  const char **plugins, **tuning;
+  size_t nplugins, ntuning;
+};
+
+#define O struct report_opts
+static const struct opt report_options[] = {
+    OPT_RESULTS_DIR(O, dir),
+    OPT_STRING("output", 'o', O, out, "FILE", "the page to write (default DIR/report.html)"),
+    OPT_PLUGIN(O, plugins, nplugins),
+    OPT_SELECT_TAG(O, sel.tag),
+    OPT_STRING("chartjs", 0, O, chartjs, "FILE", "Chart.js to inline (also $BENCH_CHARTJS)"),
+    OPT_THRESHOLD(O, threshold),
+    OPT_LIST("tuning-file", O, tuning, ntuning, "FILE",
+             "a tuning cache to show instead of $XDG_CACHE_HOME/bench/tuning/*.tsv (repeatable)"),
+    OPT_END(),
+};
+#undef O
+
+static const char *const report_usage[] = {
+    "bench report [--results-dir DIR] [-o FILE] [--plugin P]... [--tag T]",
+    "             [--chartjs FILE] [--threshold X] [--tuning-file FILE]...",
+    NULL,
+};
+
+const struct cmd_spec spec_report = {
+    "report", "one HTML page of results, comparisons, history, rooflines and tuning", report_usage, NULL,
+    "Writes one HTML file (default DIR/report.html) that opens from disk: a sortable\n"
+    "results table with status, verification and % of roof; compare charts (each case's\n"
+    "newest run against the run before it); history charts; a roofline per device; a\n"
+    "tuning table (bench tune's winners per device, plugin and problem: speedup over the\n"
+    "default with its paired interval and verdict, candidates measured, disqualified and\n"
+    "skipped, and the newest runs that took the winner or ran the defaults) from the\n"
+    "tuning cache, $XDG_CACHE_HOME/bench/tuning/*.tsv, or each --tuning-file FILE.\n"
+    "Chart.js comes from Debian's libjs-chart.js (/usr/share/javascript/chart.js) or\n"
+    "--chartjs FILE (also $BENCH_CHARTJS) and is inlined into the page.",
+    "Exit status: 0 written; 2 usage error, no results, or no Chart.js.\n",
+    report_options, PARSE_NO_ARGS,
+};
 
 static json_t *num_or_null(double v) {
   return isfinite(v) && v >= 0 ? json_real(v) : json_null();
@@ -228,53 +257,20 @@ static int fill_template(struct strbuf *out, const char *chartjs, const char *da
 }
 
 int cmd_report(int argc, char **argv) {
-  enum { O_DIR = 256, O_OUT, O_PLUGIN, O_TAG, O_CHARTJS, O_THRESHOLD, O_TUNING, O_HELP };
-  static const struct option longopts[] = {
-      {"results-dir", required_argument, NULL, O_DIR}, {"output", required_argument, NULL, O_OUT},
-      {"plugin", required_argument, NULL, O_PLUGIN},   {"tag", required_argument, NULL, O_TAG},
-      {"chartjs", required_argument, NULL, O_CHARTJS}, {"threshold", required_argument, NULL, O_THRESHOLD},
-      {"tuning-file", required_argument, NULL, O_TUNING},
-      {"help", no_argument, NULL, O_HELP},             {NULL, 0, NULL, 0}};
-  const char *dir = "results", *out = NULL, *chartjs = getenv("BENCH_CHARTJS");
-  double threshold = COMPARE_DEFAULT_THRESHOLD;
-  struct rs_select sel = {0};
-  const char **plugins = NULL, **tuning = NULL;
-  size_t ntuning = 0;
-  int rc = EXIT_OK;
-  opterr = 0;
-  optind = 1;
-  int c;
-  while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
-    switch (c) {
-    case O_DIR: dir = optarg; break;
-    case 'o':
-    case O_OUT: out = optarg; break;
-    case O_PLUGIN:
-      plugins = xrealloc(plugins, (sel.nplugins + 1) * sizeof *plugins);
-      plugins[sel.nplugins++] = optarg;
-      break;
-    case O_TAG: sel.tag = optarg; break;
-    case O_CHARTJS: chartjs = optarg; break;
-    case O_TUNING:
-      tuning = xrealloc(tuning, (ntuning + 1) * sizeof *tuning);
-      tuning[ntuning++] = optarg;
-      break;
-    case O_THRESHOLD:
-      if (compare_parse_threshold(optarg, &threshold) != 0) {
-        error("--threshold must be a fraction or percentage below 100%%, not '%s'", optarg);
-        rc = EXIT_USAGE;
-      }
-      break;
-    case 'h':
-    case O_HELP: fputs(USAGE, stdout); free(plugins); free(tuning); return EXIT_OK;
-    case ':': error("option '%s' needs a value (see bench report --help)", argv[optind - 1]); rc = EXIT_USAGE; break;
-    default: error("unknown option '%s' (see bench report --help)", argv[optind - 1]); rc = EXIT_USAGE; break;
-    }
+  struct report_opts o = {.dir = "results", .chartjs = getenv("BENCH_CHARTJS"),
+                          .threshold = COMPARE_DEFAULT_THRESHOLD};
+  int nargs, rc = parse_options(&spec_report, argc, argv, &o, &nargs);
+  if (rc != 0) {
+    free(o.plugins);
+    free(o.tuning);
+    return rc > 0 ? EXIT_OK : EXIT_USAGE;
   }
-  if (rc == EXIT_OK && optind < argc) {
-    error("unexpected argument '%s' (see bench report --help)", argv[optind]);
-    rc = EXIT_USAGE;
-  }
+  const char *dir = o.dir, *out = o.out, *chartjs = o.chartjs;
+  double threshold = o.threshold;
+  struct rs_select sel = o.sel;
+  const char **plugins = o.plugins, **tuning = o.tuning;
+  size_t ntuning = o.ntuning;
+  sel.nplugins = o.nplugins;
   sel.plugins = plugins;
   if (rc == EXIT_OK && !chartjs) {
     for (size_t i = 0; chartjs_paths[i] && !chartjs; i++)

@@ -13,7 +13,6 @@
  *     so the run that wrote it ended and wrote it whole).
  * Text from the files is printed escaped (term.h). Exit 2 on usage errors
  * and on a file that cannot be read. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +20,46 @@
 
 #include "analyze/result_set.h"
 #include "cli/commands.h"
+#include "cli/parse_options.h"
 #include "results/io.h"
 #include "core/term.h"
 #include "core/util.h"
 
-#define USAGE                                                                                \
-  "usage: bench results --name --plugin P --preset PRESET [--tag T] [--date YYYY-MM-DD]\n" \
-  "       bench results --summary FILE.json|DIR..."
+struct results_opts {
+  int name, summary;
+  const char *plugin, *preset, *tag, *date;
+};
+
+#define O struct results_opts
+static const struct opt results_options[] = {
+    OPT_FLAG("name", 0, O, name, "print the name a run of --plugin under --preset writes"),
+    OPT_FLAG("summary", 0, O, summary, "key=value lines for each result file or folder given"),
+    OPT_STRING("plugin", 0, O, plugin, "P", "with --name: the plugin"),
+    OPT_STRING("preset", 0, O, preset, "PRESET", "with --name: the preset"),
+    OPT_STRING("tag", 0, O, tag, "T", "with --name: the run's --tag"),
+    OPT_STRING("date", 0, O, date, "YYYY-MM-DD", "with --name: the run's date (default today)"),
+    OPT_END(),
+};
+#undef O
+
+static const char *const results_usage[] = {
+    "bench results --name --plugin P --preset PRESET [--tag T] [--date YYYY-MM-DD]",
+    "bench results --summary FILE.json|DIR...",
+    NULL,
+};
+
+const struct cmd_spec spec_results = {
+    "results", "what scripts need to know about result files (names, summaries)", results_usage, NULL,
+    "--name prints the name (no folder, no .N copy number, no extension) that a run of\n"
+    "P under PRESET writes for date D (default today) and tag T.\n"
+    "\n"
+    "--summary prints, for each result file (a .json, or a folder: its result files),\n"
+    "key=value lines, a record starting at each \"file=\" line: file, plugin, preset,\n"
+    "tag, date, cases, ok, skipped, failed and complete (yes: no case INTERRUPTED and\n"
+    "no .journal beside the file, so the run that wrote it ended and wrote it whole).",
+    "Exit status: 0 printed; 2 usage error or a file that cannot be read.\n",
+    results_options, 0,
+};
 
 /* Is the run that wrote path still to finish its files (a .journal beside it)? */
 static int journal_pending(const char *path) {
@@ -70,57 +102,31 @@ static int summaries(int n, char **paths) {
 }
 
 int cmd_results(int argc, char **argv) {
-  enum { OPT_NAME = 256, OPT_SUMMARY, OPT_PLUGIN, OPT_PRESET, OPT_TAG, OPT_DATE, OPT_HELP };
-  static const struct option longopts[] = {{"name", no_argument, NULL, OPT_NAME},
-                                           {"summary", no_argument, NULL, OPT_SUMMARY},
-                                           {"plugin", required_argument, NULL, OPT_PLUGIN},
-                                           {"preset", required_argument, NULL, OPT_PRESET},
-                                           {"tag", required_argument, NULL, OPT_TAG},
-                                           {"date", required_argument, NULL, OPT_DATE},
-                                           {"help", no_argument, NULL, OPT_HELP},
-                                           {NULL, 0, NULL, 0}};
-  int name = 0, summary = 0;
-  const char *plugin = NULL, *preset = NULL, *tag = NULL, *date = NULL;
-  opterr = 0;
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-    switch (c) {
-    case OPT_NAME: name = 1; break;
-    case OPT_SUMMARY: summary = 1; break;
-    case OPT_PLUGIN: plugin = optarg; break;
-    case OPT_PRESET: preset = optarg; break;
-    case OPT_TAG: tag = optarg; break;
-    case OPT_DATE: date = optarg; break;
-    case 'h':
-    case OPT_HELP: printf("%s\n", USAGE); return EXIT_OK;
-    case ':':
-      error("option '%s' needs a value (%s)", argv[optind - 1], USAGE);
-      return EXIT_USAGE;
-    default: error("unknown option '%s' (%s)", argv[optind - 1], USAGE); return EXIT_USAGE;
-    }
-  }
-  if (name == summary) {
-    error("give one of --name and --summary (%s)", USAGE);
+  struct results_opts o = {0};
+  int nargs, rc = parse_options(&spec_results, argc, argv, &o, &nargs);
+  if (rc != 0) return rc > 0 ? EXIT_OK : EXIT_USAGE;
+  if (o.name == o.summary) {
+    usage_error(&spec_results, "give one of --name and --summary");
     return EXIT_USAGE;
   }
-  if (summary) {
-    if (plugin || preset || tag || date) {
-      error("--summary takes result files or folders, not --plugin, --preset, --tag or --date (%s)", USAGE);
+  if (o.summary) {
+    if (o.plugin || o.preset || o.tag || o.date) {
+      usage_error(&spec_results, "--summary takes result files or folders, not --plugin, --preset, --tag or --date");
       return EXIT_USAGE;
     }
-    if (optind >= argc) {
-      error("--summary needs a result file or folder (%s)", USAGE);
+    if (nargs == 0) {
+      usage_error(&spec_results, "--summary needs a result file or folder");
       return EXIT_USAGE;
     }
-    return summaries(argc - optind, argv + optind);
+    return summaries(nargs, argv);
   }
-  if (optind < argc) {
-    error("unexpected argument '%s' (%s)", argv[optind], USAGE);
+  if (nargs > 0) {
+    usage_error(&spec_results, "unexpected argument '%s'", argv[0]);
     return EXIT_USAGE;
   }
+  const char *plugin = o.plugin, *preset = o.preset, *tag = o.tag, *date = o.date;
   if (!plugin || !*plugin || !preset || !*preset) {
-    error("--name needs --plugin and --preset (%s)", USAGE);
+    usage_error(&spec_results, "--name needs --plugin and --preset");
     return EXIT_USAGE;
   }
   char today[11];

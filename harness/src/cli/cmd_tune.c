@@ -2,11 +2,13 @@
  * case of the preset (and --param / --filter), keep every candidate's
  * measurement and the winner in the tuning cache, which runs then use for
  * tunables at auto. The search itself is run/tune_search.c. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/common_options.h"
 #include "core/child.h"
 #include "core/util.h"
 #include "plan/plan.h"
@@ -16,36 +18,6 @@
 #include "plan/values.h"
 #include "run/tune_device.h"
 #include "run/tune_search.h"
-
-static void tune_usage(FILE *f) {
-  fprintf(f,
-          "usage: bench tune --plugin P [--preset PRESET] [--param NAME=VALUE]... [--filter EXPR]...\n"
-          "                  [--strategy grid|random|halving] [--budget DURATION] [--random N]\n"
-          "                  [--tuning-file FILE] [--plugin-dir DIR]...\n"
-          "\n"
-          "For each problem case of the preset (the plugin's parameters that are not\n"
-          "tunable), search its tunable parameters: every candidate's output is checked\n"
-          "against the reference (a wrong answer disqualifies it and is listed); the\n"
-          "fastest correct candidate wins, and among those SAME to it within the noise\n"
-          "the one the plugin declared first (its default first). The finalists, and then\n"
-          "the winner and the default, are compared as bench ab does: each in its own\n"
-          "worker, interleaved rounds, fresh worker pairs, a paired interval; the winner\n"
-          "replaces the default only when FASTER. A sweep axis that is tunable (cpu_gemm's\n"
-          "variant) is searched only when given as auto. Every measurement is\n"
-          "kept in the tuning cache ($XDG_CACHE_HOME/bench/tuning/DEVICE.tsv, or\n"
-          "--tuning-file): Ctrl-C keeps what was measured and a rerun resumes; runs\n"
-          "give tunables left at auto the winner.\n"
-          "\n"
-          "  --strategy halving   race the candidates in rounds of doubling samples, dropping\n"
-          "                       those whose median's interval lies above the leader's\n"
-          "                       (default)\n"
-          "  --strategy grid      every candidate to the preset's noise target\n"
-          "  --strategy random    grid over the default and a seeded random quarter (--random N)\n"
-          "  --budget DURATION    start no new measurement after this long (10m, 90s)\n"
-          "\n"
-          "Exit status: 0 a winner for every problem; 1 a problem without a correct candidate,\n"
-          "or the cache could not be written; 2 usage; 130 interrupted (measurements kept).\n");
-}
 
 /* Every selected plugin must have something to tune: each one that has
  * not is named. 0, or -1. */
@@ -63,41 +35,90 @@ struct tune_args {
   size_t random_n;
 };
 
-/* Take tune's own options out of argv (the rest are the shared ones). */
-static int take_own(int *argc, char **argv, struct tune_args *a) {
-  int out = 1;
-  a->strategy = TUNE_HALVING;
-  for (int i = 1; i < *argc; i++) {
-    const char *opt = argv[i];
-    const char *val = NULL;
-    size_t len = strcspn(opt, "=");
-    int own = strncmp(opt, "--strategy", len) == 0 && len == 10 ? 1
-              : strncmp(opt, "--budget", len) == 0 && len == 8  ? 2
-              : strncmp(opt, "--random", len) == 0 && len == 8  ? 3
-                                                                : 0;
-    if (!own) {
-      argv[out++] = argv[i];
-      continue;
-    }
-    if (opt[len] == '=') val = opt + len + 1;
-    else if (i + 1 < *argc) val = argv[++i];
-    else return error("%.*s needs a value (see bench tune --help)", (int)len, opt);
-    if (own == 1 && tune_strategy_parse(val, &a->strategy) != 0)
-      return error("--strategy must be grid, random or halving, not '%s'", val);
-    char dur[64];
-    size_t vl = strlen(val);
-    /* "10m" is ten minutes here (a preset's DURATION says "10min") */
-    snprintf(dur, sizeof dur, "%s%s", val, vl > 1 && val[vl - 1] == 'm' && val[vl - 2] != 'm' ? "in" : "");
-    if (own == 2 && (preset_parse_duration(dur, &a->budget_s) != 0 || !(a->budget_s > 0)))
-      return error("--budget must be a duration above 0 (90s, 10m), not '%s'", val);
-    if (own == 3) {
-      int64_t n;
-      if (parse_int64(val, &n) != 0 || n < 1) return error("--random must be a count >= 1, not '%s'", val);
-      a->random_n = (size_t)n;
-    }
-  }
-  *argc = out;
-  argv[out] = NULL;
+/* What bench tune's command line fills: the run options it shares and its own. */
+struct tune_cli {
+  struct options o;
+  const char *strategy; /* --strategy */
+  double budget_s;      /* --budget */
+  int random_n;         /* --random */
+};
+
+static int budget_cb(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
+  (void)opt;
+  char dur[64];
+  size_t vl = strlen(arg);
+  /* "10m" is ten minutes here (a preset's DURATION says "10min") */
+  snprintf(dur, sizeof dur, "%s%s", arg, vl > 1 && arg[vl - 1] == 'm' && arg[vl - 2] != 'm' ? "in" : "");
+  if (preset_parse_duration(dur, field) != 0 || !(*(double *)field > 0))
+    return usage_error(cmd, "--budget must be a duration above 0 (90s, 10m), not '%s'", arg);
+  return 0;
+}
+
+static const char *const strategy_words[] = {"grid", "random", "halving", NULL};
+
+#define O struct tune_cli
+static const struct opt tune_options[] = {
+    OPT_PLUGIN(O, o.plugins, o.nplugins),
+    OPT_PRESET(O, o.preset),
+    OPT_PARAM(O, o.params, o.nparams),
+    OPT_FILTER(O, o.filters, o.nfilters),
+    OPT_CHOICE("strategy", O, strategy, strategy_words,
+               "halving (default): race the candidates in rounds of doubling samples, dropping those "
+               "whose median's interval lies above the leader's; grid: every candidate to the preset's "
+               "noise target; random: grid over the default and a seeded random quarter (--random N)"),
+    OPT_CALLBACK("budget", O, budget_s, "DURATION", NULL, budget_cb,
+                 "start no new measurement after this long (10m, 90s)"),
+    OPT_INT("random", O, random_n, 1, INT_MAX, "N", "with --strategy random: the candidates to try"),
+    OPT_TUNING_FILE(O, o.tuning_file),
+    OPT_PLUGIN_DIR(O, o.plugin_dirs, o.nplugin_dirs),
+    OPT_RESCAN(O, o.rescan),
+    OPT_FLAG("verbose", 'v', O, o.verbose, "say more about the plugin scan"),
+    OPT_MODE(O, o.debug),
+    OPT_END(),
+};
+#undef O
+
+static const char *const tune_usage[] = {
+    "bench tune --plugin P [--preset PRESET] [--param NAME=VALUE]... [--filter EXPR]...",
+    "           [--strategy grid|random|halving] [--budget DURATION] [--random N]",
+    "           [--tuning-file FILE] [--plugin-dir DIR]...",
+    NULL,
+};
+
+const struct cmd_spec spec_tune = {
+    "tune", "search a plugin's tunable parameters; runs take the winners", tune_usage, NULL,
+    "For each problem case of the preset (the plugin's parameters that are not\n"
+    "tunable), search its tunable parameters: every candidate's output is checked\n"
+    "against the reference (a wrong answer disqualifies it and is listed); the\n"
+    "fastest correct candidate wins, and among those SAME to it within the noise\n"
+    "the one the plugin declared first (its default first). The finalists, and then\n"
+    "the winner and the default, are compared as bench ab does: each in its own\n"
+    "worker, interleaved rounds, fresh worker pairs, a paired interval; the winner\n"
+    "replaces the default only when FASTER. A sweep axis that is tunable (cpu_gemm's\n"
+    "variant) is searched only when given as auto. Every measurement is\n"
+    "kept in the tuning cache ($XDG_CACHE_HOME/bench/tuning/DEVICE.tsv, or\n"
+    "--tuning-file): Ctrl-C keeps what was measured and a rerun resumes; runs\n"
+    "give tunables left at auto the winner.",
+    "Exit status: 0 a winner for every problem; 1 a problem without a correct candidate,\n"
+    "or the cache could not be written; 2 usage; 130 interrupted (measurements kept).\n",
+    tune_options, PARSE_NO_ARGS,
+};
+
+/* -1 on bad usage, 1 after --help, 0 to go on; o is to be released either way. */
+static int tune_parse(int argc, char **argv, struct options *o, struct tune_args *a) {
+  struct tune_cli cli;
+  memset(&cli, 0, sizeof cli);
+  cli.o.isolation = -1;
+  cli.o.preset = "standard";
+  cli.o.results_dir = "results";
+  cli.strategy = "halving";
+  int nargs, rc = parse_options(&spec_tune, argc, argv, &cli, &nargs);
+  *o = cli.o;
+  if (rc != 0) return rc;
+  if (tune_strategy_parse(cli.strategy, &a->strategy) != 0) return -1;
+  a->budget_s = cli.budget_s;
+  a->random_n = (size_t)cli.random_n;
+  if (o->nplugins == 0) return usage_error(&spec_tune, "bench tune needs --plugin P");
   return 0;
 }
 
@@ -189,28 +210,13 @@ static int tune_plugin(const struct plugin *pl, const struct case_list *cases, s
 
 int cmd_tune(int argc, char **argv) {
   struct tune_args a = {0};
-  char **args = xcalloc((size_t)argc + 1, sizeof *args);
-  for (int i = 0; i < argc; i++) args[i] = argv[i];
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      tune_usage(stdout);
-      free(args);
-      return EXIT_OK;
-    }
-  int n = argc;
   struct options o;
-  memset(&o, 0, sizeof o);
   int exit_code = EXIT_USAGE;
   struct plan plan;
   memset(&plan, 0, sizeof plan);
-  if (take_own(&n, args, &a) != 0) goto out;
-  int rc = options_parse(n, args, &o);
+  int rc = tune_parse(argc, argv, &o, &a);
   if (rc != 0) {
     exit_code = rc > 0 ? EXIT_OK : EXIT_USAGE;
-    goto out;
-  }
-  if (o.list || o.nplugins == 0) {
-    error(o.list ? "--list is not an option of bench tune" : "bench tune needs --plugin P");
     goto out;
   }
   struct plan_request rq = {
@@ -233,6 +239,5 @@ int cmd_tune(int argc, char **argv) {
 out:
   plan_release(&plan);
   options_release(&o);
-  free(args);
   return exit_code;
 }

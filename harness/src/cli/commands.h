@@ -35,11 +35,27 @@ struct options {
   const char *tuning_file;   /* --tuning-file: the tuning cache (bench tune; runs read it) */
 };
 
-/* Parse argv[1..] into o; prints the problem and returns -1 on bad usage,
- * 1 when --help or --version was handled. */
-int options_parse(int argc, char **argv, struct options *o);
+struct cmd_spec;
+
+/* Parse argv[1..] by cmd's table (spec_run or spec_list) into o, which it
+ * sets to the defaults first; prints the problem and returns -1 on bad
+ * usage, 1 when --help or --version was handled. */
+int options_parse(const struct cmd_spec *cmd, int argc, char **argv, struct options *o);
 void options_release(struct options *o);
-void usage(FILE *f);
+
+/* Each command's option table and help (parse_options.h), in its own file. */
+extern const struct cmd_spec spec_run, spec_list, spec_rollup, spec_events, spec_compare, spec_history,
+    spec_report, spec_results, spec_ab, spec_tune, spec_help, spec_completion;
+
+/* Every command, in the order help, the man page and completion show them;
+ * fn is NULL for run and list (main.c calls them with struct options). */
+struct command {
+  const struct cmd_spec *spec;
+  int (*fn)(int argc, char **argv);
+};
+extern const struct command bench_commands[];
+/* bench --help after its own synopsis: the other commands' and a line each. */
+void print_command_synopses(FILE *f);
 
 int cmd_run(int argc, char **argv, const struct options *o);
 int cmd_list(const struct options *o);
@@ -52,5 +68,8 @@ int cmd_results(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 /* bench tune (issue 25): cmd_tune.c */
 int cmd_tune(int argc, char **argv);
+/* bench help [--man | --markdown | COMMAND], bench completion bash: options_doc.c */
+int cmd_help(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 
 #endif

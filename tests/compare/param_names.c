@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analyze/compare_by_op.h"
-#include "plan/plugin_loader.h"
+#include "plugin/plugin_loader.h"
 #include "core/util.h"
 
 static char *problem_names(const struct bench_plugin *d) {

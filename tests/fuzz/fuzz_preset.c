@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/cases.h"
-#include "plan/preset.h"
+#include "cases/cases.h"
+#include "preset/preset.h"
 
 /*                     smoke      standard    perf     verify */
 static const struct bench_param gemm_params[] = {

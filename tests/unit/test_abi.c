@@ -1,4 +1,4 @@
-/* plan/abi.c: the layout of a plugin's structs by the ABI it was built
+/* plugin/abi.c: the layout of a plugin's structs by the ABI it was built
  * with, and the one copy per struct into the harness's layout. Sources are
  * heap blocks of exactly the plugin's size, so that (under ASan) a byte read
  * past them is an error. */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/abi.h"
+#include "plugin/abi.h"
 #include "test.h"
 
 /* A struct of the plugin's size, every byte 0xAB after the harness's part. */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/case_filter.h"
-#include "plan/cases.h"
-#include "plan/param_cli.h"
-#include "plan/preset.h"
+#include "cases/case_filter.h"
+#include "cases/cases.h"
+#include "cases/param_cli.h"
+#include "preset/preset.h"
 #include "test.h"
 
 static const struct bench_param params[] = {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan/cases.h"
+#include "cases/cases.h"
 #include "test.h"
 #include "test_support.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/abi.h"
+#include "plugin/abi.h"
 #include "check/own_reference.h"
 #include "check/dtype.h"
 #include "test.h"

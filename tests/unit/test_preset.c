@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan/preset.h"
+#include "preset/preset.h"
 #include "test.h"
 #include "test_support.h"
 

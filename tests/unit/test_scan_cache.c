@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan/scan_cache.h"
+#include "plugin/scan_cache.h"
 #include "test.h"
 
 static int init_fn(const struct bench_host *h, void **c) { (void)h; (void)c; return 0; }

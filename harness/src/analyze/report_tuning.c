@@ -10,7 +10,7 @@
 
 #include "analyze/roofs.h"
 #include "core/util.h"
-#include "plan/tuning_cache.h"
+#include "plugin/tuning_cache.h"
 
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);

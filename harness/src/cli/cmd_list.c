@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "plan/tunables.h"
+#include "cases/tunables.h"
 #include "plan/plan.h"
-#include "plan/probe_cache.h"
-#include "plan/preset.h"
+#include "plugin/probe_cache.h"
+#include "preset/preset.h"
 #include "run/runner.h"
 #include "core/child.h"
 #include "core/term.h"

@@ -8,7 +8,7 @@
 #include "bench/plugin.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "plan/run_schema.h"
+#include "preset/run_schema.h"
 #include "run/env.h"
 #include "core/util.h"
 

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "plan/case_filter.h"
-#include "plan/param_cli.h"
-#include "plan/plugin_select.h"
+#include "cases/case_filter.h"
+#include "cases/param_cli.h"
+#include "plugin/plugin_select.h"
 
 #ifndef BENCH_REL_PRESET_DIR
 #define BENCH_REL_PRESET_DIR "share/bench/presets"

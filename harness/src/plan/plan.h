@@ -7,9 +7,9 @@
 
 #include <stddef.h>
 
-#include "plan/cases.h"
-#include "plan/plugin_loader.h"
-#include "plan/preset.h"
+#include "cases/cases.h"
+#include "plugin/plugin_loader.h"
+#include "preset/preset.h"
 
 /* The tuning step (run/tune_apply.c, a layer above): tunables at auto take
  * the tuning cache's winner. Called on the filtered cases when set. */

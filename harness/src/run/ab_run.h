@@ -18,9 +18,9 @@
 #include <stdint.h>
 
 #include "analyze/paired.h"
-#include "plan/cases.h"
-#include "plan/plugin_loader.h"
-#include "plan/preset.h"
+#include "cases/cases.h"
+#include "plugin/plugin_loader.h"
+#include "preset/preset.h"
 #include "results/result.h"
 
 struct ab_opts {

@@ -16,9 +16,9 @@
 #include <sys/types.h>
 
 #include "core/channel.h"
-#include "plan/cases.h"
-#include "plan/plugin_loader.h"
-#include "plan/preset.h"
+#include "cases/cases.h"
+#include "plugin/plugin_loader.h"
+#include "preset/preset.h"
 #include "results/result.h"
 
 struct ab_worker {

@@ -10,7 +10,7 @@
 #include "check/own_reference.h"
 #include "check/dtype.h"
 #include "core/hash.h"
-#include "plan/abi.h"
+#include "plugin/abi.h"
 
 static struct host_state *state_of(const struct bench_host *api) {
   return (struct host_state *)api->host_data;

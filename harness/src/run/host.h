@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "bench/plugin.h"
-#include "plan/cases.h"
+#include "cases/cases.h"
 #include "check/check.h"
 #include "results/result.h"
 #include "core/util.h"

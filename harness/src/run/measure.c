@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/abi.h"
+#include "plugin/abi.h"
 #include "core/hash.h"
 #include "run/host.h"
 #include "core/stats.h"

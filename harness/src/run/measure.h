@@ -4,10 +4,10 @@
 #ifndef BENCH_MEASURE_H
 #define BENCH_MEASURE_H
 
-#include "plan/cases.h"
+#include "cases/cases.h"
 #include "run/host.h"
-#include "plan/plugin_loader.h"
-#include "plan/preset.h"
+#include "plugin/plugin_loader.h"
+#include "preset/preset.h"
 #include "results/result.h"
 
 /* A plugin initialised once in this process (a worker), then measured case

@@ -6,8 +6,8 @@
 #ifndef BENCH_RESULT_FILE_H
 #define BENCH_RESULT_FILE_H
 
-#include "plan/plugin_loader.h"
-#include "plan/preset.h"
+#include "plugin/plugin_loader.h"
+#include "preset/preset.h"
 #include "results/io.h"
 #include "run/steady.h"
 

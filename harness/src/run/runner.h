@@ -10,10 +10,10 @@
 #ifndef BENCH_RUNNER_H
 #define BENCH_RUNNER_H
 
-#include "plan/cases.h"
+#include "cases/cases.h"
 #include "core/child.h"
-#include "plan/plugin_loader.h"
-#include "plan/preset.h"
+#include "plugin/plugin_loader.h"
+#include "preset/preset.h"
 #include "results/result.h"
 
 /* Called before case k (0-based within the plugin's cases) starts. */

@@ -10,9 +10,9 @@
 #include <stddef.h>
 
 #include "analyze/compare_stats.h"
-#include "plan/cases.h"
-#include "plan/plugin_loader.h"
-#include "plan/preset.h"
+#include "cases/cases.h"
+#include "plugin/plugin_loader.h"
+#include "preset/preset.h"
 
 /* Rounds per worker pair and pairs before an early stop: fewer than bench
  * ab's own (4, 6): a tuning compares several finalists. */

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "plan/param_values.h"
-#include "plan/tuning_cache.h"
+#include "cases/param_values.h"
+#include "plugin/tuning_cache.h"
 #include "run/tune_device.h"
 
 static int has_auto(const struct case_def *c) {

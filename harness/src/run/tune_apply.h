@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "plan/cases.h"
-#include "plan/plugin_loader.h"
+#include "cases/cases.h"
+#include "plugin/plugin_loader.h"
 
 /* For every case of cases whose plugin (plugins[c->plugin_index]) has a
  * tunable at auto: substitute the cached winner (note "tuned (cache

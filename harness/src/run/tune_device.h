@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "plan/plugin_loader.h"
+#include "plugin/plugin_loader.h"
 
 struct tune_device {
   char *name;   /* "llvmpipe (LLVM 15.0.6, 256 bits)", "AMD EPYC 7B13" */

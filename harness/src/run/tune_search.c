@@ -8,8 +8,8 @@
 #include "core/child.h"
 #include "core/stats.h"
 #include "core/util.h"
-#include "plan/tunables.h"
-#include "plan/tuning_cache.h"
+#include "cases/tunables.h"
+#include "plugin/tuning_cache.h"
 #include "run/runner.h"
 #include "run/tune_ab.h"
 

@@ -31,9 +31,9 @@
 
 #include <stdio.h>
 
-#include "plan/cases.h"
-#include "plan/plugin_loader.h"
-#include "plan/preset.h"
+#include "cases/cases.h"
+#include "plugin/plugin_loader.h"
+#include "preset/preset.h"
 
 enum tune_strategy { TUNE_GRID, TUNE_RANDOM, TUNE_HALVING };
 int tune_strategy_parse(const char *s, enum tune_strategy *out); /* 0, or -1 */

@@ -1,13 +1,13 @@
 /* Checking a plugin's own parameter declarations when it is loaded: names,
  * types, ranges, choices, zip groups, and defaults that parse in every tier. */
-#include "plan/param_decl.h"
+#include "cases/param_decl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/param_values.h"
-#include "plan/tunables.h"
+#include "cases/param_values.h"
+#include "cases/tunables.h"
 
 static int lower_identifier(const char *s) {
   if (!(*s >= 'a' && *s <= 'z')) return 0;

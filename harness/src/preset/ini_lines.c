@@ -15,7 +15,7 @@
  * To classify lines the reader follows inih's syntax: ';' or '#' start a
  * comment line, ';' after a blank starts an inline comment, a section
  * header is '[' name ']'. */
-#include "plan/ini_lines.h"
+#include "preset/ini_lines.h"
 
 #include <ctype.h>
 #include <stdlib.h>

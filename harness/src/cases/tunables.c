@@ -1,5 +1,5 @@
 /* Tunable parameters: candidate lists and the checks of their declaration. */
-#include "plan/tunables.h"
+#include "cases/tunables.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* The value grammar of presets and --param: tiers, verify levels, booleans,
  * durations with units, fractions and percentages. */
-#include "plan/values.h"
+#include "preset/values.h"
 
 #include <ctype.h>
 #include <errno.h>

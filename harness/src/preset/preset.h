@@ -7,9 +7,9 @@
 
 #include "bench/plugin.h"
 #include "core/util.h"
-#include "plan/diag.h"
-#include "plan/run_schema.h"
-#include "plan/values.h"
+#include "preset/diag.h"
+#include "preset/run_schema.h"
+#include "preset/values.h"
 
 /* One key = value line of a plugin section, with where it came from. */
 struct preset_entry {

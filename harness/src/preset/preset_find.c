@@ -1,6 +1,6 @@
 /* Finding a preset: a path as given, or a shipped name looked up in the
  * preset folders. */
-#include "plan/preset.h"
+#include "preset/preset.h"
 
 #include <dirent.h>
 #include <errno.h>

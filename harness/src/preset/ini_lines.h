@@ -9,7 +9,7 @@
 
 #include <ini.h>
 
-#include "plan/diag.h"
+#include "preset/diag.h"
 
 /* Called for each [section] header: with its name when its syntax is good,
  * with NULL for a header that was refused or could not be read (keys after

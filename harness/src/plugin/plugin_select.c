@@ -1,4 +1,4 @@
-#include "plan/plugin_select.h"
+#include "plugin/plugin_select.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 
 #include "bench/plugin.h"
 #include "check/check.h"
-#include "plan/diag.h"
+#include "preset/diag.h"
 
 /* The stopping rule: which noise target_noise bounds. */
 enum stop_rule { STOP_CI = 0, STOP_CV = 1 };

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "bench/plugin.h"
-#include "plan/param_values.h"
+#include "cases/param_values.h"
 
 /* More candidates than this for one tunable is a declaration bug. */
 #define TUNABLE_MAX_CANDIDATES 4096

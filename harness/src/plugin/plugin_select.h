@@ -3,7 +3,7 @@
 #ifndef BENCH_PLUGIN_SELECT_H
 #define BENCH_PLUGIN_SELECT_H
 
-#include "plan/plugin_loader.h"
+#include "plugin/plugin_loader.h"
 
 /* Load the plugin folders of the options and discover plugins. 0, or -1
  * after error() (a --plugin-dir that does not exist). */

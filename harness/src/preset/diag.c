@@ -1,5 +1,5 @@
 /* The list of problems located in a preset, printed in line order. */
-#include "plan/diag.h"
+#include "preset/diag.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "bench/plugin.h"
-#include "plan/preset.h"
+#include "preset/preset.h"
 
 /* Apply the --param arguments to p's plugin sections (adding sections and
  * entries as needed; a later --param of the same name wins). Each argument

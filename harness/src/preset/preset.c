@@ -5,7 +5,7 @@
  * section they are in, duplicates, the [run] keys (run_schema.c) and the
  * plugin sections' lists. Every problem is collected with its line and
  * printed, in line order, as "path:line: message" (diag.c). */
-#include "plan/preset.h"
+#include "preset/preset.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 
 #include "core/hash.h"
 #include "core/strmap.h"
-#include "plan/ini_lines.h"
+#include "preset/ini_lines.h"
 
 /* A preset is a few dozen lines; a bigger file is surely not one. */
 #define PRESET_MAX_BYTES (1u << 20)

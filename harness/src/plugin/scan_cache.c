@@ -1,7 +1,7 @@
 /* The scan cache's records and files (scan_cache.h). Records are parsed
  * strictly: a field that is not exactly what this build writes makes the
  * record unreadable, and the caller scans the file again. */
-#include "plan/scan_cache.h"
+#include "plugin/scan_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * against the parameter's declaration and its text normalised; a plugin's
  * default for a tier; zip groups whose lists differ in length. Shared by
  * case expansion (cases.c) and the declaration checks (param_decl.c). */
-#include "plan/param_values.h"
+#include "cases/param_values.h"
 
 #include <ctype.h>
 #include <inttypes.h>

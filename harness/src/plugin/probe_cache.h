@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "plan/plugin_loader.h"
+#include "plugin/plugin_loader.h"
 
 struct probe_verdict;
 struct probe_cache {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "bench/plugin.h"
-#include "plan/scan_cache.h"
+#include "plugin/scan_cache.h"
 
 struct plugin {
   char *path;                      /* the .so as found */

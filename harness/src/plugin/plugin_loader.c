@@ -3,7 +3,7 @@
  * is refused with a message instead of taking the harness down), and only
  * when the scan cache has no record for the file as it is now; the parent
  * never loads a plugin. */
-#include "plan/plugin_loader.h"
+#include "plugin/plugin_loader.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plan/abi.h"
-#include "plan/cases.h"
+#include "plugin/abi.h"
+#include "cases/cases.h"
 #include "core/child.h"
 #include "core/hash.h"
 #include "core/util.h"
@@ -240,7 +240,7 @@ static int open_entry(const char *path, void **handle, const struct bench_plugin
     dlclose(h);
     return -1;
   }
-  /* From here on only our copy, in our layout, is read (plan/abi.c). */
+  /* From here on only our copy, in our layout, is read (plugin/abi.c). */
   const struct bench_plugin *p = NULL;
   if (abi_accept(raw, msg, msglen) != 0 || !(p = abi_plugin_import(raw, msg, msglen)) ||
       validate_entry(p, msg, msglen) != 0) {

@@ -1,13 +1,13 @@
 /* --param NAME=VALUE: checked against the selected plugins' declarations,
  * then written into the preset's plugin sections as if the preset said it
  * (line 0: the value came from the command line). */
-#include "plan/param_cli.h"
+#include "cases/param_cli.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/cases.h"
-#include "plan/param_values.h"
+#include "cases/cases.h"
+#include "cases/param_values.h"
 #include "core/util.h"
 
 static struct preset_section *section_for(struct preset *p, const char *name) {

@@ -1,5 +1,5 @@
 /* --list's runnability verdicts, cached (probe_cache.h). */
-#include "plan/probe_cache.h"
+#include "plugin/probe_cache.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "core/hash.h"
 #include "core/util.h"
-#include "plan/scan_cache.h"
+#include "plugin/scan_cache.h"
 
 #define PROBE_CACHE_FILE "probe-v1.cache"
 #define FIELDS 9

@@ -1,5 +1,5 @@
 /* The tuning cache file: reading, merging under a lock, atomic replace. */
-#include "plan/tuning_cache.h"
+#include "plugin/tuning_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include "core/dirs.h"
 #include "core/lockfile.h"
 #include "core/util.h"
-#include "plan/cases.h"
-#include "plan/scan_cache.h"
+#include "cases/cases.h"
+#include "plugin/scan_cache.h"
 
 /* A tuning file larger than this is not one bench wrote. */
 #define TUNING_FILE_MAX (256u << 20)

@@ -3,7 +3,7 @@
  * after 1.0 are read only when the plugin's abi_version says they exist,
  * and every struct a plugin hands over is copied here, reading only the
  * bytes its minor has, into a zero-filled struct of our layout. */
-#include "plan/abi.h"
+#include "plugin/abi.h"
 
 #include <stdio.h>
 #include <stdlib.h>

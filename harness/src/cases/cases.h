@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "bench/plugin.h"
-#include "plan/param_decl.h"
-#include "plan/preset.h"
+#include "cases/param_decl.h"
+#include "preset/preset.h"
 
 /* One parameter value of a case, already checked against its declaration. */
 struct case_value {

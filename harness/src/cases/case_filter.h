@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "bench/plugin.h"
-#include "plan/cases.h"
+#include "cases/cases.h"
 
 struct case_filter;
 

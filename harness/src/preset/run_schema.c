@@ -1,12 +1,12 @@
 /* The [run] section's schema: its keys, their kinds and ranges, storing a
  * value into the run policy, and the checks across keys (min <= max). */
-#include "plan/run_schema.h"
+#include "preset/run_schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/values.h"
+#include "preset/values.h"
 
 const char *stop_rule_name(enum stop_rule r) { return r == STOP_CV ? "cv" : "ci"; }
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "bench/plugin.h"
-#include "plan/cases.h"
+#include "cases/cases.h"
 
 /* The trimmed items of a comma list. */
 struct item_list {

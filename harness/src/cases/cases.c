@@ -3,14 +3,14 @@
  * standard default; comma lists sweep an axis; axes are crossed in
  * declaration order (the first declared varies slowest), except that
  * parameters sharing a nonzero zip group advance together as one axis. */
-#include "plan/cases.h"
+#include "cases/cases.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/param_values.h"
-#include "plan/tunables.h"
+#include "cases/param_values.h"
+#include "cases/tunables.h"
 
 /* More cases than this from one plugin is surely a typo in a sweep. */
 #define CASES_MAX_PER_PLUGIN 1000000u

@@ -1,5 +1,5 @@
 /* --filter: the grammar is in case_filter.h. */
-#include "plan/case_filter.h"
+#include "cases/case_filter.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -166,18 +166,20 @@ int tempfile_commit(struct tempfile *t) {
   return 0;
 }
 
+int tempfile_open_with(struct tempfile *t, const char *path, const void *data, size_t len) {
+  if (tempfile_open(t, path) != 0) return -1;
+  if (tempfile_write(t, data, len) != 0) {
+    int e = errno;
+    tempfile_rollback(t);
+    errno = e;
+    return -1;
+  }
+  return 0;
+}
+
 int write_file_atomic_quiet(const char *path, const char *data, size_t len, int *err) {
   struct tempfile t = TEMPFILE_INIT;
-  if (tempfile_open(&t, path) != 0) {
-    *err = errno;
-    return -1;
-  }
-  if (tempfile_write(&t, data, len) != 0) {
-    *err = errno;
-    tempfile_rollback(&t);
-    return -1;
-  }
-  if (tempfile_commit(&t) != 0) {
+  if (tempfile_open_with(&t, path, data, len) != 0 || tempfile_commit(&t) != 0) {
     *err = errno;
     return -1;
   }

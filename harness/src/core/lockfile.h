@@ -28,6 +28,9 @@ struct tempfile {
 /* Create the temporary file beside path (temp_file_beside). 0, or -1 with
  * errno set and t empty. Prints nothing. */
 int tempfile_open(struct tempfile *t, const char *path);
+/* tempfile_open and one tempfile_write of data[0..len): 0, or -1 with
+ * errno set and t empty (the temporary file removed). */
+int tempfile_open_with(struct tempfile *t, const char *path, const void *data, size_t len);
 /* Append len bytes (a file-size limit is a failed write, not SIGXFSZ). 0,
  * or -1 with errno set (the file stays for tempfile_rollback). */
 int tempfile_write(struct tempfile *t, const void *data, size_t len);

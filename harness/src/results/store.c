@@ -49,16 +49,7 @@ char *results_basename(const char *date, const char *plugin, const char *preset,
 static int write_temp_quiet(const char *path, const char *data, size_t len, char **tmp, int *err) {
   struct tempfile t = TEMPFILE_INIT;
   *tmp = NULL;
-  if (tempfile_open(&t, path) != 0) {
-    *err = errno;
-    return -1;
-  }
-  if (tempfile_write(&t, data, len) != 0) {
-    *err = errno;
-    tempfile_rollback(&t);
-    return -1;
-  }
-  if (tempfile_close(&t) != 0) {
+  if (tempfile_open_with(&t, path, data, len) != 0 || tempfile_close(&t) != 0) {
     *err = errno;
     return -1;
   }

@@ -68,7 +68,7 @@ int cmd_results(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 /* bench tune (issue 25): cmd_tune.c */
 int cmd_tune(int argc, char **argv);
-/* bench help [--man | --markdown | COMMAND], bench completion bash: options_doc.c */
+/* bench help [--man | --markdown | COMMAND], bench completion bash: cmd_help.c */
 int cmd_help(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 

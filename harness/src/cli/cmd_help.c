@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/options_doc.h"
-#include "cli/parse_options.h"
+#include "core/options_doc.h"
+#include "core/parse_options.h"
 #include "core/util.h"
 #include "core/version.h"
 

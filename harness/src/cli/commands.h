@@ -43,7 +43,7 @@ struct cmd_spec;
 int options_parse(const struct cmd_spec *cmd, int argc, char **argv, struct options *o);
 void options_release(struct options *o);
 
-/* Each command's option table and help (parse_options.h), in its own file. */
+/* Each command's option table and help (core/parse_options.h), in its own file. */
 extern const struct cmd_spec spec_run, spec_list, spec_rollup, spec_events, spec_compare, spec_history,
     spec_report, spec_results, spec_ab, spec_tune, spec_help, spec_completion;
 

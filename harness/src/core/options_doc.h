@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "cli/parse_options.h"
+#include "core/parse_options.h"
 
 struct doc_program {
   const char *name;         /* "bench": its commands are "bench CMD"; the man page is NAME(1) */

@@ -1,6 +1,6 @@
 /* A program's man page, Markdown page and bash completion, generated from
  * its commands' option tables (options_doc.h). */
-#include "cli/options_doc.h"
+#include "core/options_doc.h"
 
 #include <ctype.h>
 #include <stdlib.h>

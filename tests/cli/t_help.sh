@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything bench says about its options comes from one table per command
-# (cli/parse_options.h): each command's --help and -h, a usage error of each
+# (core/parse_options.h): each command's --help and -h, a usage error of each
 # (one format, exit 2), --color's rules in compare (NO_COLOR, TERM=dumb), the
 # bash completion script, the man page and docs/cli.md (which must be what
 # the binary prints: it cannot drift).

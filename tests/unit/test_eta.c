@@ -1,4 +1,4 @@
-/* The run's ETA (cli/eta.c) replayed on a recorded events stream (a
+/* The run's ETA (run/eta.c) replayed on a recorded events stream (a
  * standard run of cpu_softmax, memlat_cpu, vk_gemm and cpu_rmsnorm, whose
  * cases last from milliseconds to seconds): redrawn every second within
  * each case as on a terminal, it never moves by 4x between two redraws,
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/eta.h"
+#include "run/eta.h"
 #include "test.h"
 
 #define MAX_CASES 512

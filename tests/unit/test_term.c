@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/progress.h"
+#include "core/progress.h"
 #include "core/term.h"
 #include "core/text_table.h"
 #include "core/util.h"

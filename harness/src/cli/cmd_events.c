@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/parse_options.h"
+#include "core/parse_options.h"
 #include "results/events_read.h"
-#include "cli/progress.h"
+#include "core/progress.h"
 #include "core/term.h"
 #include "core/text_table.h"
 #include "core/units.h"

@@ -20,10 +20,10 @@
 
 #include "analyze/result_set.h"
 #include "cli/commands.h"
-#include "cli/parse_options.h"
-#include "results/io.h"
+#include "core/parse_options.h"
 #include "core/term.h"
 #include "core/util.h"
+#include "results/io.h"
 
 struct results_opts {
   int name, summary;

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/parse_options.h"
+#include "core/parse_options.h"
 
 const struct command bench_commands[] = {
     {&spec_run, NULL},

@@ -43,7 +43,7 @@ struct cmd_spec;
 int options_parse(const struct cmd_spec *cmd, int argc, char **argv, struct options *o);
 void options_release(struct options *o);
 
-/* Each command's option table and help (parse_options.h), in its own file. */
+/* Each command's option table and help (core/parse_options.h), in its own file. */
 extern const struct cmd_spec spec_run, spec_list, spec_rollup, spec_events, spec_compare, spec_history,
     spec_report, spec_results, spec_ab, spec_tune, spec_help, spec_completion;
 
@@ -68,7 +68,7 @@ int cmd_results(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 /* bench tune (issue 25): cmd_tune.c */
 int cmd_tune(int argc, char **argv);
-/* bench help [--man | --markdown | COMMAND], bench completion bash: options_doc.c */
+/* bench help [--man | --markdown | COMMAND], bench completion bash: cmd_help.c */
 int cmd_help(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 

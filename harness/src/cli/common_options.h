@@ -1,10 +1,10 @@
 /* The options several commands share, declared once: the same name, value
  * syntax, help line and error text wherever they appear. A command puts
- * OPT_COLOR(struct my_opts, colour) etc. into its table (parse_options.h). */
+ * OPT_COLOR(struct my_opts, colour) etc. into its table (core/parse_options.h). */
 #ifndef BENCH_COMMON_OPTIONS_H
 #define BENCH_COMMON_OPTIONS_H
 
-#include "cli/parse_options.h"
+#include "core/parse_options.h"
 
 extern const char *const colour_words[];  /* auto always never */
 extern const char *const fail_on_words[]; /* slower wrong missing noisy none */

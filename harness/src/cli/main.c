@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/parse_options.h"
+#include "core/parse_options.h"
 #include "core/util.h"
 
 static int run_or_list(int argc, char **argv, int sub) {

@@ -1,5 +1,5 @@
 /* The run's ETA (see eta.h). */
-#include "cli/eta.h"
+#include "run/eta.h"
 
 #include <stdlib.h>
 #include <string.h>

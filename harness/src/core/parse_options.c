@@ -2,7 +2,7 @@
  * (parse_options.h). Long options take "--name VALUE" or "--name=VALUE" and
  * may be shortened to any unambiguous prefix (as getopt_long allowed); short
  * ones "-o VALUE" or "-oVALUE"; "--" ends the options. */
-#include "cli/parse_options.h"
+#include "core/parse_options.h"
 
 #include <limits.h>
 #include <stdarg.h>

@@ -1,12 +1,12 @@
 /* A run's per-case lines on the terminal (run_lines.h). */
-#include "cli/run_lines.h"
+#include "run/run_lines.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/run_summary.h"
 #include "core/term.h"
 #include "core/util.h"
+#include "results/run_summary.h"
 #include "run/runner.h"
 
 #define RESOLVED_SLACK 8

@@ -2,7 +2,7 @@
  * its options once, as a static array of struct opt, and everything a user
  * reads about them comes from that array: parsing, `bench CMD --help`, the
  * usage errors (one format, exit 2), bash completion, the man page bench(1)
- * and docs/cli.md (cli/options_doc.c). The entries are data, not code: a
+ * and docs/cli.md (core/options_doc.c). The entries are data, not code: a
  * value lands at an offset in the struct the command passes to parse_options,
  * so the tables can be static and read without parsing anything. Options that
  * several commands share are declared once, in cli/common_options.h. */

@@ -1,4 +1,4 @@
-#include "cli/progress.h"
+#include "core/progress.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The summary after a run's case lines (see run_summary.h). */
-#include "cli/run_summary.h"
+#include "results/run_summary.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,8 @@
 /* bench ab OLD NEW: two builds of the same plugins measured in one
  * interleaved run (run/ab_run.h), case by case, with the verdict words,
- * thresholds, --fail-on and exit codes of bench compare. Each side's cases
+ * thresholds, --fail-on and exit codes of bench compare. The suite (pairing,
+ * verdicts, result files) is run/ab_suite.h's; here the options and what is
+ * printed as it goes. Each side's cases
  * are saved as ordinary result files tagged old and new (so compare,
  * history and report read them); the new side's results carry the rounds
  * and the paired verdict in their info (ab_*). */
@@ -12,7 +14,6 @@
 #include <unistd.h>
 
 #include "analyze/compare_case.h"
-#include "analyze/paired.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "core/child.h"
@@ -24,8 +25,7 @@
 #include "plan/plan.h"
 #include "results/io.h"
 #include "run/ab_run.h"
-#include "run/result_file.h"
-#include "run/runner.h"
+#include "run/ab_suite.h"
 
 struct ab_cli {
   const char *old_dir, *new_dir;
@@ -124,23 +124,10 @@ static int side_load(struct plan *s, const char *what, const char *dir, const st
   return plan_build(&rq, s);
 }
 
-/* Counts for the closing line of a plugin. */
-struct tally {
-  int n[V_COUNT];
-  double logsum;   /* of the timed cases' ratios */
-  int timed;
-  struct paired_est one; /* the estimate when one case was timed */
-  double level;          /* its interval's */
-};
-
 static double side_median(const struct ab_side *s) {
   const struct case_result *r = &s->r;
   if (!r->nsamples) return NAN;
   return r->device_ns ? r->device.median : r->host_clock.median;
-}
-
-static enum verdict to_verdict(enum cs_verdict v) {
-  return v == CS_SAME ? V_SAME : v == CS_FASTER ? V_FASTER : v == CS_SLOWER ? V_SLOWER : V_NOISY;
 }
 
 /* One Markdown table row of the seven columns, a one-row table rendered
@@ -169,7 +156,8 @@ static void md_row(const char *plugin, int bold, const char *label, const char *
 }
 
 /* A plugin or case on one side only: MISSING (in OLD only) or NEW. */
-static void print_one_sided(const struct ab_cli *o, const char *plugin, const char *label, int k, enum verdict v) {
+static void print_one_sided(void *arg, const char *plugin, const char *label, int k, enum verdict v) {
+  const struct ab_cli *o = arg;
   const char *where = v == V_MISSING ? "in OLD only" : "in NEW only";
   if (o->md) {
     char *what = xasprintf("%s %s", label ? "case" : "plugin", where);
@@ -185,8 +173,9 @@ static void print_one_sided(const struct ab_cli *o, const char *plugin, const ch
   fflush(stdout);
 }
 
-static void print_row(const struct ab_cli *o, const char *plugin, const char *label, int k, int total,
-                      const struct ab_case *c, enum verdict v) {
+static void print_row(void *arg, const char *plugin, const char *label, int k, int total, const struct ab_case *c,
+                      enum verdict v) {
+  const struct ab_cli *o = arg;
   char ratio[96] = "-", rounds[96] = "";
   char *ot = fmt_time_ns_fixed(side_median(&c->old)), *nt = fmt_time_ns_fixed(side_median(&c->new_));
   if (c->timed) {
@@ -219,7 +208,8 @@ static void print_row(const struct ab_cli *o, const char *plugin, const char *la
 
 /* The closing line of a plugin in words; in Markdown a row of the table
  * (the words under new/old, the counts under verdict). */
-static void closing_line(const struct ab_cli *o, const char *plugin, const struct tally *t) {
+static void closing_line(void *arg, const char *plugin, const struct ab_tally *t) {
+  const struct ab_cli *o = arg;
   struct strbuf words = {0}, counts = {0};
   if (t->timed == 1 && isfinite(t->one.hi)) {
     double r = t->one.ratio, lo = t->one.lo, hi = t->one.hi;
@@ -253,43 +243,6 @@ static void closing_line(const struct ab_cli *o, const char *plugin, const struc
   }
   strbuf_release(&words);
   strbuf_release(&counts);
-}
-
-/* The case of cases[from..to) of side s whose label is label, or NULL. */
-static const struct case_def *find_case(const struct plan *s, size_t pi, const char *label) {
-  for (size_t i = 0; i < s->cases.n; i++) {
-    if (s->cases.cases[i].plugin_index != pi) continue;
-    char *l = case_label(&s->cases.cases[i]);
-    int same = strcmp(l, label) == 0;
-    free(l);
-    if (same) return &s->cases.cases[i];
-  }
-  return NULL;
-}
-
-static int fails(enum verdict v, unsigned fail_on) {
-  return (v == V_SLOWER && (fail_on & FAIL_SLOWER)) || (verdict_is_failure(v) && (fail_on & FAIL_WRONG)) ||
-         (v == V_MISSING && (fail_on & FAIL_MISSING)) || (v == V_NOISY && (fail_on & FAIL_NOISY));
-}
-
-/* Record the paired verdict and the rounds on the new side's result. */
-static void annotate(struct ab_case *c, enum verdict v) {
-  struct case_result *r = &c->new_.r;
-  kv_list_add(&r->ninfo, &r->info, "ab_side", "new");
-  kv_list_add(&c->old.r.ninfo, &c->old.r.info, "ab_side", "old");
-  kv_list_add(&r->ninfo, &r->info, "ab_verdict", verdict_name(v));
-  if (!c->timed) return;
-  char buf[160];
-  snprintf(buf, sizeof buf, "%.6f", c->est.ratio);
-  kv_list_add(&r->ninfo, &r->info, "ab_ratio", buf);
-  snprintf(buf, sizeof buf, "%.6f %.6f", c->est.lo, c->est.hi);
-  kv_list_add(&r->ninfo, &r->info, "ab_ci", buf);
-  snprintf(buf, sizeof buf, "%zu rounds, %zu pairs, %s, %s", c->nrounds, c->est.npairs,
-           c->device ? "device time" : "host time", c->early ? "stopped early (99% interval)" : "max_time (95% interval)");
-  kv_list_add(&r->ninfo, &r->info, "ab_estimate", buf);
-  char *rounds = ab_rounds_text(c);
-  kv_list_add(&r->ninfo, &r->info, "ab_rounds", rounds);
-  free(rounds);
 }
 
 int cmd_ab(int argc, char **argv) {
@@ -329,91 +282,10 @@ int cmd_ab(int argc, char **argv) {
     printf("| plugin | case | old | new | new/old [95%% CI] | verdict | rounds |\n");
     printf("|---|---|---|---|---|---|---|\n");
   }
-  int save_failed = 0, k = 0;
-  /* plugins in name order over both sides */
-  size_t a = 0, b = 0;
-  while ((a < S[0].nplugins || b < S[1].nplugins) && !child_interrupted()) {
-    int cmp = a >= S[0].nplugins ? 1 : b >= S[1].nplugins ? -1 : strcmp(S[0].plugins[a]->desc->name, S[1].plugins[b]->desc->name);
-    struct tally t;
-    memset(&t, 0, sizeof t);
-    if (cmp < 0) { /* only in OLD */
-      print_one_sided(&o, S[0].plugins[a]->desc->name, NULL, 0, V_MISSING);
-      if (o.fail_on & FAIL_MISSING) exit_code = EXIT_FAILED;
-      a++;
-      continue;
-    }
-    if (cmp > 0) {
-      print_one_sided(&o, S[1].plugins[b]->desc->name, NULL, 0, V_NEW);
-      b++;
-      continue;
-    }
-    const struct plugin *op = S[0].plugins[a], *np = S[1].plugins[b];
-    struct result_file of[2];
-    result_file_open(&of[0], op, &S[0].preset, "old", 0, o.results_dir, argc, argv);
-    result_file_open(&of[1], np, &S[1].preset, "new", 0, o.results_dir, argc, argv);
-    /* the new side's cases in order, then the old side's it lacks */
-    for (size_t i = 0; i < S[1].cases.n && !child_interrupted(); i++) {
-      const struct case_def *nc = &S[1].cases.cases[i];
-      if (nc->plugin_index != b) continue;
-      char *label = case_label(nc);
-      const struct case_def *oc = find_case(&S[0], a, label);
-      k++;
-      if (!oc) {
-        print_one_sided(&o, np->desc->name, label, k, V_NEW);
-        t.n[V_NEW]++;
-        free(label);
-        continue;
-      }
-      struct ab_case c;
-      ab_run_case(op, oc, np, nc, (int)i, &S[1].preset.policy, &o.ab, &c);
-      enum verdict v;
-      if (c.timed) {
-        v = to_verdict(c.verdict);
-      } else {
-        struct case_compare cc;
-        compare_case(&c.old.r, &c.new_.r, o.threshold, &cc);
-        v = cc.verdict;
-        if (v == V_SAME || v == V_FASTER || v == V_SLOWER || v == V_NOISY) v = V_NO_DATA;
-        if (c.new_.r.status == CASE_INTERRUPTED) v = V_INTERRUPTED;
-      }
-      annotate(&c, v);
-      print_row(&o, np->desc->name, label, k, (int)S[1].cases.n, &c, v);
-      t.n[v]++;
-      if (c.timed) {
-        t.timed++;
-        t.logsum += log(c.est.ratio);
-        t.one = c.est;
-        t.level = c.level;
-      }
-      if (fails(v, o.fail_on)) exit_code = EXIT_FAILED;
-      result_file_add(&of[0], &c.old.r);
-      result_file_add(&of[1], &c.new_.r);
-      ab_case_release(&c);
-      free(label);
-    }
-    for (size_t i = 0; i < S[0].cases.n; i++) {
-      const struct case_def *oc = &S[0].cases.cases[i];
-      if (oc->plugin_index != a) continue;
-      char *label = case_label(oc);
-      if (!find_case(&S[1], b, label)) {
-        print_one_sided(&o, op->desc->name, label, 0, V_MISSING);
-        t.n[V_MISSING]++;
-        if (o.fail_on & FAIL_MISSING) exit_code = EXIT_FAILED;
-      }
-      free(label);
-    }
-    closing_line(&o, np->desc->name, &t);
-    for (int s = 0; s < 2; s++)
-      if (result_file_close(&of[s]) != 0) save_failed = 1;
-    a++;
-    b++;
-  }
-  child_kill_descendants(NULL, 0);
-  if (rollup_write(o.results_dir) < 0) save_failed = 1;
-  if (save_failed) {
-    error("some results could not be written to '%s' (see above)", term_str(o.results_dir));
-    exit_code = EXIT_FAILED;
-  }
+  struct ab_suite_opts so = {.results_dir = o.results_dir, .fail_on = o.fail_on, .ab = o.ab, .argc = argc,
+                              .argv = argv};
+  struct ab_observer obs = {&o, print_one_sided, print_row, closing_line};
+  if (ab_suite_run(&S[0], &S[1], &so, &obs) != 0) exit_code = EXIT_FAILED;
   if (child_interrupted()) exit_code = EXIT_INTERRUPTED;
 out:
   plan_release(&S[0]);

@@ -10,7 +10,8 @@
  * terminal; otherwise again each time a case finishes) until the last suite
  * ends or Ctrl-C. --summary prints, for scripts, key=value lines instead of
  * the tables (print_summary). FILE "-" reads standard input. Reading the events is
- * events_read.c's; text from the file is printed escaped (term.h). */
+ * events_read.c's, a suite's table and counts events_table.c's; text from the
+ * file is printed escaped (term.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -25,92 +26,14 @@
 
 #include "cli/commands.h"
 #include "core/parse_options.h"
-#include "results/events_read.h"
 #include "core/progress.h"
 #include "core/term.h"
-#include "core/text_table.h"
 #include "core/units.h"
 #include "core/util.h"
+#include "results/events_read.h"
+#include "results/events_table.h"
 
-#define LABEL_MAX 60       /* case labels are cut to this many bytes */
 #define POLL_NS 250000000L /* --follow: look for new lines 4 times a second */
-
-static int is_failed(const char *status) {
-  return strcmp(status, "OK") != 0 && strcmp(status, "SKIPPED") != 0 && strcmp(status, "RUNNING") != 0;
-}
-
-/* The cells of one row: #, plugin, case (cut to LABEL_MAX bytes), status,
- * wall s, median, throughput. */
-enum { COL_NUM, COL_PLUGIN, COL_CASE, COL_STATUS, COL_WALL, COL_MEDIAN, COL_THR, NCOLS };
-
-static void make_row(const struct ev_case *c, char **cells) {
-  cells[COL_NUM] = xasprintf("%d", c->index + 1);
-  cells[COL_PLUGIN] = xstrdup(c->plugin ? c->plugin : "?");
-  char *label = term_escape(c->label ? c->label : "?");
-  cells[COL_CASE] = strlen(label) > LABEL_MAX ? xasprintf("%.*s...", LABEL_MAX - 3, label) : xstrdup(label);
-  free(label);
-  cells[COL_STATUS] = xstrdup(c->status);
-  cells[COL_WALL] = c->have & HAVE_WALL ? fmt_fixed(c->wall_s, 2) : xstrdup("-");
-  cells[COL_MEDIAN] = c->have & HAVE_MEDIAN ? fmt_time_ns(c->median_ms * 1e6) : xstrdup("-");
-  cells[COL_THR] = c->have & HAVE_GFLOPS ? fmt_rate(c->gflops, "GFLOP/s")
-                   : c->have & HAVE_GBPS ? fmt_rate(c->gbps, "GB/s")
-                                         : xstrdup("-");
-}
-
-/* The cases of a suite from first on, as a table. */
-static void print_cases(FILE *f, const struct ev_suite *s, size_t first) {
-  static const char *const titles[NCOLS] = {"#", "plugin", "case", "status", "wall s", "median", "throughput"};
-  static const int right[NCOLS] = {1, 0, 0, 0, 1, 1, 1};
-  struct text_table t;
-  table_init(&t, NCOLS, titles, right);
-  if (first) {
-    char *line = xasprintf("(%zu earlier cases not shown)", first);
-    table_add_line(&t, COL_PLUGIN, line);
-    free(line);
-  }
-  for (size_t i = first; i < s->ncases; i++) {
-    char *cells[NCOLS];
-    make_row(&s->cases[i], cells);
-    table_add_row(&t, cells);
-  }
-  char *text = table_render(&t, TABLE_TEXT, 0);
-  fputs(text, f);
-  free(text);
-  table_release(&t);
-}
-
-/* A suite's counts and progress: cases done (ended) of total, how they
- * ended, the percentage and the ETA in seconds (-1: unknown): the latest
- * HEARTBEAT's, else from the mean wall time of the cases done. */
-struct tally {
-  int done, ok, skipped, failed, total;
-  double percent, eta;
-};
-
-static void count_suite(const struct ev_suite *s, struct tally *t) {
-  memset(t, 0, sizeof *t);
-  double done_wall = 0;
-  for (size_t i = 0; i < s->ncases; i++) {
-    const struct ev_case *c = &s->cases[i];
-    if (strcmp(c->status, "RUNNING") == 0) continue;
-    t->done++;
-    if (c->have & HAVE_WALL) done_wall += c->wall_s;
-    if (strcmp(c->status, "SKIPPED") == 0) t->skipped++;
-    else if (is_failed(c->status)) t->failed++;
-    else t->ok++;
-  }
-  t->total = (size_t)s->total > s->ncases ? s->total : (int)s->ncases;
-  t->percent = t->total ? 100.0 * t->done / t->total : 0;
-  t->eta = -1;
-  if (s->have_hb) {
-    t->percent = s->hb_percent;
-    t->eta = s->hb_eta;
-  } else if (t->done > 0) {
-    t->eta = done_wall / t->done * (t->total - t->done);
-  }
-  if (t->percent < 0) t->percent = 0;
-  if (t->percent > 100) t->percent = 100;
-}
 
 /* One suite's table; max_rows > 0 shows only the last max_rows cases. */
 static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
@@ -119,13 +42,13 @@ static void print_suite(FILE *f, struct ev_suite *s, int max_rows) {
   if (s->tag) fprintf(f, ", tag %s", term_str(s->tag));
   fprintf(f, "\n");
 
-  struct tally t;
-  count_suite(s, &t);
+  struct ev_tally t;
+  ev_suite_count(s, &t);
   int done = t.done, failed = t.failed, skipped = t.skipped, total = t.total;
 
   size_t first = 0;
   if (max_rows > 0 && s->ncases > (size_t)max_rows) first = s->ncases - (size_t)max_rows;
-  if (s->ncases) print_cases(f, s, first);
+  if (s->ncases) ev_print_cases(f, s, first);
 
   if (s->ended) {
     char *wall = fmt_fixed(s->wall_s, 1);
@@ -163,10 +86,10 @@ void ev_log_print(FILE *f, struct ev_log *l, int max_rows) {
  * suite ended), interrupted (yes when one was), eta (the last suite's, as
  * the PROGRESS line writes it; "-" when ended or unknown). */
 static void print_summary(FILE *f, const struct ev_log *l) {
-  struct tally sum = {0}, t = {0};
+  struct ev_tally sum = {0}, t = {0};
   int ended = l->n > 0, interrupted = 0;
   for (size_t i = 0; i < l->n; i++) {
-    count_suite(&l->suites[i], &t);
+    ev_suite_count(&l->suites[i], &t);
     sum.total += t.total;
     sum.done += t.done;
     sum.ok += t.ok;

@@ -1,30 +1,20 @@
 /* bench report [--results-dir DIR] [-o FILE]: one self-contained HTML page
  * (no server, no network) with the results table, compare, history and
- * roofline charts. The page is the template harness/report/report.html,
- * embedded at build time, with Chart.js (Debian's libjs-chart.js) and the
- * results as JSON inlined into it. */
-#include <jansson.h>
-#include <math.h>
+ * roofline charts (analyze/report_page.h builds it). Chart.js comes from
+ * Debian's libjs-chart.js or --chartjs FILE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "analyze/compare_case.h"
+#include "analyze/report_page.h"
+#include "analyze/result_set.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "analyze/compare_case.h"
-#include "analyze/history.h"
-#include "analyze/report_tuning.h"
-#include "analyze/result_set.h"
-#include "results/io.h"
-#include "analyze/roofs.h"
+#include "core/lockfile.h"
 #include "core/term.h"
 #include "core/util.h"
-
-static const char report_template[] =
-#include "report_template.inc"
-    ;
 
 /* Where Debian's libjs-chart.js puts its UMD build (it defines window.Chart). */
 static const char *const chartjs_paths[] = {
@@ -76,186 +66,6 @@ const struct cmd_spec spec_report = {
     report_options, PARSE_NO_ARGS,
 };
 
-static json_t *num_or_null(double v) {
-  return isfinite(v) && v >= 0 ? json_real(v) : json_null();
-}
-
-static double entry_median(const struct rs_entry *e, double *cv) {
-  size_t n;
-  const double *x = rs_samples(e->r, rs_has_device(e->r), &n);
-  *cv = NAN;
-  if (!n) return NAN;
-  struct stats st;
-  stats_compute(x, n, &st);
-  if (n >= 2) *cv = st.cv;
-  return st.median;
-}
-
-static char *verify_text(const struct case_result *r) {
-  const struct check_result *c = &r->check;
-  if (!c->checked) {
-    if (r->status == CASE_OK || r->status == CASE_WRONG_ANSWER) return xstrdup("not checked");
-    return xstrdup(r->message && *r->message ? r->message : "-"); /* why it was SKIPPED, ERROR, ... */
-  }
-  return xasprintf("%s %s, max_abs_err %.2g", c->method[0] ? c->method : "check", c->pass ? "pass" : "FAIL",
-                   c->max_abs_err);
-}
-
-static json_t *cases_json(const struct result_set *s, const size_t *idx, size_t n, const struct roof_set *roofs) {
-  json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) {
-    const struct rs_entry *e = &s->entries[idx[i]];
-    const struct case_result *r = e->r;
-    double cv, med = entry_median(e, &cv);
-    int ok = r->status == CASE_OK && med > 0;
-    const char *device = case_device(e);
-    json_t *o = json_object();
-    json_object_set_new(o, "plugin", json_string(e->plugin));
-    json_object_set_new(o, "params", json_string(e->params));
-    json_object_set_new(o, "tag", json_string(e->tag));
-    json_object_set_new(o, "date", json_string(e->date));
-    json_object_set_new(o, "device", json_string(device));
-    json_object_set_new(o, "backend", json_string(r->backend ? r->backend : ""));
-    json_object_set_new(o, "status", json_string(case_status_name(r->status)));
-    char *v = verify_text(r);
-    json_object_set_new(o, "verify", json_string(v));
-    free(v);
-    json_object_set_new(o, "median_ns", ok ? json_real(med) : json_null());
-    json_object_set_new(o, "cv", ok ? num_or_null(cv) : json_null());
-    json_object_set_new(o, "gflops", ok && r->flops > 0 ? json_real(r->flops / med) : json_null());
-    json_object_set_new(o, "gbps", ok && r->bytes > 0 ? json_real(r->bytes / med) : json_null());
-    json_object_set_new(o, "ai", r->flops > 0 && r->bytes > 0 ? json_real(r->flops / r->bytes) : json_null());
-    double frac = ok ? roof_fraction(roof_of(roofs, device), r->flops, r->bytes, med) : -1;
-    json_object_set_new(o, "pct_roof", num_or_null(frac));
-    json_array_append_new(arr, o);
-  }
-  return arr;
-}
-
-static json_t *history_json(const struct history *h) {
-  json_t *o = json_object(), *dates = json_array(), *series = json_array();
-  for (size_t d = 0; d < h->ndates; d++) json_array_append_new(dates, json_string(h->dates[d]));
-  for (size_t i = 0; i < h->nrows; i++) {
-    const struct history_row *row = &h->rows[i];
-    json_t *s = json_object(), *med = json_array(), *shift = json_array(), *status = json_array();
-    json_object_set_new(s, "plugin", json_string(row->first->plugin));
-    json_object_set_new(s, "params", json_string(row->first->params));
-    json_object_set_new(s, "tag", json_string(row->first->tag));
-    for (size_t d = 0; d < h->ndates; d++) {
-      double cv, m = NAN;
-      if (row->cells[d] && row->cells[d]->r->status == CASE_OK) m = entry_median(row->cells[d], &cv);
-      json_array_append_new(med, num_or_null(m));
-      json_array_append_new(status, row->cells[d] ? json_string(case_status_name(row->cells[d]->r->status)) : json_null());
-      json_array_append_new(shift, json_boolean(row->shift[d] == V_FASTER || row->shift[d] == V_SLOWER));
-    }
-    json_object_set_new(s, "median_ns", med);
-    json_object_set_new(s, "shift", shift);
-    json_object_set_new(s, "status", status);
-    json_array_append_new(series, s);
-  }
-  json_object_set_new(o, "dates", dates);
-  json_object_set_new(o, "series", series);
-  return o;
-}
-
-/* Each case's newest OK run against its OK run before that. */
-static json_t *compare_json(const struct history *h, double threshold) {
-  json_t *o = json_object(), *rows = json_array();
-  for (size_t i = 0; i < h->nrows; i++) {
-    const struct history_row *row = &h->rows[i];
-    const struct rs_entry *newest = NULL, *prev = NULL;
-    size_t dn = 0, dp = 0;
-    for (size_t d = h->ndates; d-- > 0;) {
-      const struct rs_entry *e = row->cells[d];
-      if (!e || e->r->status != CASE_OK) continue;
-      if (!newest) newest = e, dn = d;
-      else {
-        prev = e, dp = d;
-        break;
-      }
-    }
-    if (!prev) continue;
-    struct case_compare cc;
-    history_compare(row, dp, dn, threshold, &cc);
-    if (!cc.timed) continue;
-    json_t *r = json_object();
-    json_object_set_new(r, "plugin", json_string(row->first->plugin));
-    json_object_set_new(r, "params", json_string(row->first->params));
-    json_object_set_new(r, "tag", json_string(row->first->tag));
-    json_object_set_new(r, "old_date", json_string(prev->date));
-    json_object_set_new(r, "new_date", json_string(newest->date));
-    json_object_set_new(r, "ratio", json_real(cc.c.ratio));
-    json_object_set_new(r, "lo", json_real(cc.c.lo));
-    json_object_set_new(r, "hi", json_real(cc.c.hi));
-    json_object_set_new(r, "p", json_real(cc.c.p));
-    json_object_set_new(r, "verdict", json_string(verdict_name(cc.verdict)));
-    json_array_append_new(rows, r);
-  }
-  json_object_set_new(o, "old_label", json_string("previous run"));
-  json_object_set_new(o, "new_label", json_string("newest run"));
-  json_object_set_new(o, "rows", rows);
-  return o;
-}
-
-static json_t *roofs_json(const struct roof_set *rs) {
-  json_t *arr = json_array();
-  for (size_t i = 0; i < rs->n; i++) {
-    const struct roof *r = &rs->roofs[i];
-    json_t *o = json_object();
-    json_object_set_new(o, "device", json_string(r->device));
-    json_object_set_new(o, "peak_gflops", r->peak_gflops > 0 ? json_real(r->peak_gflops) : json_null());
-    json_object_set_new(o, "bw_gbps", r->bw_gbps > 0 ? json_real(r->bw_gbps) : json_null());
-    json_object_set_new(o, "peak_source", r->peak_source ? json_string(r->peak_source) : json_null());
-    json_object_set_new(o, "bw_source", r->bw_source ? json_string(r->bw_source) : json_null());
-    json_object_set_new(o, "peak_missing", r->peak_missing ? json_string(r->peak_missing) : json_null());
-    json_object_set_new(o, "bw_missing", r->bw_missing ? json_string(r->bw_missing) : json_null());
-    json_array_append_new(arr, o);
-  }
-  return arr;
-}
-
-/* The template with its two markers replaced; -1 after error() when the
- * template lacks one (a build problem). */
-/* The one encoder for data inlined into the page's <script>: root as JSON
- * where '<', '>' and '&' (which only occur inside strings) are written
- * \u003c, \u003e, \u0026 and U+2028/U+2029 as \u2028/\u2029. The data
- * then holds no '<' at all, so no "<!--", "<script" or "</script" in a
- * parameter or a device name can change how the HTML parser reads the
- * page, and the text is both JSON and a JavaScript literal. NULL when
- * root cannot be encoded. */
-static char *html_safe_json(json_t *root) {
-  char *json = json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(10));
-  if (!json) return NULL;
-  struct strbuf sb = STRBUF_INIT;
-  for (const char *p = json; *p; p++) {
-    if (*p == '<') strbuf_adds(&sb, "\\u003c");
-    else if (*p == '>') strbuf_adds(&sb, "\\u003e");
-    else if (*p == '&') strbuf_adds(&sb, "\\u0026");
-    else if ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
-             ((unsigned char)p[2] == 0xA8 || (unsigned char)p[2] == 0xA9)) {
-      strbuf_adds(&sb, (unsigned char)p[2] == 0xA8 ? "\\u2028" : "\\u2029");
-      p += 2;
-    } else strbuf_add(&sb, p, 1);
-  }
-  free(json);
-  return strbuf_detach(&sb);
-}
-
-static int fill_template(struct strbuf *out, const char *chartjs, const char *data) {
-  static const char *const marks[2] = {"/*BENCH_CHARTJS*/", "/*BENCH_DATA*/"};
-  const char *fills[2] = {chartjs, data};
-  const char *p = report_template;
-  for (int i = 0; i < 2; i++) {
-    const char *m = strstr(p, marks[i]);
-    if (!m) return error("the report template lacks %s", marks[i]);
-    strbuf_add(out, p, (size_t)(m - p));
-    strbuf_adds(out, fills[i]);
-    p = m + strlen(marks[i]);
-  }
-  strbuf_adds(out, p);
-  return 0;
-}
-
 int cmd_report(int argc, char **argv) {
   struct report_opts o = {.dir = "results", .chartjs = getenv("BENCH_CHARTJS"),
                           .threshold = COMPARE_DEFAULT_THRESHOLD};
@@ -303,49 +113,20 @@ int cmd_report(int argc, char **argv) {
     return rc;
   }
 
-  size_t *idx, n;
-  rs_latest(&set, 1, &idx, &n);
-  struct roof_set roofs;
-  roofs_build(&set, idx, n, &roofs);
-  struct history h;
-  history_build(&set, threshold, &h);
-
-  json_t *root = json_object();
-  char now[32];
-  iso_time_utc(now);
-  json_object_set_new(root, "generated", json_string(now));
-  json_object_set_new(root, "results_dir", json_string(dir));
-  json_object_set_new(root, "threshold", json_real(threshold));
-  json_object_set_new(root, "cases", cases_json(&set, idx, n, &roofs));
-  json_object_set_new(root, "history", history_json(&h));
-  json_object_set_new(root, "compare", compare_json(&h, threshold));
-  json_object_set_new(root, "roofs", roofs_json(&roofs));
-  char **tfiles;
-  size_t ntfiles = report_tuning_files(tuning, ntuning, &tfiles);
-  json_t *tj = report_tuning_json(tfiles, ntfiles, &set, idx, n);
-  const size_t ntrows = json_array_size(json_object_get(tj, "rows"));
-  json_object_set_new(root, "tuning", tj);
-  for (size_t i = 0; i < ntfiles; i++) free(tfiles[i]);
-  free(tfiles);
-  char *data = html_safe_json(root);
-  json_decref(root);
-
   struct strbuf page = STRBUF_INIT;
+  struct report_counts n;
   char *path = out ? xstrdup(out) : xasprintf("%s/report.html", dir);
-  if (!data || fill_template(&page, js.buf, data) != 0 || write_file_atomic(path, page.buf, page.len) != 0) {
+  if (report_page_build(&set, dir, threshold, tuning, ntuning, js.buf, &page, &n) != 0 ||
+      write_file_atomic(path, page.buf, page.len) != 0) {
     rc = EXIT_FAILED;
   } else {
-    printf("wrote %s (%zu case%s, %zu date%s, %zu device%s", term_str(path), n, n == 1 ? "" : "s",
-           h.ndates, h.ndates == 1 ? "" : "s", roofs.n, roofs.n == 1 ? "" : "s");
-    if (ntrows) printf(", %zu tuning entr%s", ntrows, ntrows == 1 ? "y" : "ies");
+    printf("wrote %s (%zu case%s, %zu date%s, %zu device%s", term_str(path), n.cases, n.cases == 1 ? "" : "s",
+           n.dates, n.dates == 1 ? "" : "s", n.devices, n.devices == 1 ? "" : "s");
+    if (n.tuning) printf(", %zu tuning entr%s", n.tuning, n.tuning == 1 ? "y" : "ies");
     printf("; Chart.js from %s)\n", term_str(chartjs));
   }
   free(path);
-  free(data);
   strbuf_release(&page);
-  history_release(&h);
-  roofs_release(&roofs);
-  free(idx);
   result_set_release(&set);
   strbuf_release(&js);
   free(plugins);

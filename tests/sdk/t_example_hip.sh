@@ -12,7 +12,9 @@ for so in "$T/hip/build/ex_hip_rmsnorm.so" "$T/hip/ex_hip_rmsnorm.so"; do
   [ -f "$so" ] && exports_only_entry "$so" || fail "no $so"
 done
 for preset in smoke verify; do
-  run_bench --preset $preset --plugin-dir "$T/hip/build" --plugin ex_hip_rmsnorm
+  # --verbose: without a device a backend whose cases all SKIP is one line
+  # unless asked for case by case (checked by cli.t_nodevice)
+  run_bench --preset $preset --verbose --plugin-dir "$T/hip/build" --plugin ex_hip_rmsnorm
   expect_rc 0 "ex_hip_rmsnorm $preset"
   if grep -q 'SKIPPED' "$T/out"; then
     every_case "$T/out" ex_hip_rmsnorm 'SKIPPED +no HIP device'

@@ -79,6 +79,31 @@ expect_eq "$(grep -c '^file=' "$T/out")" 3 "three records"
 expect_eq "$(sed -n 's/^plugin=//p' "$T/out" | sort | paste -sd' ')" "fx_ok fx_skip fx_wrong" "the plugins"
 expect_eq "$(sed -n 's/^skipped=//p' "$T/out" | paste -sd' ')" "$(for p in fx_ok fx_skip fx_wrong; do
   [ $p = fx_skip ] && echo 1 || echo 0; done | paste -sd' ')" "skipped counts in name order"
+# The same records through the other renderers (one table behind them all).
+run_bench results --summary --format json "$T/r"
+expect_rc 0 "--summary --format json"
+python3 - "$T/out" <<'PY' && ok || fail "--summary --format json: $(head -c 400 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "bench-results-summary/1", d
+files = d["files"]
+assert sorted(f["plugin"] for f in files) == ["fx_ok", "fx_skip", "fx_wrong"], files
+w = [f for f in files if f["plugin"] == "fx_wrong"][0]
+assert w["cases"] == 1 and w["failed"] == 1 and w["ok"] == 0 and w["complete"] is True, w
+assert w["tag"] == "node 1/a" and w["preset"] == "fast", w
+PY
+run_bench results --summary --format csv "$T/r"
+expect_rc 0 "--summary --format csv"
+expect_eq "$(head -1 "$T/out")" "file,plugin,preset,tag,date,cases,ok,skipped,failed,complete" "csv header"
+expect_eq "$(grep -c ',fx_' "$T/out")" 3 "csv: three records"
+run_bench results --summary --format table "$base.json"
+expect_rc 0 "--summary --format table"
+expect_in "$T/out" '^file +plugin +preset +tag +date +cases +ok +skipped +failed +complete'
+expect_in "$T/out" ' fx_wrong +fast +node 1/a +'"$TODAY"' +1 +0 +0 +1 +yes'
+run_bench results --summary --format yaml "$T/r"
+expect_rc 2 "--summary --format yaml"
+run_bench results --name --plugin fx_ok --preset "$FAST" --format json
+expect_rc 2 "--format without --summary"
 # A run that has not finished writing (a journal beside the file), and one
 # with an interrupted case, are not complete.
 okb=$T/r/$("$BENCH" results --name --plugin fx_ok --preset "$FAST" --tag 'node 1/a')

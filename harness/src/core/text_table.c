@@ -115,7 +115,7 @@ char *table_render(const struct text_table *t, enum table_format f, int colour) 
 
 const struct table_renderer *table_renderer_of(enum table_format f) {
   static const struct table_renderer *const all[TABLE_NFORMATS] = {&render_text, &render_md, &render_csv,
-                                                                   &render_json};
+                                                                   &render_json, &render_kv};
   return f < TABLE_NFORMATS ? all[f] : &render_text;
 }
 

@@ -3,7 +3,8 @@
  * colour, JSON value and markdown style), lines between rows, notes under
  * the table and, for JSON, keys before and after the rows. One renderer
  * per format turns it into text (core/render.h): a new format or a new
- * column is one place. Used by compare, history, ab and events. */
+ * column is one place. Used by compare, history, ab, events and bench
+ * results --summary. */
 #ifndef BENCH_TEXT_TABLE_H
 #define BENCH_TEXT_TABLE_H
 

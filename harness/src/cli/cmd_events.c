@@ -28,6 +28,7 @@
 #include "core/parse_options.h"
 #include "core/progress.h"
 #include "core/term.h"
+#include "core/text_table.h"
 #include "core/units.h"
 #include "core/util.h"
 #include "results/events_read.h"
@@ -100,9 +101,19 @@ static void print_summary(FILE *f, const struct ev_log *l) {
   }
   char eta[32] = "-";
   if (l->n && !l->suites[l->n - 1].ended) format_eta(t.eta, eta, sizeof eta);
-  fprintf(f, "suites=%zu\ncases=%d\ndone=%d\nok=%d\nskipped=%d\nfailed=%d\n", l->n, sum.total, sum.done,
-          sum.ok, sum.skipped, sum.failed);
-  fprintf(f, "ended=%s\ninterrupted=%s\neta=%s\n", ended ? "yes" : "no", interrupted ? "yes" : "no", eta);
+  /* one record of the key=value renderer (core/render_kv.c) */
+  static const char *const titles[] = {"suites", "cases", "done", "ok", "skipped",
+                                       "failed", "ended", "interrupted", "eta"};
+  struct text_table tb;
+  table_init(&tb, sizeof titles / sizeof *titles, titles, NULL);
+  char *cells[] = {xasprintf("%zu", l->n), xasprintf("%d", sum.total), xasprintf("%d", sum.done),
+                   xasprintf("%d", sum.ok), xasprintf("%d", sum.skipped), xasprintf("%d", sum.failed),
+                   xstrdup(ended ? "yes" : "no"), xstrdup(interrupted ? "yes" : "no"), xstrdup(eta)};
+  table_add_row(&tb, cells);
+  char *text = table_render(&tb, TABLE_KV, 0);
+  fputs(text, f);
+  free(text);
+  table_release(&tb);
 }
 
 static volatile sig_atomic_t stop_follow;

@@ -6,7 +6,7 @@
 # summary and the exit status. The scripts run one preset after the other
 # and record each run with record_run; finish prints the summary and exits.
 # What the scripts need to know of bench's files (plugin names, result file
-# names, a result file's or a log's counts) they ask bench for (README:
+# names, a result file's or a log's counts) they ask bench for (docs/running.md:
 # "Asking bench from a script"); functions hand back values on stdout or in
 # variables the caller names.
 #

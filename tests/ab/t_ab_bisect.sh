@@ -1,5 +1,5 @@
 #!/bin/bash
-# The bisect recipe of the README: a tiny git repository holds a plugin
+# The bisect recipe of docs/comparing.md: a tiny git repository holds a plugin
 # source at several commits, one of which plants a 2x slowdown (and one
 # later commit does not build); `git bisect run scripts/bisect_example.sh
 # GOOD_BUILD` must name the planted commit as the first bad one.

@@ -5,7 +5,7 @@
 # opened: the linked file stays as it was and the run saves normally. A
 # sticky world-writable folder holding another user's rollup.csv: the run
 # keeps every result, says whose rollup.csv it cannot replace, and writes
-# its rollup to rollup.<user>.csv (README, "Results folder").
+# its rollup to rollup.<user>.csv (docs/results.md, "rollup.csv").
 . "$(dirname "$0")/lib.sh"
 FAST="$SRC/tests/cli/presets/fast.ini"
 NAME="${TODAY}_fx_ok_fast"

@@ -52,7 +52,7 @@ build_cmake() {
      cmake --build build >>"$T/cmake.log" 2>&1) && ok || { fail "cmake build of $1"; tail -30 "$T/cmake.log"; }
 }
 
-# build_make DIR [VAR=VALUE...]: the Makefile the README shows.
+# build_make DIR [VAR=VALUE...]: the Makefile of the installed examples (docs/sdk.md).
 build_make() {
   local d=$1
   shift

@@ -5,7 +5,7 @@
 # shell's own foreground daemons, with partitions "bench" (n1, n2; the
 # default) and "slow" (n3); slurm_stop cancels every job and stops them.
 # No systemd, cgroups or accounting storage (so no sacct); the daemons run
-# as whoever runs the test (root or not): see the README's "Slurm runs".
+# as whoever runs the test (root or not): see docs/remote.md, "Slurm".
 #
 # After slurm_start: SLURM_CONF is exported; SLURM_DIR is the folder.
 

@@ -216,7 +216,7 @@ const char *cs_machine_name(enum cs_machine m) {
 /* A steady run (results/result.h struct run_steady: no other runnable
  * thread, no steal, the calibration loop on its CPU and unchanged from the
  * start to the end) takes 3% + 5%/sqrt(n): the spread of one run's median
- * when nothing else moves the machine (README "Comparing runs" says where
+ * when nothing else moves the machine (docs/comparing.md, "Between runs", says where
  * it comes from); the figures above were measured on a loaded machine and
  * stay for busy and unknown runs. */
 double cs_between_default_on(const char *backend, size_t n, enum cs_machine m) {

@@ -103,7 +103,7 @@ double cs_between_default_on(const char *backend, size_t n, enum cs_machine m);
  * the standard preset's 0.2 s after 0.1 s of warm-up; a case timed for less
  * than this (its samples times their batch added up: smoke's 3-20 single
  * iterations) moves from run to run as far as on a busy machine (15-28%
- * between smoke runs on a steady one, README "Comparing runs"), so it takes
+ * between smoke runs on a steady one, docs/comparing.md, "Between runs"), so it takes
  * cs_between_default however steady its run was. */
 #define CS_STEADY_MIN_TIMED_S 0.1
 

@@ -29,7 +29,7 @@ static const struct backend_fact vulkan_facts[] = {
 static const struct backend_fact no_facts[] = {{NULL, NULL}};
 
 /* The default noise, sigma(n) = a + b / sqrt(n) of one run's median.
- * Where the figures come from (README "Comparing runs"):
+ * Where the figures come from (docs/comparing.md, "Between runs"; docs/measurements.md):
  *   b: 20 smoke runs of cpu_spin,cpu_gemm here (2-vCPU KVM, 3 samples a
  *      case): the spread of each case's median over the runs was 15-28%
  *      for the 15 cpu_gemm cases (median about 20%), 0.5% for cpu_spin;

@@ -64,8 +64,8 @@ enum { SALT_SAMPLES = 1, SALT_SIGNS = 2 };
  * There are at least FREIVALDS_MIN_BLOCKS blocks (a large outlier column
  * then raises the bound of its own block only), and w is at least
  * FREIVALDS_MIN_W and at least n / FREIVALDS_MAX_BLOCKS (the
- * cost cap: above about 2048 columns f32 guarantees less than 20x; README's
- * "Verification" gives the measured factors).
+ * cost cap: above about 2048 columns f32 guarantees less than 20x;
+ * docs/measurements.md, "The fast GEMM check", gives the measured factors).
  *
  * Every flagged block is recomputed in full and compared element by element,
  * in order, until FREIVALDS_RESCAN of them were recomputed and one held an

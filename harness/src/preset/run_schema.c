@@ -43,7 +43,7 @@ struct run_key {
 #define WEEK (7 * 24 * HOUR)
 #define MAX_COUNT 1000000
 
-/* The ranges (documented in the README's preset section): a nonzero time
+/* The ranges (documented in docs/running.md, "Presets"): a nonzero time
  * is at least 1 ns (what our clocks resolve); nothing lasts longer than a
  * week per case, so suite ETAs stay meaningful. */
 static const struct run_key run_keys[RUN_NKEYS] = {

@@ -415,7 +415,7 @@ int gpu_telemetry_count(const struct gpu_telemetry *t) { return t->count; }
 int gpu_bus_id_normalise(const char *in, char out[GPU_BUS_ID_LEN]) {
   unsigned dom = 0, bus, dev, fn;
   int used = -1;
-  if (!in) return -1;
+  if (!in || strspn(in, "0123456789abcdefABCDEF:.") != strlen(in)) return -1;
   size_t colons = 0;
   for (const char *p = in; *p; p++) colons += *p == ':';
   if (colons == 2) sscanf(in, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &used);

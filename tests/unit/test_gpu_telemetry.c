@@ -197,13 +197,14 @@ static void absurd(void) {
 
 static const char rsmi_script[] =
     "nvml_init=fail name=Fake_MI300X driver=6.8.5 devices=2 bus0=0000:03:00.0 bus1=0001:c3:1f.7\n"
-    "sm_clock=2100 max_sm=2100 mem_clock=1300 max_mem=1300 power=550 limit=750 temp=55 mem_temp=65\n";
+    "sm_clock=2100 max_sm=2100 mem_clock=1300 max_mem=1300 power=550 limit=750 temp=55 mem_temp=65\n"
+    "others=2 others_dev=1\n";
 
 static void rsmi(void) {
   struct gpu_telemetry *t = open_or_fail();
   REQUIRE(t != NULL);
   CHECK_STR(gpu_telemetry_library(t), "rocm_smi");
-  CHECK(strstr(gpu_telemetry_gaps(t), "rocm_smi: no throttle reasons") != NULL);
+  CHECK_STR(gpu_telemetry_gaps(t), "rocm_smi: no throttle reasons or throttle time");
   CHECK(gpu_telemetry_count(t) == 2);
   CHECK(gpu_telemetry_find(t, "0001:c3:1f.7") == 1);
   CHECK(gpu_telemetry_find(t, "00000001:C3:1F.7") == 1);
@@ -225,7 +226,9 @@ static void rsmi(void) {
   CHECK(r[2].mem_clock_mhz.have && r[2].mem_clock_mhz.v == 1300);
   CHECK(r[2].power_w.have && r[2].power_w.v == 550);
   CHECK(r[2].temp_c.have && r[2].temp_c.v == 55 && r[2].mem_temp_c.v == 65);
-  CHECK(!r[2].throttle.have && !r[2].other_procs.have && !r[2].throttle_ns[0].have);
+  CHECK(!r[2].throttle.have && !r[2].throttle_ns[0].have);
+  CHECK(r[2].other_procs.have && r[2].other_procs.v == 2);
+  CHECK(gpu_telemetry_read(t, 0, &r[0]) == 0 && r[0].other_procs.have && r[0].other_procs.v == 0);
   CHECK(a.samples == 3 && gpu_stat_mean(&a.power_w).v == 550 && !a.have_throttle);
   gpu_telemetry_close(t);
 }
@@ -239,6 +242,7 @@ static void rsmi_absurd(void) {
   REQUIRE(gpu_telemetry_read(t, 0, &r) == 0);
   CHECK(!r.temp_c.have && !r.mem_temp_c.have && !r.sm_clock_mhz.have);
   CHECK(r.power_w.have && r.power_w.v == 550 && r.mem_clock_mhz.v == 1300);
+  CHECK(r.other_procs.have && r.other_procs.v == 0);
   gpu_telemetry_close(t);
 }
 

@@ -1,12 +1,13 @@
 /* ROCm SMI (librocm_smi64.so) for the GPU telemetry reader, with our own
  * declarations of rocm_smi.h 5.2's types (Debian 12's librocm-smi-dev). Its
- * 5.2 API has no throttle reasons, throttle time or per-device process
- * list: those readings stay absent (gpu_vendor.h). */
+ * 5.2 API has no throttle reasons or throttle time: those readings stay
+ * absent (gpu_vendor.h). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_vendor.h"
 
@@ -18,6 +19,11 @@ typedef struct {
   uint32_t current;
   uint64_t frequency[RS_MAX_FREQS];
 } rs_freqs;
+typedef struct {
+  uint32_t process_id, pasid;
+  uint64_t vram_usage, sdma_usage;
+  uint32_t cu_occupancy;
+} rs_process;
 
 struct gpu_rsmi {
   rs_ret (*init)(uint64_t);
@@ -30,6 +36,8 @@ struct gpu_rsmi {
   rs_ret (*power)(uint32_t, uint32_t, uint64_t *);
   rs_ret (*power_cap)(uint32_t, uint32_t, uint64_t *);
   rs_ret (*temperature)(uint32_t, uint32_t, int, int64_t *);
+  rs_ret (*procs)(rs_process *, uint32_t *);
+  rs_ret (*proc_gpus)(uint32_t, uint32_t *, uint32_t *);
 };
 
 static void rsmi_load(struct gpu_rsmi *s, void *l, char *gaps, size_t gaps_len) {
@@ -43,7 +51,10 @@ static void rsmi_load(struct gpu_rsmi *s, void *l, char *gaps, size_t gaps_len) 
   GPU_LOAD(l, s->power, "rsmi_dev_power_ave_get");
   GPU_LOAD(l, s->power_cap, "rsmi_dev_power_cap_get");
   GPU_LOAD(l, s->temperature, "rsmi_dev_temp_metric_get");
-  gpu_gap_add(gaps, gaps_len, "rocm_smi: no throttle reasons, throttle time or process list");
+  GPU_LOAD(l, s->procs, "rsmi_compute_process_info_get");
+  GPU_LOAD(l, s->proc_gpus, "rsmi_compute_process_gpus_get");
+  gpu_gap_add(gaps, gaps_len, "rocm_smi: no throttle reasons or throttle time");
+  if (!s->procs || !s->proc_gpus) gpu_gap_add(gaps, gaps_len, "rocm_smi: no process list");
 }
 
 struct gpu_rsmi *gpu_rsmi_open(void *lib, const char *file, int *count, char *gaps, size_t gaps_len, char *note,
@@ -95,6 +106,27 @@ static struct gpu_value rs_temp(const struct gpu_rsmi *s, uint32_t i, uint32_t s
   return gpu_temp_c(milli / 1000.0);
 }
 
+/* Compute processes other than this one that use device dev. */
+static struct gpu_value rs_other_procs(const struct gpu_rsmi *s, uint32_t dev) {
+  struct gpu_value none = {0, 0};
+  enum { MAXP = 256 };
+  rs_process p[MAXP];
+  uint32_t n = MAXP, others = 0;
+  if (!s->procs || !s->proc_gpus || s->procs(p, &n) != 0 || n > MAXP) return none;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t on[GPU_MAX_DEVICES], m = GPU_MAX_DEVICES;
+    if (p[i].process_id == (uint32_t)getpid()) continue;
+    /* A process that ended since the list was taken uses nothing. */
+    if (s->proc_gpus(p[i].process_id, on, &m) != 0 || m > GPU_MAX_DEVICES) continue;
+    for (uint32_t j = 0; j < m; j++) {
+      if (on[j] != dev) continue;
+      others++;
+      break;
+    }
+  }
+  return gpu_value_in(others, 0, 1e9);
+}
+
 void gpu_rsmi_read(const struct gpu_rsmi *s, int index, struct gpu_reading *r) {
   uint32_t i = (uint32_t)index;
   uint64_t uw;
@@ -103,6 +135,7 @@ void gpu_rsmi_read(const struct gpu_rsmi *s, int index, struct gpu_reading *r) {
   if (s->power && s->power(i, 0, &uw) == 0) r->power_w = gpu_power_w(uw / 1e6);
   r->temp_c = rs_temp(s, i, RS_TEMP_EDGE);
   r->mem_temp_c = rs_temp(s, i, RS_TEMP_MEMORY);
+  r->other_procs = rs_other_procs(s, i);
 }
 
 void gpu_rsmi_facts(const struct gpu_rsmi *s, int index, struct gpu_facts *f) {

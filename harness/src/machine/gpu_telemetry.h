@@ -38,7 +38,7 @@ struct gpu_value {
 /* What a device is, read once per run. */
 struct gpu_facts {
   char name[96];       /* "" when the library does not say */
-  char driver[64];     /* "" when the library does not say */
+  char driver[80];     /* "" when the library does not say */
   char bus_id[GPU_BUS_ID_LEN]; /* "0000:3b:00.0", "" when unknown */
   struct gpu_value base_sm_clock_mhz;   /* default application clock (NVML) */
   struct gpu_value max_sm_clock_mhz;

@@ -78,8 +78,8 @@ int gpu_telemetry_count(const struct gpu_telemetry *t);
 /* Normalises "0000:3b:00.0", "00000000:3B:00.0" or "3b:00.0" to
  * "0000:3b:00.0". 0 on success, -1 when it is no bus id. */
 int gpu_bus_id_normalise(const char *bus_id, char out[GPU_BUS_ID_LEN]);
-/* The index of the device with this PCI bus id (any form above), -1 when
- * none has it. */
+/* The index of the device with this PCI bus id (any form above) or this
+ * decimal index ("1"), -1 when none has it. */
 int gpu_telemetry_find(const struct gpu_telemetry *t, const char *bus_id);
 
 /* 0, or -1 when index is out of range. Fields the library lacks are absent. */

@@ -2,7 +2,9 @@
  * declarations of nvml.h's types (the layouts nvtop uses too); every call is
  * looked up on its own and one that is missing or fails leaves its values
  * absent (gpu_vendor.h). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,9 @@
  * declarations of rocm_smi.h 5.2's types (Debian 12's librocm-smi-dev). Its
  * 5.2 API has no throttle reasons or throttle time: those readings stay
  * absent (gpu_vendor.h). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
 /* The GPU telemetry reader (gpu_telemetry.h): opens NVML, else ROCm SMI,
  * with dlopen and hands each call to that vendor's file (gpu_nvml.c,
  * gpu_rsmi.c); bus ids and throttle names. The accumulator is gpu_accum.c. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "gpu_telemetry.h"
 
 #include <dlfcn.h>

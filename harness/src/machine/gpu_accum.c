@@ -23,6 +23,9 @@ void gpu_accum_add(struct gpu_accum *a, const struct gpu_reading *r) {
   stat_add(&a->temp_c, r->temp_c);
   stat_add(&a->mem_temp_c, r->mem_temp_c);
   stat_add(&a->other_procs, r->other_procs);
+  int nx = r->nxcd < 0 ? 0 : r->nxcd > GPU_MAX_XCD ? GPU_MAX_XCD : r->nxcd;
+  for (int i = 0; i < nx; i++) stat_add(&a->xcd_clock_mhz[i], r->xcd_clock_mhz[i]);
+  if (nx > a->nxcd) a->nxcd = nx;
   if (r->throttle.have) {
     a->have_throttle = 1;
     a->throttle |= (unsigned)r->throttle.v;

@@ -12,6 +12,9 @@
 
 #define GPU_BUS_ID_LEN 20
 #define GPU_MAX_DEVICES 64
+/* Clock domains a device reports its SM/GFX clock for separately (an
+ * MI300X has 8 XCDs, each with its own GFX clock). */
+#define GPU_MAX_XCD 8
 
 /* Throttle reasons: bench's own bits (each vendor's are mapped onto them). */
 enum {
@@ -59,16 +62,19 @@ struct gpu_reading {
   struct gpu_value throttle;      /* GPU_THR_* bits, as a number */
   struct gpu_value throttle_ns[GPU_THR_TIMES]; /* accumulated, since boot */
   struct gpu_value other_procs;   /* compute processes on it that are not this one */
+  int nxcd;                       /* XCDs with a clock of their own (0: one clock only) */
+  struct gpu_value xcd_clock_mhz[GPU_MAX_XCD]; /* each XCD's GFX clock (AMD) */
 };
 
 struct gpu_telemetry;
 
-/* Opens NVML, else ROCm SMI. NULL when neither opens or initialises, with a
+/* Opens NVML, else AMD SMI (libamd_smi.so), else ROCm SMI, else the amdgpu
+ * driver's sysfs sensors (hwmon, gpu_metrics). NULL when neither opens or initialises, with a
  * one-line reason in note ("no NVIDIA or AMD management library: ..."). */
 struct gpu_telemetry *gpu_telemetry_open(char *note, size_t note_len);
 void gpu_telemetry_close(struct gpu_telemetry *t);
 
-/* "nvml" or "rocm_smi". */
+/* "nvml", "amd_smi", "rocm_smi" or "sysfs". */
 const char *gpu_telemetry_library(const struct gpu_telemetry *t);
 /* What the library cannot tell on this system ("" when nothing), e.g.
  * "rocm_smi: no throttle reasons". */
@@ -98,6 +104,8 @@ struct gpu_stat {
 struct gpu_accum {
   size_t samples;
   struct gpu_stat sm_clock_mhz, mem_clock_mhz, power_w, temp_c, mem_temp_c, other_procs;
+  int nxcd; /* the most XCD clocks a reading had */
+  struct gpu_stat xcd_clock_mhz[GPU_MAX_XCD];
   int have_throttle;
   unsigned throttle; /* the union of the reasons seen */
   struct gpu_value throttle_ns_first[GPU_THR_TIMES], throttle_ns_last[GPU_THR_TIMES];

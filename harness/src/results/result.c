@@ -125,6 +125,8 @@ void case_result_release(struct case_result *r) {
   free(r->device_ns);
   free(r->settle_note);
   kv_list_release(&r->ninfo, &r->info);
+  free(r->telemetry);
+  free(r->clock_mhz);
   case_result_init(r);
 }
 

@@ -9,6 +9,7 @@
 
 #include "check/check.h"
 #include "machine/cpu_caches.h"
+#include "machine/gpu_telemetry.h"
 #include "core/stats.h"
 
 enum case_status {
@@ -38,6 +39,45 @@ int work_source_parse(const char *s, enum work_source *out); /* 0, or -1 if unkn
 
 struct kv {
   char *key, *value;
+};
+
+
+/* What the case's GPU did while the case was measured (plugin.h,
+ * "bench.device/1"): the management library's readings, sampled every
+ * interval_ms from the end of warm-up to the last sample (plus one at each
+ * end), the in-band clock the plugin measured per sample, and the throttle
+ * rule's outcome. A quantity the library did not give is absent (have 0),
+ * never a number. JSON: the case's "telemetry" object (docs/results.md). */
+struct case_telemetry {
+  char bus_id[GPU_BUS_ID_LEN]; /* the device the plugin named; "" when it named none */
+  char library[16];            /* "nvml", "amd_smi", "rocm_smi", "sysfs"; "" when nothing read it */
+  char note[256];              /* why there are no readings ("" when there are) */
+  struct gpu_facts facts;      /* the device as the library describes it (the run header's) */
+  double interval_ms;          /* the sampler's period */
+  size_t readings;             /* readings folded, both ends included */
+  struct gpu_value sm_clock_mean, sm_clock_min, sm_clock_max;
+  struct gpu_value mem_clock_mean, mem_clock_min, mem_clock_max;
+  int nxcd;                    /* XCDs with a clock of their own (0: one clock) */
+  struct gpu_value xcd_clock_mean[GPU_MAX_XCD], xcd_clock_min[GPU_MAX_XCD];
+  struct gpu_value power_mean, power_max, power_limit; /* W; the limit enforced */
+  struct gpu_value temp_max, mem_temp_max;             /* C */
+  int have_throttle;           /* the library reports throttle reasons */
+  unsigned throttle;           /* GPU_THR_* bits seen in any reading */
+  struct gpu_value throttle_ns[GPU_THR_TIMES]; /* throttle time over the case */
+  struct gpu_value other_procs_max; /* other processes on the device */
+
+  /* in-band clock (set_clock), over the kept samples */
+  double default_clock_mhz;    /* what the plugin gave set_device; 0 unknown */
+  size_t clock_samples;        /* samples with an in-band clock */
+  double clock_mean, clock_min, clock_max;
+
+  /* the throttle rule (preset keys throttle_threshold, throttle_recovery_s) */
+  double threshold;            /* of the reference clock; 0: the rule was off */
+  double reference_mhz;        /* the default clock it used; 0: none known (rule off) */
+  size_t discarded;            /* throttled samples discarded and re-taken */
+  double recovery_s;           /* seconds spent pausing for recovery */
+  int throttled;               /* most samples were throttled: kept, and the case marked */
+  char throttled_by[128];      /* why, e.g. "clock 1080 MHz < 75% of 1980 MHz (sw_power_cap)" */
 };
 
 struct case_result {
@@ -86,6 +126,11 @@ struct case_result {
   /* per-item unit (ABI 1.1 "bench.items/1"): items per iteration, 0 = none */
   double items;
   char item_unit[32];   /* "elements", "loads", ...; "" when items == 0 */
+
+  /* the GPU's state over the case; NULL when the plugin named no device
+   * and reported no clock (CPU plugins, lavapipe) */
+  struct case_telemetry *telemetry;
+  double *clock_mhz;    /* in-band SM clock of each kept sample (JSON samples.clock_mhz), or NULL */
 };
 
 /* 1 when the case ran to the end (OK) but nothing checked its output: an

@@ -26,6 +26,10 @@ void run_policy_defaults(struct run_policy *p) {
   p->report_settle = -1;
   p->timeout_s = 120.0;
   p->heartbeat_s = 60.0;
+  p->throttle_threshold = 0.75;
+  p->throttle_recovery_s = 0.05;
+  p->telemetry = 1;
+  p->telemetry_interval_ms = 50;
 }
 
 enum run_kind { RK_TIER, RK_COUNT, RK_DURATION, RK_FRACTION, RK_VERIFY, RK_BOOL, RK_BATCH, RK_CHOICE };
@@ -65,6 +69,10 @@ static const struct run_key run_keys[RUN_NKEYS] = {
   [RUN_ISOLATION] = {"isolation", RK_CHOICE, 0, 0, 0},
   [RUN_REQUIRE_CHECK] = {"require_check", RK_BOOL, 0, 0, 0},
   [RUN_REPORT_SETTLE] = {"report_settle", RK_BOOL, 0, 0, 0},
+  [RUN_THROTTLE_THRESHOLD] = {"throttle_threshold", RK_FRACTION, 0, 1, 0},
+  [RUN_THROTTLE_RECOVERY] = {"throttle_recovery_s", RK_DURATION, 1e-3, 10, 1},
+  [RUN_TELEMETRY] = {"telemetry", RK_BOOL, 0, 0, 0},
+  [RUN_TELEMETRY_INTERVAL] = {"telemetry_interval_ms", RK_COUNT, 10, 1000, 0},
 };
 
 int run_key_find(const char *name) {
@@ -154,6 +162,7 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
     }
     if (id == RUN_REQUIRE_CHECK) pol->require_check = b;
     else if (id == RUN_REPORT_SETTLE) pol->report_settle = b;
+    else if (id == RUN_TELEMETRY) pol->telemetry = b;
     else pol->determinism = b;
     return 0;
   }
@@ -166,6 +175,7 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
     }
     if (id == RUN_WARMUP_ITERS) pol->warmup_iters = (int)v;
     else if (id == RUN_MIN_SAMPLES) pol->min_samples = (int)v;
+    else if (id == RUN_TELEMETRY_INTERVAL) pol->telemetry_interval_ms = (int)v;
     else pol->max_samples = (int)v;
     return 0;
   }
@@ -190,6 +200,7 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
     else if (id == RUN_MAX_TIME) pol->max_time_s = v;
     else if (id == RUN_BATCH_MIN_TIME) pol->batch_min_s = v;
     else if (id == RUN_TIMEOUT) pol->timeout_s = v;
+    else if (id == RUN_THROTTLE_RECOVERY) pol->throttle_recovery_s = v;
     else pol->heartbeat_s = v;
     return 0;
   }
@@ -209,7 +220,8 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
                "(e.g. 2%% or 0.02)%s", value, name, k->min * 100, k->max * 100, hint);
       return -1;
     }
-    pol->target_noise = v;
+    if (id == RUN_THROTTLE_THRESHOLD) pol->throttle_threshold = v;
+    else pol->target_noise = v;
     return 0;
   }
   }

@@ -43,6 +43,14 @@ struct run_policy {
   int report_settle;        /* "did not settle" notes on the case lines: 1 yes, 0 no
                                (then counted once in the summary), -1 (default) only
                                under tier perf */
+  double throttle_threshold; /* a sample whose SM clock is below this share of the
+                               device's default clock is throttled: discarded and
+                               re-taken (0: never; default 0.75, nvbench's) */
+  double throttle_recovery_s; /* the pause before re-taking a throttled sample,
+                               doubling while throttling persists (default 0.05 s) */
+  int telemetry;            /* read the GPU's management library during a case
+                               that names its device (telemetry = on, the default) */
+  int telemetry_interval_ms; /* its period (10 to 1000, default 50) */
 };
 /* The defaults used where a preset says nothing (those of "standard"). */
 void run_policy_defaults(struct run_policy *p);
@@ -53,7 +61,8 @@ enum run_key_id {
   RUN_TIER, RUN_WARMUP_ITERS, RUN_WARMUP_TIME, RUN_MIN_SAMPLES, RUN_MAX_SAMPLES,
   RUN_MIN_TIME, RUN_MAX_TIME, RUN_TARGET_NOISE, RUN_BATCH_MIN_TIME, RUN_VERIFY,
   RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_BATCH, RUN_STOP, RUN_ISOLATION,
-  RUN_REQUIRE_CHECK, RUN_REPORT_SETTLE, RUN_NKEYS
+  RUN_REQUIRE_CHECK, RUN_REPORT_SETTLE, RUN_THROTTLE_THRESHOLD, RUN_THROTTLE_RECOVERY,
+  RUN_TELEMETRY, RUN_TELEMETRY_INTERVAL, RUN_NKEYS
 };
 
 /* The id of [run] key `name`, or -1. */

@@ -368,14 +368,67 @@ static int host_process_put(const struct bench_host *api, const char *key, void 
   return BENCH_OK;
 }
 
+/* The GPU management library, opened once per process (host_gpu_library). */
+static struct {
+  int tried;
+  struct gpu_telemetry *t;
+  char note[256];
+} gpu_lib;
+
+struct gpu_telemetry *host_gpu_library(char *note, size_t len) {
+  if (!gpu_lib.tried) {
+    gpu_lib.tried = 1;
+    gpu_lib.t = gpu_telemetry_open(gpu_lib.note, sizeof gpu_lib.note);
+  }
+  snprintf(note, len, "%s", gpu_lib.t ? "" : gpu_lib.note);
+  return gpu_lib.t;
+}
+
 void host_process_release(void) {
   while (process_nslots > 0) {
     struct process_slot s = process_slots[--process_nslots];
     if (s.release) s.release(s.ptr);
   }
+  gpu_telemetry_close(gpu_lib.t);
+  memset(&gpu_lib, 0, sizeof gpu_lib);
 }
 
 static const struct bench_ext_process ext_process = {host_process_get, host_process_put};
+
+/* ---- extension "bench.device/1": the GPU a case runs on, its clock ----- */
+
+/* The highest clock a GPU can have (gpu_telemetry.h drops readings above it). */
+#define HOST_MAX_CLOCK_MHZ 10000.0
+
+static void host_set_device(const struct bench_host *api, const char *pci_bus_id,
+                            double default_clock_mhz) {
+  struct host_state *h = state_of(api);
+  char bus[GPU_BUS_ID_LEN] = "";
+  if (pci_bus_id && pci_bus_id[0] && gpu_bus_id_normalise(pci_bus_id, bus) != 0) {
+    if (!h->bug)
+      snprintf(h->message, sizeof h->message,
+               "plugin bug: set_device(\"%.40s\"): not a PCI bus id (e.g. 0000:3b:00.0)", pci_bus_id);
+    h->bug = 1;
+    return;
+  }
+  if (default_clock_mhz != 0 && !(default_clock_mhz > 0 && default_clock_mhz <= HOST_MAX_CLOCK_MHZ))
+    return bad_figure(h, "set_device", default_clock_mhz,
+                      "a default clock must be 0 (unknown) or finite in (0, 10000] MHz");
+  h->device.named = 1;
+  memcpy(h->device.bus_id, bus, sizeof bus);
+  h->device.default_clock_mhz = default_clock_mhz;
+}
+
+static void host_set_clock(const struct bench_host *api, double mhz) {
+  struct host_state *h = state_of(api);
+  if (!(mhz > 0 && mhz <= HOST_MAX_CLOCK_MHZ))
+    return bad_figure(h, "set_clock", mhz, "a clock must be finite and in (0, 10000] MHz");
+  h->clock_sum += mhz;
+  h->clock_calls++;
+  h->clock_seen = 1;
+}
+
+static const struct bench_ext_device ext_device = {host_set_device, host_set_clock};
 
 static const void *host_get_extension(const struct bench_host *api, const char *id) {
   (void)api;
@@ -383,6 +436,7 @@ static const void *host_get_extension(const struct bench_host *api, const char *
   if (strcmp(id, BENCH_EXT_ITEMS) == 0) return &ext_items;
   if (strcmp(id, BENCH_EXT_COMPARE) == 0) return &ext_compare;
   if (strcmp(id, BENCH_EXT_PROCESS) == 0 && !getenv("BENCH_NO_PROCESS_SLOTS")) return &ext_process;
+  if (strcmp(id, BENCH_EXT_DEVICE) == 0 && !getenv("BENCH_NO_DEVICE_EXT")) return &ext_device;
   return NULL;
 }
 

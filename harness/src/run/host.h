@@ -8,6 +8,7 @@
 
 #include "bench/plugin.h"
 #include "cases/cases.h"
+#include "machine/gpu_telemetry.h"
 #include "check/check.h"
 #include "results/result.h"
 #include "core/util.h"
@@ -32,13 +33,30 @@ struct host_state {
   int plugin_work;                /* the plugin called set_work: its figure stands */
   int op_checks;                  /* checks of the plugin's operation since reset */
   int ref_failed;                 /* a compare's ref_fn failed: an error, not a self-check */
+
+  /* bench.device/1: the device the plugin named (init's call holds for the
+   * process: measure.c copies it into each case; setup's for its case) */
+  struct host_device {
+    int named;                    /* set_device was called */
+    char bus_id[GPU_BUS_ID_LEN];  /* normalised ("0000:3b:00.0"); "" when the API did not say */
+    double default_clock_mhz;     /* 0: unknown */
+  } device;
+  double clock_sum;               /* set_clock calls since the sample began: their sum */
+  int clock_calls;                /* and count */
+  int clock_seen;                 /* set_clock was called in this case */
 };
 
 void host_init(struct host_state *h, const struct case_def *c, struct case_result *r,
                enum verify_level verify);
 /* Run the release callbacks of this process's bench.process/1 slots (the
- * last put first) and empty them: the worker's last step. */
+ * last put first) and empty them, and close the GPU management library
+ * (host_gpu_library): the worker's last step. */
 void host_process_release(void);
+/* The GPU management library of this process (machine/gpu_telemetry.h),
+ * opened on the first call and kept until host_process_release; NULL when
+ * it cannot open, with its one-line reason in note (the same reason on
+ * every call). */
+struct gpu_telemetry *host_gpu_library(char *note, size_t len);
 /* Start hashing/checking afresh (before a verify call). */
 void host_reset_check(struct host_state *h, int hash_only);
 

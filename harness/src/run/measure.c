@@ -1,13 +1,16 @@
 /* The timing loop, run in the child. */
 #include "run/measure.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plugin/abi.h"
 #include "core/hash.h"
+#include "machine/gpu_sampler.h"
 #include "run/host.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -40,6 +43,8 @@ static int run_sample(const struct plugin *pl, struct host_state *h, void *state
                       double *host_ns, double *dev_ns, int *dev_ok) {
   h->device_ns = 0;
   h->device_calls = 0;
+  h->clock_sum = 0;
+  h->clock_calls = 0;
   uint64_t t0 = now_ns();
   for (int i = 0; i < batch; i++) {
     int rc = pl->desc->run(&h->api, state);
@@ -63,6 +68,8 @@ static int take_sample(const struct plugin *pl, struct host_state *h, void *stat
     return run_sample(pl, h, state, batch, host_ns, dev_ns, dev_ok);
   h->device_ns = 0;
   h->device_calls = 0;
+  h->clock_sum = 0;
+  h->clock_calls = 0;
   uint64_t t0 = now_ns();
   int rc = run_batch(&h->api, state, batch);
   uint64_t t1 = now_ns();
@@ -76,20 +83,229 @@ static int take_sample(const struct plugin *pl, struct host_state *h, void *stat
 struct samples {
   size_t n, cap;
   double *host, *dev;
-  int dev_ok; /* every sample had a device time */
+  double *clock;        /* in-band SM clock of each sample, NaN where none */
+  int dev_ok;           /* every sample had a device time */
+  size_t nthr;          /* throttled samples among them */
 };
 
-static void samples_add(struct samples *s, double host, double dev, int dev_ok) {
+static void samples_add(struct samples *s, double host, double dev, int dev_ok, double clock,
+                        int throttled) {
   if (s->n == s->cap) {
     s->cap = s->cap ? s->cap * 2 : 64;
     s->host = xrealloc(s->host, s->cap * sizeof *s->host);
     s->dev = xrealloc(s->dev, s->cap * sizeof *s->dev);
+    s->clock = xrealloc(s->clock, s->cap * sizeof *s->clock);
   }
   if (s->n == 0) s->dev_ok = dev_ok;
   s->dev_ok = s->dev_ok && dev_ok;
   s->host[s->n] = host;
   s->dev[s->n] = dev;
+  s->clock[s->n] = clock;
+  s->nthr += throttled != 0;
   s->n++;
+}
+
+static void samples_release(struct samples *s) {
+  free(s->host);
+  free(s->dev);
+  free(s->clock);
+  memset(s, 0, sizeof *s);
+}
+
+/* ---- the GPU's state over a case (bench.device/1, the throttle rule) ---- */
+
+/* The longest recovery pause (nvbench lets its own grow; the case's
+ * max_time bounds ours as well), unless the preset's first pause is longer. */
+#define MAX_RECOVERY_S 1.0
+
+struct case_gpu {
+  struct case_telemetry *t;    /* r->telemetry; NULL: no device named, no clock (so far) */
+  struct gpu_sampler *sampler; /* NULL: nothing reads the device */
+  int rule;                    /* the throttle rule judges the samples */
+  double limit_mhz;            /* below this a sample is throttled */
+  double pause_s;              /* the next recovery pause */
+  unsigned reasons;            /* throttle reasons read at throttled samples */
+  double thr_clock_sum;        /* the clocks of the throttled samples */
+  size_t thr_clock_n;
+  int thr_inband;              /* some were judged by the in-band clock */
+  /* the ab path (no discard): every sample's in-band clock, and counts */
+  struct gpu_stat clk;
+  size_t total, throttled;
+};
+
+static void sleep_s(double s) {
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  double end = (double)until.tv_sec + until.tv_nsec * 1e-9 + s;
+  until.tv_sec = (time_t)end;
+  until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
+  if (until.tv_nsec >= 1000000000L) until.tv_nsec = 999999999L;
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
+  }
+}
+
+/* At the end of warm-up: a case whose plugin named its device or reported
+ * its clock gets its telemetry; the device is read from now on (the
+ * library opened once per process, on the first such case) and the
+ * throttle rule set up. Nothing at all for any other case. */
+static void gpu_begin(struct case_gpu *g, const struct host_state *h, const struct run_policy *pol,
+                      struct case_result *r) {
+  memset(g, 0, sizeof *g);
+  if (!h->device.named && !h->clock_seen) return;
+  struct case_telemetry *t = r->telemetry = xcalloc(1, sizeof *r->telemetry);
+  g->t = t;
+  snprintf(t->bus_id, sizeof t->bus_id, "%s", h->device.bus_id);
+  t->default_clock_mhz = h->device.default_clock_mhz;
+  if (!h->device.named) {
+    snprintf(t->note, sizeof t->note, "the plugin named no device (bench.device/1 set_device)");
+  } else if (!pol->telemetry) {
+    snprintf(t->note, sizeof t->note, "telemetry = off");
+  } else if (!t->bus_id[0]) {
+    snprintf(t->note, sizeof t->note, "the plugin named no PCI bus id for its device");
+  } else {
+    struct gpu_telemetry *lib = host_gpu_library(t->note, sizeof t->note);
+    int index = lib ? gpu_telemetry_find(lib, t->bus_id) : -1;
+    if (lib && index < 0)
+      snprintf(t->note, sizeof t->note, "no device %s among the %d %s sees", t->bus_id,
+               gpu_telemetry_count(lib), gpu_telemetry_library(lib));
+    if (index >= 0) {
+      gpu_telemetry_facts(lib, index, &t->facts);
+      g->sampler = gpu_sampler_start(lib, index, pol->telemetry_interval_ms, t->note, sizeof t->note);
+      if (g->sampler) {
+        snprintf(t->library, sizeof t->library, "%s", gpu_telemetry_library(lib));
+        t->interval_ms = pol->telemetry_interval_ms;
+      }
+    }
+  }
+  /* nvbench's rule: below threshold x the device's default clock */
+  double ref = t->default_clock_mhz > 0              ? t->default_clock_mhz
+               : t->facts.base_sm_clock_mhz.have ? t->facts.base_sm_clock_mhz.v
+               : t->facts.max_sm_clock_mhz.have  ? t->facts.max_sm_clock_mhz.v
+                                                 : 0;
+  if (ref > 0 && pol->throttle_threshold > 0) {
+    t->reference_mhz = ref;
+    t->threshold = pol->throttle_threshold;
+    g->rule = 1;
+    g->limit_mhz = t->threshold * ref;
+  }
+  g->pause_s = pol->throttle_recovery_s;
+}
+
+/* The sample just taken: its in-band clock (NaN when the plugin gave
+ * none) into *inband; 1 when the rule finds it throttled, judged by that
+ * clock, else by the sampler's latest reading. */
+static int gpu_judge(struct case_gpu *g, const struct host_state *h, double *inband) {
+  *inband = h->clock_calls > 0 ? h->clock_sum / h->clock_calls : NAN;
+  if (!g->rule) return 0;
+  double clock = *inband;
+  unsigned bits = 0;
+  if (g->sampler) {
+    struct gpu_reading lr;
+    gpu_sampler_latest(g->sampler, &lr);
+    if (isnan(clock) && lr.sm_clock_mhz.have) clock = lr.sm_clock_mhz.v;
+    if (lr.throttle.have) bits = (unsigned)lr.throttle.v;
+  }
+  if (isnan(clock) || clock >= g->limit_mhz) return 0;
+  g->reasons |= bits;
+  g->thr_clock_sum += clock;
+  g->thr_clock_n++;
+  g->thr_inband |= !isnan(*inband);
+  return 1;
+}
+
+/* After a throttled sample: pause (growing while throttling persists,
+ * never past the case's max_time), then read the device afresh so that the
+ * next sample is judged by a reading taken after the pause. */
+static void gpu_recover(struct case_gpu *g, const struct run_policy *pol, double t0) {
+  double left = t0 + pol->max_time_s - now_s();
+  double p = g->pause_s < left ? g->pause_s : left;
+  if (p > 0) {
+    double a = now_s();
+    sleep_s(p);
+    g->t->recovery_s += now_s() - a;
+  }
+  double cap = pol->throttle_recovery_s > MAX_RECOVERY_S ? pol->throttle_recovery_s : MAX_RECOVERY_S;
+  g->pause_s = g->pause_s * 2 < cap ? g->pause_s * 2 : cap;
+  if (g->sampler) {
+    struct gpu_reading r;
+    gpu_sampler_read_now(g->sampler, &r);
+  }
+}
+
+static void stat_add(struct gpu_stat *s, double v) {
+  if (isnan(v)) return;
+  if (s->n == 0 || v < s->min) s->min = v;
+  if (s->n == 0 || v > s->max) s->max = v;
+  s->sum += v;
+  s->n++;
+}
+
+/* The end of the sample loop: stop reading the device and fill the case's
+ * telemetry: what the readings came to, the in-band clock over the kept
+ * samples clock[0..n) (NULL: over every sample the ab path saw), and why a
+ * throttled case is marked. */
+static void gpu_end(struct case_gpu *g, const struct host_state *h, struct case_result *r,
+                    const double *clock, size_t n) {
+  struct gpu_accum a;
+  gpu_accum_init(&a);
+  int read = g->sampler != NULL;
+  gpu_sampler_stop(g->sampler, &a);
+  g->sampler = NULL;
+  if (!g->t && h->clock_seen) { /* the first set_clock came after warm-up */
+    g->t = r->telemetry = xcalloc(1, sizeof *r->telemetry);
+    snprintf(g->t->bus_id, sizeof g->t->bus_id, "%s", h->device.bus_id);
+    g->t->default_clock_mhz = h->device.default_clock_mhz;
+    snprintf(g->t->note, sizeof g->t->note, "the plugin named no device (bench.device/1 set_device)");
+  }
+  struct case_telemetry *t = g->t;
+  if (!t) return;
+  if (read) {
+    t->readings = a.samples;
+    t->sm_clock_mean = gpu_stat_mean(&a.sm_clock_mhz);
+    t->sm_clock_min = gpu_stat_min(&a.sm_clock_mhz);
+    t->sm_clock_max = gpu_stat_max(&a.sm_clock_mhz);
+    t->mem_clock_mean = gpu_stat_mean(&a.mem_clock_mhz);
+    t->mem_clock_min = gpu_stat_min(&a.mem_clock_mhz);
+    t->mem_clock_max = gpu_stat_max(&a.mem_clock_mhz);
+    t->nxcd = a.nxcd;
+    for (int i = 0; i < a.nxcd && i < GPU_MAX_XCD; i++) {
+      t->xcd_clock_mean[i] = gpu_stat_mean(&a.xcd_clock_mhz[i]);
+      t->xcd_clock_min[i] = gpu_stat_min(&a.xcd_clock_mhz[i]);
+    }
+    t->power_mean = gpu_stat_mean(&a.power_w);
+    t->power_max = gpu_stat_max(&a.power_w);
+    t->power_limit = t->facts.power_limit_w;
+    t->temp_max = gpu_stat_max(&a.temp_c);
+    t->mem_temp_max = gpu_stat_max(&a.mem_temp_c);
+    t->have_throttle = a.have_throttle;
+    t->throttle = a.throttle;
+    for (int i = 0; i < GPU_THR_TIMES; i++) t->throttle_ns[i] = gpu_accum_throttle_ns(&a, i);
+    t->other_procs_max = gpu_stat_max(&a.other_procs);
+  }
+  struct gpu_stat clk = g->clk;
+  if (clock) {
+    memset(&clk, 0, sizeof clk);
+    for (size_t i = 0; i < n; i++) stat_add(&clk, clock[i]);
+    if (clk.n) {
+      free(r->clock_mhz);
+      r->clock_mhz = xmalloc(n * sizeof *clock);
+      memcpy(r->clock_mhz, clock, n * sizeof *clock);
+    }
+  }
+  t->clock_samples = clk.n;
+  t->clock_mean = clk.n ? clk.sum / (double)clk.n : 0;
+  t->clock_min = clk.n ? clk.min : 0;
+  t->clock_max = clk.n ? clk.max : 0;
+  if (!clock && g->throttled * 2 > g->total) t->throttled = 1; /* ab: marked, nothing discarded */
+  if (t->throttled) {
+    unsigned bits = g->reasons ? g->reasons : t->throttle;
+    if (bits & ~(unsigned)GPU_THR_GPU_IDLE) bits &= ~(unsigned)GPU_THR_GPU_IDLE;
+    char names[96] = "";
+    gpu_throttle_names(bits, names, sizeof names);
+    snprintf(t->throttled_by, sizeof t->throttled_by, "%sclock %.0f MHz < %g%% of %.0f MHz%s%s%s",
+             g->thr_inband ? "in-band " : "", g->thr_clock_n ? g->thr_clock_sum / (double)g->thr_clock_n : 0,
+             t->threshold * 100, t->reference_mhz, names[0] ? " (" : "", names, names[0] ? ")" : "");
+  }
 }
 
 /* Untimed warm-up; *iter_ns gets a per-iteration time estimate: the
@@ -157,25 +373,40 @@ static int pick_batch(const struct plugin *pl, struct host_state *h, void *state
  * times of all samples (a plugin that stops reporting device time mid-run
  * falls back to host for the whole case, never a mix). */
 static int sample_loop(const struct plugin *pl, struct host_state *h, void *state,
-                       const struct run_policy *pol, struct case_result *r, struct samples *s) {
+                       const struct run_policy *pol, struct case_result *r, struct samples *s,
+                       struct case_gpu *g) {
   double t0 = now_s();
   const char *why = NULL;
-  size_t next_check = 0;
+  size_t next_check = 0, taken = 0;
   double noise = INFINITY;
+  /* Under the throttle rule every sample also goes to `all` (in order):
+   * the case keeps them all when most were throttled. */
+  struct samples all = {0};
   for (;;) {
-    double hn, dn;
+    double hn, dn, clock;
     int dok, rc = take_sample(pl, h, state, pol, r->batch, &hn, &dn, &dok);
-    if (rc != BENCH_OK) return rc;
-    samples_add(s, hn, dn, dok);
+    if (rc != BENCH_OK) {
+      samples_release(&all);
+      return rc;
+    }
+    int thr = gpu_judge(g, h, &clock);
+    taken++;
+    if (g->rule) samples_add(&all, hn, dn, dok, clock, thr);
+    if (thr) { /* discarded (it still counts toward max_samples and max_time) */
+      gpu_recover(g, pol, t0);
+    } else {
+      g->pause_s = pol->throttle_recovery_s;
+      samples_add(s, hn, dn, dok, clock, 0);
+    }
     double el = now_s() - t0;
-    int enough = (int)s->n >= pol->min_samples && el >= pol->min_time_s;
+    int enough = !thr && (int)s->n >= pol->min_samples && el >= pol->min_time_s;
     /* The interval needs a sort: look again after every 1/16 more samples. */
     if (enough && s->n >= next_check) {
       if (stats_settled(s->dev_ok ? s->dev : s->host, s->n, pol->stop_rule == STOP_CV, pol->target_noise, &noise))
         break;
       next_check = s->n + (s->n / 16 > 1 ? s->n / 16 : 1);
     }
-    if ((int)s->n >= pol->max_samples) {
+    if ((int)taken >= pol->max_samples) {
       why = "max_samples";
       break;
     }
@@ -184,6 +415,19 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
       break;
     }
   }
+  /* A case never ends empty: when most samples were throttled it keeps
+   * them all and is marked; else the throttled ones are discarded. */
+  if (all.nthr > 0) {
+    if (all.nthr * 2 > all.n) {
+      samples_release(s);
+      *s = all;
+      memset(&all, 0, sizeof all);
+      g->t->throttled = 1;
+    } else {
+      g->t->discarded = all.nthr;
+    }
+  }
+  samples_release(&all);
   /* Settled: enough samples and the noise target met, whichever rule
    * stopped the loop (max_samples may come before min_time for a fast case). */
   double el = now_s() - t0;
@@ -302,6 +546,7 @@ int measure_init(struct plugin_run *pr, const struct plugin *pl) {
   int rc = pl->desc->init(&pr->h.api, &pr->ctx);
   if (rc == BENCH_OK && !pr->h.bug) {
     pr->inited = 1;
+    pr->device = pr->h.device;
     return BENCH_OK;
   }
   record_failure(&pr->init, &pr->h, rc, "init");
@@ -311,6 +556,11 @@ int measure_init(struct plugin_run *pr, const struct plugin *pl) {
 }
 
 void measure_deinit(struct plugin_run *pr) {
+  if (pr->gpu) { /* measure_begin without measure_end */
+    gpu_sampler_stop(pr->gpu->sampler, NULL);
+    free(pr->gpu);
+    pr->gpu = NULL;
+  }
   if (pr->inited && pr->pl->desc->deinit) {
     host_bind(&pr->h, NULL, &pr->init, VERIFY_NONE);
     pr->pl->desc->deinit(&pr->h.api, pr->ctx);
@@ -331,8 +581,11 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
   snprintf(r->stop_rule, sizeof r->stop_rule, "%s", stop_rule_name(pol->stop_rule));
   r->check.pass = 1;
   snprintf(r->check.method, sizeof r->check.method, "none");
+  h->device = pr->device; /* what init named; setup may name another */
   void *state = NULL;
   struct samples s = {0};
+  struct case_gpu g;
+  memset(&g, 0, sizeof g);
   int rc = pl->desc->setup(&h->api, pr->ctx, &state);
   if (rc != BENCH_OK || h->bug) {
     record_failure(r, h, rc, "setup");
@@ -349,7 +602,9 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
     record_failure(r, h, rc, "run");
     goto teardown;
   }
-  rc = sample_loop(pl, h, state, pol, r, &s);
+  gpu_begin(&g, h, pol, r);
+  rc = sample_loop(pl, h, state, pol, r, &s, &g);
+  gpu_end(&g, h, r, s.clock, s.n);
   if (rc != BENCH_OK || h->bug) {
     record_failure(r, h, rc, "run");
     goto teardown;
@@ -374,8 +629,7 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
   }
 teardown:
   if (state && pl->desc->teardown) pl->desc->teardown(&h->api, state);
-  free(s.host);
-  free(s.dev);
+  samples_release(&s);
 }
 
 int measure_begin(struct plugin_run *pr, const struct case_def *c, const struct run_policy *pol,
@@ -389,6 +643,7 @@ int measure_begin(struct plugin_run *pr, const struct case_def *c, const struct 
   snprintf(r->stop_rule, sizeof r->stop_rule, "%s", stop_rule_name(pol->stop_rule));
   r->check.pass = 1;
   snprintf(r->check.method, sizeof r->check.method, "none");
+  h->device = pr->device;
   *state = NULL;
   int rc = pl->desc->setup(&h->api, pr->ctx, state);
   const char *where = "setup";
@@ -398,7 +653,12 @@ int measure_begin(struct plugin_run *pr, const struct case_def *c, const struct 
     warm_up(pl, h, *state, pol, r, &iter_ns, &rc);
     if (rc == BENCH_OK && !h->bug) r->batch = pick_batch(pl, h, *state, pol, r, iter_ns, &rc);
   }
-  if (rc == BENCH_OK && !h->bug) return BENCH_OK;
+  if (rc == BENCH_OK && !h->bug) {
+    free(pr->gpu);
+    pr->gpu = xcalloc(1, sizeof *pr->gpu);
+    gpu_begin(pr->gpu, h, pol, r);
+    return BENCH_OK;
+  }
   record_failure(r, h, rc, where);
   if (*state && pl->desc->teardown) pl->desc->teardown(&h->api, *state);
   *state = NULL;
@@ -416,6 +676,12 @@ int measure_block(struct plugin_run *pr, void *state, const struct run_policy *p
       return BENCH_ERROR;
     }
     *dev_ok = *dev_ok && dok;
+    if (pr->gpu) { /* recorded and judged; nothing discarded (the ab path) */
+      double clock;
+      pr->gpu->throttled += gpu_judge(pr->gpu, h, &clock);
+      pr->gpu->total++;
+      stat_add(&pr->gpu->clk, clock);
+    }
   }
   return BENCH_OK;
 }
@@ -423,6 +689,11 @@ int measure_block(struct plugin_run *pr, void *state, const struct run_policy *p
 void measure_end(struct plugin_run *pr, void *state, const struct run_policy *pol,
                  struct case_result *r, int ok) {
   const struct plugin *pl = pr->pl;
+  if (pr->gpu) {
+    gpu_end(pr->gpu, &pr->h, r, NULL, 0);
+    free(pr->gpu);
+    pr->gpu = NULL;
+  }
   if (ok) {
     r->status = CASE_OK;
     verify_output(pl, &pr->h, state, pol, r);

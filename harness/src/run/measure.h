@@ -10,6 +10,8 @@
 #include "preset/preset.h"
 #include "results/result.h"
 
+struct case_gpu; /* the GPU's state over the case under way (measure.c) */
+
 /* A plugin initialised once in this process (a worker), then measured case
  * after case. */
 struct plugin_run {
@@ -19,6 +21,8 @@ struct plugin_run {
   void *ctx;               /* init's */
   int inited;              /* init returned OK: deinit is owed */
   struct case_result init; /* init's outcome (status, message) and set_info facts */
+  struct host_device device; /* what init named with bench.device/1: every case's */
+  struct case_gpu *gpu;    /* between measure_begin and measure_end: its sampler */
 };
 /* Load the plugin in this process (plugin_open: a file that changed since
  * it was scanned is an ERROR) and call init. Returns BENCH_OK, or
@@ -27,7 +31,12 @@ struct plugin_run {
  * measure_deinit in every case. */
 int measure_init(struct plugin_run *pr, const struct plugin *pl);
 /* Setup, warm-up, samples, verify, teardown of case c into r (which holds
- * the identity); init's facts are copied into r. */
+ * the identity); init's facts are copied into r. A case whose plugin named
+ * its device (bench.device/1) or reported its clock gets r->telemetry: the
+ * device read by its management library (opened once per process) from
+ * the end of warm-up to the last sample, and the throttle rule applied to
+ * its samples (preset keys throttle_threshold, throttle_recovery_s,
+ * telemetry, telemetry_interval_ms). */
 void measure_one(struct plugin_run *pr, const struct case_def *c, const struct run_policy *pol,
                  struct case_result *r);
 void measure_deinit(struct plugin_run *pr);
@@ -38,7 +47,10 @@ void measure_deinit(struct plugin_run *pr);
  * and message saying why (teardown done); measure_block takes n timed samples
  * of r->batch iterations into host[0..n) and dev[0..n) (*dev_ok: every one
  * had a device time), BENCH_OK or r's status set; measure_end verifies the
- * output (when ok) and tears down. */
+ * output (when ok) and tears down. The device is read from the end of
+ * measure_begin to measure_end and the in-band clock of every sample is
+ * recorded into r->telemetry, but no sample is discarded: the case is only
+ * marked throttled when most of its samples were. */
 int measure_begin(struct plugin_run *pr, const struct case_def *c, const struct run_policy *pol,
                   struct case_result *r, void **state);
 int measure_block(struct plugin_run *pr, void *state, const struct run_policy *pol,

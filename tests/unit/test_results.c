@@ -1121,7 +1121,7 @@ static void set_full_telemetry(struct case_result *r) {
   t->interval_ms = 50;
   t->readings = 23;
   t->sm_clock_mean = gv(1980.0 / 3.0 * 2.5); /* needs 17 digits */
-  t->sm_clock_min = gv(1755);
+  t->sm_clock_min = gv(1500);
   t->sm_clock_max = gv(1980);
   t->mem_clock_mean = gv(2619);
   t->mem_clock_min = gv(2619);
@@ -1304,6 +1304,37 @@ static void test_telemetry_reject(void) {
   free(line);
 }
 
+/* The .txt: the devices and the telemetry source in the header, the
+ * THROTTLED mark in the table, one line per case with telemetry. */
+static void test_telemetry_txt(void) {
+  struct run_file f;
+  build_telemetry_run(&f);
+  char *text = run_file_to_text(&f);
+  if (getenv("SHOW_TXT")) fputs(text, stderr);
+  CHECK(strstr(text, "\ngpu            0000:3b:00.0 NVIDIA H100 80GB HBM3, driver 550.54.15, sm base 1755 MHz, "
+                     "sm max 1980 MHz, mem max 2619 MHz, power limit 700 W, persistence on, compute mode default, "
+                     "clocks not locked\n") != NULL);
+  CHECK(strstr(text, "\ngpu telemetry  nvml; rocm_smi; no NVIDIA or AMD management library: "
+                     "libnvidia-ml.so.1: cannot open\n") != NULL);
+  CHECK(strstr(text, "  OK THROTTLED  ") != NULL);
+  CHECK(strstr(text, "THROTTLED") == strstr(text, "  OK THROTTLED  ") + 5); /* case 0 only, in the table */
+  CHECK(strstr(text, "    THROTTLED: clock 1080 MHz < 75% of 1980 MHz (sw_power_cap)\n"
+                     "    gpu 0000:3b:00.0: sm 1650 MHz (min 1500), xcd 2100/2050 MHz, mem 2619 MHz, 512/700 W (max 690), "
+                     "61 C (mem 70 C), throttle: sw_power_cap+hw_thermal+other (power 12 ms); in-band 1300 MHz "
+                     "(min 1080, 6 samples); 3 throttled samples discarded (0.35 s recovery)\n") != NULL);
+  CHECK(strstr(text, "    gpu 3b:00.0: sm 1500 MHz, power max 300 W\n") != NULL);
+  CHECK(strstr(text, "    gpu 0000:c1:00.0: no readings\n") != NULL);
+  CHECK(strstr(text, "    skipped: needs shaderFloat16\n  case 3") != NULL); /* no telemetry: no line */
+  free(text);
+  run_file_release(&f);
+  /* a run without telemetry says nothing of GPUs */
+  build_run(&f);
+  text = run_file_to_text(&f);
+  CHECK(strstr(text, "gpu") == NULL);
+  free(text);
+  run_file_release(&f);
+}
+
 /* ---- refusing files no bench wrote ------------------------------------ */
 
 static void expect_invalid(void (*mutate_case)(struct case_result *), const char *want) {
@@ -1414,4 +1445,4 @@ TEST_MAIN(TEST_ENTRY(test_golden_txt), TEST_ENTRY(test_golden_json),
           TEST_ENTRY(test_save_journal), TEST_ENTRY(test_validate),
           TEST_ENTRY(test_work_source), TEST_ENTRY(test_unchecked),
           TEST_ENTRY(test_round_trip_telemetry), TEST_ENTRY(test_telemetry_line),
-          TEST_ENTRY(test_telemetry_reject))
+          TEST_ENTRY(test_telemetry_reject), TEST_ENTRY(test_telemetry_txt))

@@ -222,6 +222,91 @@ const char *gpu_compute_mode_name(double mode) {
   return NULL;
 }
 
+void gpu_throttle_joined(unsigned bits, char sep, char *buf, size_t len) {
+  gpu_throttle_names(bits, buf, len);
+  for (char *p = buf; len && *p; p++)
+    if (*p == ',') *p = sep;
+}
+
+/* "%.0f" of a reading (MHz, W, C: whole units are what a reader needs). */
+static void add_num(struct strbuf *sb, const char *fmt, struct gpu_value v) {
+  if (v.have) strbuf_addf(sb, fmt, v.v);
+}
+
+static void sep(struct strbuf *sb, size_t start, const char *s) {
+  if (sb->len > start) strbuf_adds(sb, s);
+}
+
+char *case_telemetry_text(const struct case_telemetry *t) {
+  struct strbuf sb = STRBUF_INIT;
+  if (t->sm_clock_mean.have) {
+    strbuf_addf(&sb, "sm %.0f MHz", t->sm_clock_mean.v);
+    if (t->sm_clock_min.have && t->sm_clock_min.v < t->sm_clock_mean.v) add_num(&sb, " (min %.0f)", t->sm_clock_min);
+  } else if (t->sm_clock_min.have) {
+    add_num(&sb, "sm min %.0f MHz", t->sm_clock_min);
+  }
+  if (t->nxcd > 0) {
+    sep(&sb, 0, ", ");
+    strbuf_adds(&sb, "xcd");
+    for (int i = 0; i < t->nxcd && i < GPU_MAX_XCD; i++) {
+      strbuf_adds(&sb, i ? "/" : " ");
+      if (t->xcd_clock_mean[i].have) strbuf_addf(&sb, "%.0f", t->xcd_clock_mean[i].v);
+      else strbuf_adds(&sb, "-");
+    }
+    strbuf_adds(&sb, " MHz");
+  }
+  if (t->mem_clock_mean.have) {
+    sep(&sb, 0, ", ");
+    add_num(&sb, "mem %.0f MHz", t->mem_clock_mean);
+  }
+  if (t->power_mean.have) {
+    sep(&sb, 0, ", ");
+    strbuf_addf(&sb, "%.0f", t->power_mean.v);
+    add_num(&sb, "/%.0f", t->power_limit);
+    strbuf_adds(&sb, " W");
+    add_num(&sb, " (max %.0f)", t->power_max);
+  } else if (t->power_max.have || t->power_limit.have) {
+    sep(&sb, 0, ", ");
+    if (t->power_max.have) strbuf_addf(&sb, "power max %.0f W", t->power_max.v);
+    if (t->power_limit.have) strbuf_addf(&sb, t->power_max.have ? " (limit %.0f)" : "power limit %.0f W", t->power_limit.v);
+  }
+  if (t->temp_max.have || t->mem_temp_max.have) {
+    sep(&sb, 0, ", ");
+    add_num(&sb, "%.0f C", t->temp_max);
+    if (t->mem_temp_max.have) strbuf_addf(&sb, "%smem %.0f C", t->temp_max.have ? " (" : "", t->mem_temp_max.v);
+    if (t->mem_temp_max.have && t->temp_max.have) strbuf_adds(&sb, ")");
+  }
+  if (t->other_procs_max.have && t->other_procs_max.v > 0) {
+    sep(&sb, 0, ", ");
+    strbuf_addf(&sb, "%.0f other process%s", t->other_procs_max.v, t->other_procs_max.v == 1 ? "" : "es");
+  }
+  if (t->have_throttle) {
+    char names[256];
+    gpu_throttle_joined(t->throttle, '+', names, sizeof names);
+    sep(&sb, 0, ", ");
+    strbuf_addf(&sb, "throttle: %s", names[0] ? names : "none");
+    static const char *const what[GPU_THR_TIMES] = {"power", "thermal", "sync_boost"};
+    size_t open = sb.len;
+    for (int i = 0; i < GPU_THR_TIMES; i++) {
+      if (!t->throttle_ns[i].have || !(t->throttle_ns[i].v > 0)) continue;
+      strbuf_adds(&sb, sb.len > open ? ", " : " (");
+      strbuf_addf(&sb, "%s %.3g ms", what[i], t->throttle_ns[i].v / 1e6);
+    }
+    if (sb.len > open) strbuf_adds(&sb, ")");
+  }
+  if (!sb.len) strbuf_adds(&sb, t->readings ? "no values read" : "no readings");
+  if (t->clock_samples) {
+    strbuf_addf(&sb, "; in-band %.0f MHz", t->clock_mean);
+    if (t->clock_min < t->clock_mean) strbuf_addf(&sb, " (min %.0f, %zu samples)", t->clock_min, t->clock_samples);
+    else strbuf_addf(&sb, " (%zu samples)", t->clock_samples);
+  }
+  if (t->discarded) {
+    strbuf_addf(&sb, "; %zu throttled sample%s discarded", t->discarded, t->discarded == 1 ? "" : "s");
+    if (t->recovery_s > 0) strbuf_addf(&sb, " (%.3g s recovery)", t->recovery_s);
+  }
+  return strbuf_detach(&sb);
+}
+
 size_t run_file_devices(const struct run_file *f, struct gpu_facts **out) {
   size_t n = 0;
   *out = NULL;

@@ -225,6 +225,15 @@ int gpu_facts_empty(const struct gpu_facts *f);
 /* 1 when a and b say the same (strings, and each value's have and, when
  * had, its number). */
 int gpu_facts_same(const struct gpu_facts *a, const struct gpu_facts *b);
+/* The throttle reasons of bits (GPU_THR_*) joined by sep ('+' in the
+ * text and CSV forms: "sw_power_cap+hw_thermal"); "" for none. */
+void gpu_throttle_joined(unsigned bits, char sep, char *buf, size_t len);
+/* One line of what the GPU did over a case, for the .txt and the terminal:
+ * "sm 1980 MHz (min 1755), mem 2619 MHz, 512/700 W (max 690), 61 C,
+ * throttle: sw_power_cap (power 12 ms); in-band 1975 MHz (min 1080, 6
+ * samples); 3 throttled samples discarded (0.35 s recovery)"; only what
+ * was read; "no readings" when nothing was. Caller frees. */
+char *case_telemetry_text(const struct case_telemetry *t);
 /* "default", "exclusive_thread", "prohibited", "exclusive_process" for
  * NVML's compute modes 0..3; NULL otherwise. */
 const char *gpu_compute_mode_name(double mode);

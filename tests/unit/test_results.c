@@ -1310,7 +1310,6 @@ static void test_telemetry_txt(void) {
   struct run_file f;
   build_telemetry_run(&f);
   char *text = run_file_to_text(&f);
-  if (getenv("SHOW_TXT")) fputs(text, stderr);
   CHECK(strstr(text, "\ngpu            0000:3b:00.0 NVIDIA H100 80GB HBM3, driver 550.54.15, sm base 1755 MHz, "
                      "sm max 1980 MHz, mem max 2619 MHz, power limit 700 W, persistence on, compute mode default, "
                      "clocks not locked\n") != NULL);

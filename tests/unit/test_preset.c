@@ -107,6 +107,43 @@ static void test_defaults(void) {
   CHECK(p.determinism == 0);
   CHECK_NEAR(p.timeout_s, 120.0, 1e-9);
   CHECK_NEAR(p.heartbeat_s, 60.0, 1e-12);
+  CHECK_NEAR(p.throttle_threshold, 0.75, 1e-15);
+  CHECK_NEAR(p.throttle_recovery_s, 0.05, 1e-15);
+  CHECK(p.telemetry == 1);
+  CHECK(p.telemetry_interval_ms == 50);
+}
+
+/* The GPU keys: the throttle rule and the telemetry sampler. */
+static void test_gpu_keys(void) {
+  struct preset p;
+  char *err = NULL;
+  CHECK(parse_quiet("[run]\nthrottle_threshold = 80%\nthrottle_recovery_s = 100ms\ntelemetry = off\n"
+                    "telemetry_interval_ms = 20\n", &p, &err) == 0);
+  CHECK_NEAR(p.policy.throttle_threshold, 0.8, 1e-15);
+  CHECK_NEAR(p.policy.throttle_recovery_s, 0.1, 1e-15);
+  CHECK(p.policy.telemetry == 0 && p.policy.telemetry_interval_ms == 20);
+  preset_release(&p);
+  free(err);
+  CHECK(parse_quiet("[run]\nthrottle_threshold = 0\nthrottle_recovery_s = 0\n", &p, &err) == 0);
+  CHECK(p.policy.throttle_threshold == 0 && p.policy.throttle_recovery_s == 0);
+  preset_release(&p);
+  free(err);
+  static const char *const bad[][2] = {
+      {"throttle_threshold = 1.5", "bad value '1.5' for throttle_threshold: must be from 0% to 100%"},
+      {"throttle_threshold = -0.1", "throttle_threshold"},
+      {"throttle_recovery_s = 20s", "bad value '20s' for throttle_recovery_s: must be 0 or from 1ms to 10s"},
+      {"telemetry = maybe", "bad value 'maybe' for telemetry: expected true or false"},
+      {"telemetry_interval_ms = 5", "bad value '5' for telemetry_interval_ms: expected an integer from 10 to 1000"},
+      {"telemetry_interval_ms = 1001", "telemetry_interval_ms"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *text = xasprintf("[run]\n%s\n", bad[i][0]);
+    CHECK(parse_quiet(text, &p, &err) == -1);
+    if (!has_line(err, "mem/test.ini:2: ", bad[i][1])) fprintf(stderr, "%s: got %s", bad[i][0], err);
+    CHECK(has_line(err, "mem/test.ini:2: ", bad[i][1]));
+    free(err);
+    free(text);
+  }
 }
 
 static int load_shipped(const char *name, struct preset *p) {
@@ -709,7 +746,7 @@ static void test_escaped_messages(void) {
   free(err);
 }
 
-TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_shipped_smoke),
+TEST_MAIN(TEST_ENTRY(test_defaults), TEST_ENTRY(test_gpu_keys), TEST_ENTRY(test_shipped_smoke),
           TEST_ENTRY(test_shipped_standard), TEST_ENTRY(test_shipped_perf),
           TEST_ENTRY(test_shipped_verify), TEST_ENTRY(test_good_corpus),
           TEST_ENTRY(test_good_details), TEST_ENTRY(test_bad_corpus), TEST_ENTRY(test_durations),

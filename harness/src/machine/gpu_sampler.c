@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,13 @@ struct gpu_sampler *gpu_sampler_start(const struct gpu_telemetry *t, int index, 
   pthread_mutex_init(&s->io, NULL);
   pthread_mutex_init(&s->mu, NULL);
   take_reading(s, NULL); /* the case's start */
+  /* The thread takes no signal: the process's handlers and the system
+   * calls they interrupt stay the measuring thread's. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
   int rc = pthread_create(&s->thread, NULL, sampler_main, s);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0) {
     snprintf(err, err_len, "gpu sampler: cannot start a thread: %s", strerror(rc));
     pthread_cond_destroy(&s->wake);

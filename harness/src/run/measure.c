@@ -606,6 +606,8 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
   rc = sample_loop(pl, h, state, pol, r, &s, &g);
   gpu_end(&g, h, r, s.clock, s.n);
   if (rc != BENCH_OK || h->bug) {
+    free(r->clock_mhz); /* no samples for it to go with */
+    r->clock_mhz = NULL;
     record_failure(r, h, rc, "run");
     goto teardown;
   }

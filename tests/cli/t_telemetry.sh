@@ -212,6 +212,21 @@ FX_GPU_INIT_BUS=3B:00.0 gpu initdev "$steady" "$T/p.ini" --param bus=none
 expect_rc 0 "device named in init"
 expect_eq "$(tv initdev '' '[t["bus_id"], t["library"], t["readings"] >= 2]')" '["0000:3b:00.0", "nvml", true]' "init's device holds for the case"
 
+# ---- bench ab: the telemetry of a side's workers, folded; the in-band
+# clock of every sample; a side mostly throttled is marked, nothing
+# discarded.
+mkdir -p "$T/abA" "$T/abB"
+cp "$GPU/fx_gpu.so" "$T/abA/"
+cp "$GPU/fx_gpu.so" "$T/abB/"
+printf '%s\n' "$steady" >"$T/ab.script"
+LD_LIBRARY_PATH=$NVML FAKE_GPU_SCRIPT="$T/ab.script" run_bench ab "$T/abA" "$T/abB" --plugin fx_gpu \
+  --preset "$SRC/tests/ab/ab.ini" --results-dir "$T/ab" --param clock=900
+expect_rc 0 "bench ab"
+expect_eq "$(tv ab '' '[t["library"], t["readings"] >= 2, t["in_band"]["samples"] == c["nsamples"] > 0]')" \
+  '["nvml", true, true]' "ab: telemetry and the in-band clock of every sample"
+expect_eq "$(tv ab '' '[t["throttled"], t["throttled_by"], t["throttle_rule"]["discarded"]]')" \
+  '[true, "in-band clock 900 MHz < 75% of 1980 MHz", 0]' "ab: marked, nothing discarded"
+
 # ---- plugin bugs: a bus id that is none, a clock that cannot be.
 gpu bugs "$steady" "$T/p.ini" --param bus=gpu0 --param default_clock=1980,20000 --param clock=none,nan
 expect_rc 1 "plugin bugs"

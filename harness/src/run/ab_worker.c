@@ -254,6 +254,82 @@ static char *answer(struct ab_worker *w, struct case_result *r) {
   return NULL;
 }
 
+/* ---- a side's telemetry over its workers -------------------------------- */
+
+/* a mean over na and one over nb, weighted by them */
+static struct gpu_value mean_of(struct gpu_value a, double na, struct gpu_value b, double nb) {
+  if (!a.have || na <= 0) return b.have ? b : a;
+  if (!b.have || nb <= 0) return a;
+  struct gpu_value m = {1, (a.v * na + b.v * nb) / (na + nb)};
+  return m;
+}
+static struct gpu_value min_of(struct gpu_value a, struct gpu_value b) {
+  return !a.have || (b.have && b.v < a.v) ? b : a;
+}
+static struct gpu_value max_of(struct gpu_value a, struct gpu_value b) {
+  return !a.have || (b.have && b.v > a.v) ? b : a;
+}
+
+/* Fold the telemetry of one worker (src, taken) into the side's (*dst):
+ * the readings' means weighted by the readings, extremes over both, the
+ * throttle reasons and times added up, the in-band clock weighted by its
+ * samples. A worker whose samples were mostly throttled marks the side
+ * (bench ab discards nothing). */
+static void telemetry_fold(struct case_telemetry **dst, struct case_telemetry **src) {
+  struct case_telemetry *d = *dst, *s = *src;
+  if (!s) return;
+  if (!d) {
+    *dst = s;
+    *src = NULL;
+    return;
+  }
+  double na = (double)d->readings, nb = (double)s->readings;
+  if (!d->library[0] && s->library[0]) {
+    memcpy(d->library, s->library, sizeof d->library);
+    d->facts = s->facts;
+    d->interval_ms = s->interval_ms;
+    d->note[0] = 0;
+  }
+  d->sm_clock_mean = mean_of(d->sm_clock_mean, na, s->sm_clock_mean, nb);
+  d->sm_clock_min = min_of(d->sm_clock_min, s->sm_clock_min);
+  d->sm_clock_max = max_of(d->sm_clock_max, s->sm_clock_max);
+  d->mem_clock_mean = mean_of(d->mem_clock_mean, na, s->mem_clock_mean, nb);
+  d->mem_clock_min = min_of(d->mem_clock_min, s->mem_clock_min);
+  d->mem_clock_max = max_of(d->mem_clock_max, s->mem_clock_max);
+  for (int i = 0; i < GPU_MAX_XCD; i++) {
+    d->xcd_clock_mean[i] = mean_of(d->xcd_clock_mean[i], na, s->xcd_clock_mean[i], nb);
+    d->xcd_clock_min[i] = min_of(d->xcd_clock_min[i], s->xcd_clock_min[i]);
+  }
+  if (s->nxcd > d->nxcd) d->nxcd = s->nxcd;
+  d->power_mean = mean_of(d->power_mean, na, s->power_mean, nb);
+  d->power_max = max_of(d->power_max, s->power_max);
+  if (s->power_limit.have) d->power_limit = s->power_limit;
+  d->temp_max = max_of(d->temp_max, s->temp_max);
+  d->mem_temp_max = max_of(d->mem_temp_max, s->mem_temp_max);
+  d->have_throttle |= s->have_throttle;
+  d->throttle |= s->throttle;
+  for (int i = 0; i < GPU_THR_TIMES; i++) {
+    if (!s->throttle_ns[i].have) continue;
+    d->throttle_ns[i].v = (d->throttle_ns[i].have ? d->throttle_ns[i].v : 0) + s->throttle_ns[i].v;
+    d->throttle_ns[i].have = 1;
+  }
+  d->other_procs_max = max_of(d->other_procs_max, s->other_procs_max);
+  d->readings += s->readings;
+  if (s->clock_samples) {
+    double ca = (double)d->clock_samples, cb = (double)s->clock_samples;
+    d->clock_min = d->clock_samples && d->clock_min < s->clock_min ? d->clock_min : s->clock_min;
+    d->clock_max = d->clock_samples && d->clock_max > s->clock_max ? d->clock_max : s->clock_max;
+    d->clock_mean = (d->clock_mean * ca + s->clock_mean * cb) / (ca + cb);
+    d->clock_samples += s->clock_samples;
+  }
+  d->discarded += s->discarded;
+  d->recovery_s += s->recovery_s;
+  if (s->throttled && !d->throttled) {
+    d->throttled = 1;
+    memcpy(d->throttled_by, s->throttled_by, sizeof d->throttled_by);
+  }
+}
+
 /* A case result line from the worker into r (identity kept, timings left). */
 static int take_result(struct ab_worker *w, const char *line, struct case_result *r) {
   struct case_result got;
@@ -288,6 +364,7 @@ static int take_result(struct ab_worker *w, const char *line, struct case_result
     if (!kv_list_get(r->ninfo, r->info, got.info[i].key))
       kv_list_add(&r->ninfo, &r->info, got.info[i].key, got.info[i].value);
   if (got.warmup_iters > r->warmup_iters) r->warmup_iters = got.warmup_iters;
+  telemetry_fold(&r->telemetry, &got.telemetry);
   case_result_release(&got);
   return r->status == CASE_OK ? 0 : -1;
 }

@@ -212,6 +212,12 @@ FX_GPU_INIT_BUS=3B:00.0 gpu initdev "$steady" "$T/p.ini" --param bus=none
 expect_rc 0 "device named in init"
 expect_eq "$(tv initdev '' '[t["bus_id"], t["library"], t["readings"] >= 2]')" '["0000:3b:00.0", "nvml", true]' "init's device holds for the case"
 
+# ---- BENCH_NO_DEVICE_EXT hides the extension: the plugin runs as on an
+# older harness, without telemetry.
+BENCH_NO_DEVICE_EXT=1 gpu noext "$steady" "$T/p.ini" --param clock=900
+expect_rc 0 "extension hidden"
+expect_eq "$(tv noext '' '[c["status"], "telemetry" in c, "clock_mhz" in c["samples"]]')" '["OK", false, false]' "extension hidden: no telemetry"
+
 # ---- bench ab: the telemetry of a side's workers, folded; the in-band
 # clock of every sample; a side mostly throttled is marked, nothing
 # discarded.

@@ -459,7 +459,8 @@ struct bench_ext_process {
  * For a GPU plugin (the SDK helpers hipb and vkh do this for every plugin
  * built on them). Without it a case is timed as before, but the harness
  * cannot tell which device's telemetry is the case's.
- *   - set_device, from init or setup: the PCI bus id of the device the case
+ *   - set_device, from init (then it holds for every case of the process)
+ *     or setup (for that case): the PCI bus id of the device the case
  *     runs on ("0000:3b:00.0"; any case of hex, with or without the domain;
  *     NULL or "" when the API does not say) and its default SM/GFX clock in
  *     MHz (CUDA's/HIP's clock-rate attribute; 0 when unknown). The harness
@@ -470,10 +471,12 @@ struct bench_ext_process {
  *   - set_clock, from run() or run_batch(): the SM/GFX clock in MHz the
  *     device ran at during this sample's iterations, measured in-band (a
  *     kernel reading a constant-rate timer against its cycle counter, as
- *     nvbench does); once per sample. Recorded per sample, and preferred
- *     to the management library's reading by the throttle rule.
+ *     nvbench does); once per sample (several calls in one sample are
+ *     averaged). Recorded per sample, and preferred to the management
+ *     library's reading by the throttle rule.
  * A bus id that is no bus id, or a clock that is not finite and in
- * (0, 10000] MHz, is a plugin bug: the case ends as ERROR. */
+ * (0, 10000] MHz (the default clock may also be 0), is a plugin bug: the
+ * case ends as ERROR. BENCH_NO_DEVICE_EXT=1 hides the extension. */
 #define BENCH_EXT_DEVICE "bench.device/1"
 struct bench_ext_device {
   void (*set_device)(const struct bench_host *host, const char *pci_bus_id, double default_clock_mhz);

@@ -152,12 +152,12 @@ static int fs_line(const char *dir, const char *name, char *buf, size_t len) {
   return 0;
 }
 
-/* A file holding one integer; NAN-free: -1 when it holds none. */
+/* A file holding one decimal integer; -1 when it holds none. */
 static int fs_int(const char *dir, const char *name, long long *v) {
   char buf[64], *end;
   if (!*dir || fs_line(dir, name, buf, sizeof buf) != 0) return -1;
   errno = 0;
-  *v = strtoll(buf, &end, 0);
+  *v = strtoll(buf, &end, 10);
   return errno || end == buf || (*end && *end != ' ') ? -1 : 0;
 }
 

@@ -532,21 +532,30 @@ static void put_metrics_v1_3(const char *bus, uint64_t indep, uint16_t gfxclk, u
   put_file(path, b, sizeof b);
 }
 
-/* gpu_metrics v1.5: current_gfxclk[8] at 312, current_uclk at 352,
- * curr_socket_power at 10. */
-static void put_metrics_v1_5(const char *bus, const uint16_t xcd[8], uint16_t power) {
-  unsigned char b[360];
+/* gpu_metrics v1.4, v1.5, v1.6 (MI300): size, current_gfxclk[8] and
+ * current_uclk at, counted from kgd_pp_interface.h's fields; the hotspot
+ * temperature at 4, curr_socket_power at 10 in all three. */
+static const struct {
+  size_t size, gfxclk, uclk;
+} mi300_layout[] = {{288, 240, 280}, {360, 312, 352}, {384, 336, 376}};
+
+static void put_metrics_mi300(const char *bus, int content, const uint16_t xcd[8], uint16_t power) {
+  unsigned char b[384];
   char path[256];
+  size_t size = mi300_layout[content - 4].size;
   memset(b, 0xff, sizeof b);
-  put16(b, 0, sizeof b);
+  put16(b, 0, (uint16_t)size);
   b[2] = 1;
-  b[3] = 5;
-  put16(b, 4, 85); /* temperature_hotspot */
+  b[3] = (unsigned char)content;
+  put16(b, 4, 85);
   put16(b, 10, power);
-  for (int i = 0; i < 8; i++) put16(b, 312 + 2 * (size_t)i, xcd[i]);
-  put16(b, 352, 1300);
+  for (int i = 0; i < 8; i++) put16(b, mi300_layout[content - 4].gfxclk + 2 * (size_t)i, xcd[i]);
+  put16(b, mi300_layout[content - 4].uclk, 1300);
   snprintf(path, sizeof path, "devices/pci0000:00/%s/gpu_metrics", bus);
-  put_file(path, b, sizeof b);
+  put_file(path, b, size);
+}
+static void put_metrics_v1_5(const char *bus, const uint16_t xcd[8], uint16_t power) {
+  put_metrics_mi300(bus, 5, xcd, power);
 }
 
 /* card0: a Navi-like device with hwmon and gpu_metrics v1.3; card1: an
@@ -664,6 +673,15 @@ static void sysfs_devices(void) {
   CHECK_NEAR(gpu_stat_mean(&a.xcd_clock_mhz[5]).v, (2050 + 1450) / 2.0, 1e-9);
   CHECK(gpu_stat_mean(&a.xcd_clock_mhz[7]).v == 2030);
   CHECK(gpu_stat_max(&a.power_w).v == 700);
+
+  /* The same from v1.4 and v1.6. */
+  for (int content = 4; content <= 6; content += 2) {
+    static const uint16_t v[8] = {1900, 1901, 1902, 1903, 1904, 1905, 1906, 1907};
+    put_metrics_mi300("0000:c3:00.0", content, v, 600 + content);
+    REQUIRE(gpu_telemetry_read(t, 1, &r) == 0);
+    CHECK(r.nxcd == 8 && r.xcd_clock_mhz[0].v == 1900 && r.xcd_clock_mhz[7].have && r.xcd_clock_mhz[7].v == 1907);
+    CHECK(r.power_w.have && r.power_w.v == 600 + content && r.mem_clock_mhz.v == 1300);
+  }
 
   /* A gpu_metrics shorter than its version's struct is not read. */
   unsigned char shortm[64];

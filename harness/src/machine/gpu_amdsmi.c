@@ -172,6 +172,7 @@ static int amdsmi_devices(struct gpu_amdsmi *a) {
   if (ns > GPU_MAX_DEVICES) ns = GPU_MAX_DEVICES;
   am_handle sockets[GPU_MAX_DEVICES];
   if (a->sockets(&ns, sockets) != 0) return 0;
+  if (ns > GPU_MAX_DEVICES) ns = GPU_MAX_DEVICES;
   for (uint32_t s = 0; s < ns && count < GPU_MAX_DEVICES; s++) {
     uint32_t np = (uint32_t)(GPU_MAX_DEVICES - count);
     if (a->processors(sockets[s], &np, &a->dev[count]) != 0) continue;

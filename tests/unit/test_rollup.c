@@ -95,12 +95,13 @@ static void test_header(void) {
   struct strbuf want = STRBUF_INIT;
   size_t n = 0;
   for (; rollup_columns[n]; n++) strbuf_addf(&want, "%s%s", n ? "," : "", rollup_columns[n]);
-  CHECK(n == 33);
+  CHECK(n == 43);
   CHECK_STR(want.buf,
             "date,host,tag,plugin,backend,operation,preset,params,status,samples,timer,"
             "median_ms,mean_ms,min_ms,stddev_ms,cv,gflops,gbps,max_abs_err,max_rel_err,"
             "rtol,atol,settled,source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,"
-            "tuning");
+            "tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,"
+            "power_limit_w,temp_c_max,throttle,throttled,throttle_discarded");
 
   char *dir = make_tmpdir("rollup");
   REQUIRE(dir);
@@ -149,10 +150,10 @@ static void test_skip_and_sort(void) {
   CHECK(n == 5);
   if (n == 5) {
     CHECK(strncmp(line[0], "date,host,", strlen("date,host,")) == 0);
-    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,param.m,param.variant") != NULL);
+    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,param.m,param.variant") != NULL);
     CHECK_STR(line[1],
               "2026-11-21,host-a,t1,alpha,cpu,gemm,smoke,\"m=16 variant=a \"\"b\"\", c\",OK,3,"
-              "host,2,2,1,1,0.5,2000,,,,,,yes,2026-11-21_alpha_smoke_t1.2.json,,,,1,3,0,0,unchecked,,16,\"a \"\"b\"\", c\"");
+              "host,2,2,1,1,0.5,2000,,,,,,yes,2026-11-21_alpha_smoke_t1.2.json,,,,1,3,0,0,unchecked,,,,,,,,,,,,16,\"a \"\"b\"\", c\"");
     const char *zeta0 = "2026-11-21,host-b,,zeta,cpu,gemm,smoke,\"m=16 ";
     CHECK(strncmp(line[2], zeta0, strlen(zeta0)) == 0);
     /* TIMEOUT: measured but no throughput */
@@ -291,8 +292,8 @@ static void test_each_case_once(void) {
   CHECK(count_str(csv, ",h1,") == 2);
   CHECK(count_str(csv, ",h2,") == 2);
   CHECK(count_str(csv, "INTERRUPTED") == 1); /* h2's: nothing replaced it */
-  CHECK(strstr(csv, ",p,,,smoke,m=1,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.json,,,,,,,,,,1\n") != NULL);
-  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,2\n") != NULL);
+  CHECK(strstr(csv, ",p,,,smoke,m=1,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.json,,,,,,,,,,,,,,,,,,,,1\n") != NULL);
+  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,2\n") != NULL);
   free(csv);
   /* A complete result beats a later interrupted one. */
   const struct case_spec cut[] = {{1, "2", CASE_INTERRUPTED}};
@@ -300,7 +301,7 @@ static void test_each_case_once(void) {
   put_file(dir, "2026-11-21_p_smoke.4.json", d);
   csv = rollup_of(dir);
   REQUIRE(csv);
-  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,2\n") != NULL);
+  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,2\n") != NULL);
   CHECK(count_str(csv, "\n") == 5);
   free(csv);
   free(a), free(b), free(c), free(d);
@@ -335,7 +336,7 @@ static void test_param_columns(void) {
   size_t n = split_lines(csv, line, 8);
   CHECK(n == 5);
   if (n == 5) {
-    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,param.m,param.dtype") != NULL);
+    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,param.m,param.dtype") != NULL);
     CHECK(strstr(line[1], ",m=a b=c,OK,") && strstr(line[1], ".json,a b=c,\n") == NULL);
     size_t l1 = strlen(line[1]);
     CHECK(l1 > 6 && strcmp(line[1] + l1 - 7, ",a b=c,") == 0);
@@ -347,6 +348,108 @@ static void test_param_columns(void) {
   }
   free(csv);
   free(a), free(b);
+  rm_tree(dir);
+}
+
+/* Field `col` (named in the header line) of a CSV line without quotes,
+ * into buf. */
+static const char *field_of(const char *header, const char *line, const char *col, char *buf, size_t len) {
+  size_t want = 0, at = 0;
+  const char *h = header;
+  for (; *h; want++) {
+    size_t w = strcspn(h, ",");
+    if (w == strlen(col) && strncmp(h, col, w) == 0) break;
+    h += w;
+    if (*h) h++;
+  }
+  const char *p = line;
+  for (; at < want && p; at++) {
+    p = strchr(p, ',');
+    if (p) p++;
+  }
+  snprintf(buf, len, "%.*s", p ? (int)strcspn(p, ",") : 0, p ? p : "");
+  return buf;
+}
+
+static struct gpu_value gv(double v) { return (struct gpu_value){1, v}; }
+
+/* The telemetry columns: a throttled case read by NVML, one a library told
+ * little (the limit from the device's facts), one without telemetry; and a
+ * file with a negative power is refused. */
+static void test_telemetry_columns(void) {
+  char *dir = make_tmpdir("rollup");
+  REQUIRE(dir);
+  const struct case_spec spec[] = {{0, "1", CASE_OK}, {1, "2", CASE_OK}, {2, "3", CASE_OK}};
+  char *json = run_json2("h", "2026-11-21T10:00:00.000Z", "gpu", spec, 3);
+  struct run_file f;
+  char err[256];
+  REQUIRE(run_file_from_json(json, &f, err, sizeof err) == 0);
+  free(json);
+  struct case_telemetry *t = f.cases[0].telemetry = xcalloc(1, sizeof *t);
+  snprintf(t->bus_id, sizeof t->bus_id, "0000:3b:00.0");
+  t->sm_clock_mean = gv(1612.5);
+  t->sm_clock_min = gv(1080);
+  t->mem_clock_mean = gv(2619);
+  t->power_mean = gv(512.25);
+  t->power_max = gv(690);
+  t->power_limit = gv(700);
+  t->temp_max = gv(61);
+  t->have_throttle = 1;
+  t->throttle = GPU_THR_SW_POWER_CAP | GPU_THR_HW_SLOWDOWN;
+  t->throttled = 1;
+  t->discarded = 3;
+  t = f.cases[1].telemetry = xcalloc(1, sizeof *t);
+  snprintf(t->facts.bus_id, sizeof t->facts.bus_id, "0000:3b:00.0");
+  t->facts.power_limit_w = gv(650);
+  t->sm_clock_mean = gv(1980);
+  t->have_throttle = 1; /* read, none seen */
+  json = run_file_to_json(&f);
+  run_file_release(&f);
+  put_file(dir, "2026-11-21_gpu_smoke.json", json);
+  char *neg = xstrdup(json);
+  char *at = strstr(neg, "\"mean\": 512.25");
+  REQUIRE(at);
+  memcpy(at, "\"mean\": -12.25", 14);
+  put_file(dir, "2026-11-21_neg_smoke.json", neg);
+
+  struct capture cap;
+  capture_begin(&cap);
+  char *csv = rollup_of(dir);
+  char *said = capture_end(&cap);
+  REQUIRE(csv);
+  CHECK(strstr(said, "2026-11-21_neg_smoke.json: cases[0]: telemetry holds a negative or non-finite number") != NULL);
+  char *line[8];
+  size_t n = split_lines(csv, line, 8);
+  REQUIRE(n == 4);
+  static const struct {
+    const char *col, *want[3];
+  } cols[] = {
+      {"sm_clock_mhz_mean", {"1612.5", "1980", ""}},
+      {"sm_clock_mhz_min", {"1080", "", ""}},
+      {"mem_clock_mhz_mean", {"2619", "", ""}},
+      {"power_w_mean", {"512.25", "", ""}},
+      {"power_w_max", {"690", "", ""}},
+      {"power_limit_w", {"700", "650", ""}},
+      {"temp_c_max", {"61", "", ""}},
+      {"throttle", {"sw_power_cap+hw_slowdown", "", ""}},
+      {"throttled", {"1", "0", ""}},
+      {"throttle_discarded", {"3", "0", ""}},
+      {"param.m", {"1", "2", "3"}},
+  };
+  for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+    for (int r = 0; r < 3; r++) {
+      char buf[64];
+      const char *got = field_of(line[0], line[1 + r], cols[c].col, buf, sizeof buf);
+      if (strcmp(got, cols[c].want[r]) != 0) {
+        test_failures_++;
+        fprintf(stderr, "row %d %s: \"%s\", want \"%s\"\n", r, cols[c].col, got, cols[c].want[r]);
+      }
+      test_checks_++;
+    }
+  free(said);
+  free(csv);
+  free(json);
+  free(neg);
   rm_tree(dir);
 }
 
@@ -602,4 +705,4 @@ TEST_MAIN(TEST_ENTRY(test_header), TEST_ENTRY(test_skip_and_sort), TEST_ENTRY(te
           TEST_ENTRY(test_read_regular_file), TEST_ENTRY(test_each_case_once),
           TEST_ENTRY(test_param_columns), TEST_ENTRY(test_refuse_contradictions),
           TEST_ENTRY(test_special_files), TEST_ENTRY(test_journal), TEST_ENTRY(test_stale_temp_files),
-          TEST_ENTRY(test_lock), TEST_ENTRY(test_refused_corpus))
+          TEST_ENTRY(test_lock), TEST_ENTRY(test_refused_corpus), TEST_ENTRY(test_telemetry_columns))

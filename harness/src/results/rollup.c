@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,9 @@ const char *const rollup_columns[] = {
     "items_per_s", "ns_per_item", "item_unit",
     "ci_lo_ms",  "ci_hi_ms",  "outliers",  "batch",     "check",
     "tuning",
+    /* the GPU over the case (telemetry); empty without it */
+    "sm_clock_mhz_mean", "sm_clock_mhz_min", "mem_clock_mhz_mean", "power_w_mean", "power_w_max",
+    "power_limit_w", "temp_c_max", "throttle", "throttled", "throttle_discarded",
     NULL,
 };
 
@@ -211,6 +215,29 @@ static void add_sep_number(struct strbuf *sb, int have, double v) {
   if (have) csv_add_number(sb, v);
 }
 
+static void add_gv(struct strbuf *sb, struct gpu_value v) { add_sep_number(sb, v.have && isfinite(v.v), v.v); }
+
+/* The telemetry columns: what the library read (empty where it did not),
+ * the throttle reasons seen joined by '+', throttled 0/1 and the samples
+ * the throttle rule discarded; all empty for a case without telemetry. */
+static void add_telemetry(struct strbuf *sb, const struct case_telemetry *t) {
+  if (!t) {
+    strbuf_adds(sb, ",,,,,,,,,,");
+    return;
+  }
+  add_gv(sb, t->sm_clock_mean);
+  add_gv(sb, t->sm_clock_min);
+  add_gv(sb, t->mem_clock_mean);
+  add_gv(sb, t->power_mean);
+  add_gv(sb, t->power_max);
+  add_gv(sb, t->power_limit.have ? t->power_limit : t->facts.power_limit_w);
+  add_gv(sb, t->temp_max);
+  char names[256] = "";
+  if (t->have_throttle) gpu_throttle_joined(t->throttle, '+', names, sizeof names);
+  add_sep_field(sb, names[0] ? names : NULL);
+  strbuf_addf(sb, ",%d,%zu", t->throttled ? 1 : 0, t->discarded);
+}
+
 static void add_row(struct strbuf *sb, const struct run_file *f, const struct case_result *r,
                     const char *source) {
   const struct stats *t = case_time(r);
@@ -270,6 +297,7 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   }
   add_sep_field(sb, tuning);
   free(tuning);
+  add_telemetry(sb, r->telemetry);
   strbuf_adds(sb, "\n");
 }
 

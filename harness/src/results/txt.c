@@ -138,6 +138,75 @@ static char *stop_rules(const struct run_file *f) {
   return strbuf_detach(&sb);
 }
 
+/* "0000:3b:00.0 NVIDIA H100 80GB HBM3, driver 550.54.15, sm base 1755 MHz,
+ * max 1980 MHz, mem max 2619 MHz, power limit 700 W, persistence on,
+ * compute mode default, clocks not locked": what the library said. */
+static char *device_text(const struct gpu_facts *d) {
+  struct strbuf sb = STRBUF_INIT;
+  strbuf_adds(&sb, d->bus_id);
+  if (d->name[0]) strbuf_addf(&sb, " %s", d->name);
+  strbuf_adds(&sb, ",");
+  size_t start = sb.len;
+  if (d->driver[0]) strbuf_addf(&sb, " driver %s,", d->driver);
+  if (d->base_sm_clock_mhz.have) strbuf_addf(&sb, " sm base %.0f MHz,", d->base_sm_clock_mhz.v);
+  if (d->max_sm_clock_mhz.have) strbuf_addf(&sb, " sm max %.0f MHz,", d->max_sm_clock_mhz.v);
+  if (d->max_mem_clock_mhz.have) strbuf_addf(&sb, " mem max %.0f MHz,", d->max_mem_clock_mhz.v);
+  if (d->power_limit_w.have) strbuf_addf(&sb, " power limit %.0f W,", d->power_limit_w.v);
+  if (d->persistence.have) strbuf_addf(&sb, " persistence %s,", d->persistence.v ? "on" : "off");
+  if (d->compute_mode.have) {
+    const char *mode = gpu_compute_mode_name(d->compute_mode.v);
+    if (mode) strbuf_addf(&sb, " compute mode %s,", mode);
+    else strbuf_addf(&sb, " compute mode %g,", d->compute_mode.v);
+  }
+  if (d->app_clocks_set.have) strbuf_addf(&sb, " clocks %s,", d->app_clocks_set.v ? "locked" : "not locked");
+  if (sb.len == start) strbuf_adds(&sb, " nothing more known,");
+  sb.buf[--sb.len] = '\0';
+  return strbuf_detach(&sb);
+}
+
+/* The libraries that read the cases' GPUs and the notes of those that
+ * could not ("nvml"; "no NVIDIA or AMD management library: ..."), each
+ * once; NULL when no case has telemetry. */
+static char *telemetry_sources(const struct run_file *f) {
+  struct strbuf sb = STRBUF_INIT;
+  int any = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < f->ncases; i++) {
+      const struct case_telemetry *t = f->cases[i].telemetry;
+      if (!t) continue;
+      any = 1;
+      const char *v = pass == 0 ? t->library : t->note;
+      int seen = !*v;
+      for (size_t j = 0; j < i && !seen; j++) {
+        const struct case_telemetry *u = f->cases[j].telemetry;
+        seen = u && strcmp(pass == 0 ? u->library : u->note, v) == 0;
+      }
+      if (seen) continue;
+      if (sb.len) strbuf_adds(&sb, "; ");
+      strbuf_adds(&sb, v);
+    }
+  if (!any) {
+    strbuf_release(&sb);
+    return NULL;
+  }
+  if (!sb.len) strbuf_adds(&sb, "none (no library read the device)");
+  return strbuf_detach(&sb);
+}
+
+static void add_devices(struct strbuf *sb, const struct run_file *f) {
+  struct gpu_facts *dev = NULL;
+  size_t n = run_file_devices(f, &dev);
+  for (size_t i = 0; i < n; i++) {
+    char *text = device_text(&dev[i]);
+    header_line(sb, "gpu", text);
+    free(text);
+  }
+  free(dev);
+  char *src = telemetry_sources(f);
+  if (src) header_line(sb, "gpu telemetry", src);
+  free(src);
+}
+
 static void add_header(struct strbuf *sb, const struct run_file *f) {
   const struct run_env *e = &f->env;
   strbuf_adds(sb, "bench results\n");
@@ -172,6 +241,7 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
       if (v && *v) header_line(sb, k->label, v);
       free(v);
     }
+  add_devices(sb, f); /* only runs whose cases named a GPU */
   char *version = xasprintf("%s (git %s)", e->bench_version ? e->bench_version : "-",
                             e->git_revision ? e->git_revision : "-");
   header_line(sb, "bench", version);
@@ -223,7 +293,9 @@ static void row_cells(const struct case_result *r, char **cell) {
   int timed = r->nsamples > 0 && t->n > 0;
   cell[COL_INDEX] = xasprintf("%d", r->index);
   cell[COL_PARAMS] = params_text(r);
-  cell[COL_STATUS] = xstrdup(case_status_name(r->status));
+  cell[COL_STATUS] = r->telemetry && r->telemetry->throttled
+                        ? xasprintf("%s THROTTLED", case_status_name(r->status))
+                        : xstrdup(case_status_name(r->status));
   cell[COL_SAMPLES] = xasprintf("%zu", r->nsamples);
   cell[COL_TIMER] = xstrdup(timed ? case_timer_name(r) : "-");
   cell[COL_MEDIAN] = timed ? fmt_time_ns(t->median) : xstrdup("-");
@@ -423,6 +495,18 @@ static void case_notes(struct strbuf *sb, const struct case_result *r) {
     notef(&n, "per item", "%.4g %s/s, %.4g ns per %s (%.6g %s per iteration)",
           case_items_per_s(r), r->item_unit, case_ns_per_item(r), r->item_unit, r->items,
           r->item_unit);
+  if (r->telemetry) {
+    const struct case_telemetry *t = r->telemetry;
+    if (t->throttled)
+      note(&n, "THROTTLED", t->throttled_by[0] ? t->throttled_by : "most samples were below the throttle threshold");
+    struct strbuf label = STRBUF_INIT;
+    strbuf_adds(&label, "gpu ");
+    add_cleans(&label, t->bus_id);
+    char *text = case_telemetry_text(t);
+    note(&n, label.buf, text);
+    free(text);
+    strbuf_release(&label);
+  }
   if (kv_list_get(r->ninfo, r->info, "note")) /* the plugin's (set_info "note") */
     note(&n, "note", kv_list_get(r->ninfo, r->info, "note"));
   if (kv_list_get(r->ninfo, r->info, "baseline")) /* bench --baseline */

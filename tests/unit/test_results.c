@@ -322,6 +322,53 @@ static int same_samples(const double *a, const double *b, size_t n) {
   return 1;
 }
 
+static int same_gv(struct gpu_value a, struct gpu_value b) {
+  return a.have == b.have && (!a.have || same_double(a.v, b.v));
+}
+
+static void check_same_facts(const struct gpu_facts *a, const struct gpu_facts *b) {
+  CHECK(gpu_facts_same(a, b));
+  CHECK_STR(a->name, b->name);
+  CHECK_STR(a->bus_id, b->bus_id);
+  CHECK(same_gv(a->compute_mode, b->compute_mode));
+  CHECK(same_gv(a->app_clocks_set, b->app_clocks_set));
+}
+
+static void check_same_telemetry(const struct case_telemetry *a, const struct case_telemetry *b) {
+  if (!a || !b) {
+    CHECK(a == b);
+    return;
+  }
+  CHECK_STR(a->bus_id, b->bus_id);
+  CHECK_STR(a->library, b->library);
+  CHECK_STR(a->note, b->note);
+  check_same_facts(&a->facts, &b->facts);
+  CHECK(same_double(a->interval_ms, b->interval_ms));
+  CHECK(a->readings == b->readings);
+  CHECK(same_gv(a->sm_clock_mean, b->sm_clock_mean) && same_gv(a->sm_clock_min, b->sm_clock_min) &&
+        same_gv(a->sm_clock_max, b->sm_clock_max));
+  CHECK(same_gv(a->mem_clock_mean, b->mem_clock_mean) && same_gv(a->mem_clock_min, b->mem_clock_min) &&
+        same_gv(a->mem_clock_max, b->mem_clock_max));
+  REQUIRE(a->nxcd == b->nxcd);
+  for (int i = 0; i < a->nxcd; i++)
+    CHECK(same_gv(a->xcd_clock_mean[i], b->xcd_clock_mean[i]) && same_gv(a->xcd_clock_min[i], b->xcd_clock_min[i]));
+  CHECK(same_gv(a->power_mean, b->power_mean) && same_gv(a->power_max, b->power_max) &&
+        same_gv(a->power_limit, b->power_limit));
+  CHECK(same_gv(a->temp_max, b->temp_max) && same_gv(a->mem_temp_max, b->mem_temp_max));
+  CHECK(a->have_throttle == b->have_throttle);
+  CHECK(a->throttle == b->throttle);
+  for (int i = 0; i < GPU_THR_TIMES; i++) CHECK(same_gv(a->throttle_ns[i], b->throttle_ns[i]));
+  CHECK(same_gv(a->other_procs_max, b->other_procs_max));
+  CHECK(same_double(a->default_clock_mhz, b->default_clock_mhz));
+  CHECK(a->clock_samples == b->clock_samples);
+  CHECK(same_double(a->clock_mean, b->clock_mean) && same_double(a->clock_min, b->clock_min) &&
+        same_double(a->clock_max, b->clock_max));
+  CHECK(same_double(a->threshold, b->threshold) && same_double(a->reference_mhz, b->reference_mhz));
+  CHECK(a->discarded == b->discarded && same_double(a->recovery_s, b->recovery_s));
+  CHECK(a->throttled == b->throttled);
+  CHECK_STR(a->throttled_by, b->throttled_by);
+}
+
 static void check_same_case(const struct case_result *a, const struct case_result *b) {
   CHECK(a->index == b->index);
   CHECK(same_str(a->plugin, b->plugin));
@@ -361,6 +408,8 @@ static void check_same_case(const struct case_result *a, const struct case_resul
   CHECK(a->determinism == b->determinism);
   CHECK_STR(a->output_hash, b->output_hash);
   CHECK(same_kv(a->ninfo, a->info, b->ninfo, b->info));
+  CHECK(same_samples(a->clock_mhz, b->clock_mhz, a->nsamples));
+  check_same_telemetry(a->telemetry, b->telemetry);
 }
 
 static void check_same_run(const struct run_file *a, const struct run_file *b) {
@@ -1045,6 +1094,216 @@ static void test_save_journal(void) {
   rm_tree(dir);
 }
 
+/* ---- telemetry ------------------------------------------------------------ */
+
+static struct gpu_value gv(double v) { return (struct gpu_value){1, v}; }
+
+static void h100_facts(struct gpu_facts *f) {
+  memset(f, 0, sizeof *f);
+  snprintf(f->name, sizeof f->name, "NVIDIA H100 80GB HBM3");
+  snprintf(f->driver, sizeof f->driver, "550.54.15");
+  snprintf(f->bus_id, sizeof f->bus_id, "0000:3b:00.0");
+  f->base_sm_clock_mhz = gv(1755);
+  f->max_sm_clock_mhz = gv(1980);
+  f->max_mem_clock_mhz = gv(2619);
+  f->power_limit_w = gv(700);
+  f->persistence = gv(1);
+  f->compute_mode = gv(0);
+  f->app_clocks_set = gv(0);
+}
+
+/* Everything a library and the plugin can give, throttled. */
+static void set_full_telemetry(struct case_result *r) {
+  struct case_telemetry *t = r->telemetry = xcalloc(1, sizeof *t);
+  snprintf(t->bus_id, sizeof t->bus_id, "0000:3b:00.0");
+  snprintf(t->library, sizeof t->library, "nvml");
+  h100_facts(&t->facts);
+  t->interval_ms = 50;
+  t->readings = 23;
+  t->sm_clock_mean = gv(1980.0 / 3.0 * 2.5); /* needs 17 digits */
+  t->sm_clock_min = gv(1755);
+  t->sm_clock_max = gv(1980);
+  t->mem_clock_mean = gv(2619);
+  t->mem_clock_min = gv(2619);
+  t->mem_clock_max = gv(2619);
+  t->nxcd = 2;
+  t->xcd_clock_mean[0] = gv(2100);
+  t->xcd_clock_min[0] = gv(2000);
+  t->xcd_clock_mean[1] = gv(2050.5); /* min of XCD 1 absent */
+  t->power_mean = gv(512.25);
+  t->power_max = gv(690);
+  t->power_limit = gv(700);
+  t->temp_max = gv(61);
+  t->mem_temp_max = gv(70);
+  t->have_throttle = 1;
+  t->throttle = GPU_THR_SW_POWER_CAP | GPU_THR_HW_THERMAL | GPU_THR_OTHER;
+  t->throttle_ns[GPU_THR_TIME_POWER] = gv(12e6);
+  t->throttle_ns[GPU_THR_TIME_THERMAL] = gv(0);
+  t->other_procs_max = gv(0);
+  t->default_clock_mhz = 1980;
+  t->clock_samples = 6;
+  t->clock_mean = 1300.5;
+  t->clock_min = 1080;
+  t->clock_max = 1975;
+  t->threshold = 0.75;
+  t->reference_mhz = 1980;
+  t->discarded = 3;
+  t->recovery_s = 0.35;
+  t->throttled = 1;
+  snprintf(t->throttled_by, sizeof t->throttled_by, "clock 1080 MHz < 75%% of 1980 MHz (sw_power_cap)");
+  static const double clk[] = {1080, 1975, 1100, 1200, 1300, 1148};
+  r->clock_mhz = copy_samples(clk, r->nsamples);
+  r->clock_mhz[3] = NAN; /* that sample had no in-band clock */
+}
+
+/* The same device, a library that gives little: most values absent. */
+static void set_partial_telemetry(struct case_result *r) {
+  struct case_telemetry *t = r->telemetry = xcalloc(1, sizeof *t);
+  snprintf(t->bus_id, sizeof t->bus_id, "3b:00.0");
+  snprintf(t->library, sizeof t->library, "rocm_smi");
+  h100_facts(&t->facts);
+  t->interval_ms = 100;
+  t->readings = 2;
+  t->sm_clock_mean = gv(1500);
+  t->power_max = gv(300);
+}
+
+/* A run with full telemetry (case 0), partial (1: the same device), none
+ * (2, 4), a note and no readings (3: no library). */
+static void build_telemetry_run(struct run_file *f) {
+  build_run(f);
+  set_full_telemetry(&f->cases[0]);
+  set_partial_telemetry(&f->cases[1]);
+  struct case_telemetry *t = f->cases[3].telemetry = xcalloc(1, sizeof *t);
+  snprintf(t->bus_id, sizeof t->bus_id, "0000:c1:00.0");
+  snprintf(t->note, sizeof t->note, "no NVIDIA or AMD management library: libnvidia-ml.so.1: cannot open");
+  t->default_clock_mhz = 2100;
+}
+
+static void test_round_trip_telemetry(void) {
+  struct run_file f;
+  build_telemetry_run(&f);
+  round_trip(&f);
+  char *json = run_file_to_json(&f);
+  /* the facts are in the header once, the cases name the device */
+  CHECK(strstr(json, "\"devices\": [\n      {\n        \"bus_id\": \"0000:3b:00.0\",") != NULL);
+  CHECK(strstr(json, "\"device\": \"0000:3b:00.0\"") != NULL);
+  CHECK(strstr(json, "\"facts\"") == NULL);
+  CHECK(strstr(json, "\"compute_mode\": \"default\"") != NULL);
+  CHECK(strstr(json, "\"clocks_locked\": false") != NULL);
+  CHECK(strstr(json, "\"throttle_reasons\": [\n          \"sw_power_cap\",\n          \"hw_thermal\",\n          \"other\"\n        ]") != NULL);
+  CHECK(strstr(json, "\"sm_clock_mhz\": {\n          \"mean\": 1500.0\n        }") != NULL); /* min/max absent */
+  CHECK(strstr(json, "\"clock_mhz\": [\n          1080.0,\n          1975.0,\n          1100.0,\n          null,") != NULL);
+  CHECK(strstr(json, "NaN") == NULL);
+  /* no throttle reasons read: none written (not "[]") */
+  CHECK(strstr(json, "\"throttle_reasons\": []") == NULL);
+  free(json);
+
+  /* streamed (the cases read before the header) and through the journal's line */
+  char *dir = make_tmpdir("telemetry");
+  REQUIRE(dir);
+  char *base = NULL;
+  REQUIRE(results_save(dir, &f, &base) == 0);
+  char *path = xasprintf("%s.json", base);
+  for (unsigned flags = 0; flags <= RESULTS_READ_STREAM; flags += RESULTS_READ_STREAM) {
+    struct run_file back;
+    char err[256] = "";
+    int rc = results_read_file_flags(path, flags, &back, err, sizeof err);
+    if (rc) fprintf(stderr, "read (flags %u): %s\n", flags, err);
+    REQUIRE(rc == 0);
+    check_same_run(&f, &back);
+    REQUIRE(back.env.ndevices == 1);
+    CHECK_STR(back.env.devices[0].name, "NVIDIA H100 80GB HBM3");
+    run_file_release(&back);
+  }
+  free(path);
+  free(base);
+  rm_tree(dir);
+
+  /* a second device state for the same bus id (the limit changed): inline */
+  f.cases[1].telemetry->facts.power_limit_w = gv(600);
+  json = run_file_to_json(&f);
+  CHECK(strstr(json, "\"facts\": {") != NULL);
+  free(json);
+  round_trip(&f);
+  run_file_release(&f);
+}
+
+static void test_telemetry_line(void) {
+  struct run_file f;
+  build_telemetry_run(&f);
+  for (size_t i = 0; i < f.ncases; i++) {
+    char *line = case_result_to_json_line(&f.cases[i]);
+    CHECK(strstr(line, "NaN") == NULL);
+    CHECK(strstr(line, "\"device\":\"0000") == NULL); /* the child's line carries the facts */
+    struct case_result back;
+    char err[256] = "";
+    int rc = case_result_from_json_line(line, &back, err, sizeof err);
+    if (rc) fprintf(stderr, "line %zu: %s\n", i, err);
+    CHECK(rc == 0);
+    if (!rc) check_same_case(&f.cases[i], &back);
+    case_result_release(&back);
+    free(line);
+  }
+  char *line = case_result_to_json_line(&f.cases[0]);
+  CHECK(strstr(line, "\"facts\":{\"bus_id\":\"0000:3b:00.0\",\"name\":\"NVIDIA H100 80GB HBM3\"") != NULL);
+  CHECK(strstr(line, "\"power_w\":{\"mean\":512.25,\"max\":690.0,\"limit\":700.0}") != NULL);
+  CHECK(strstr(line, "\"throttle_ns\":{\"power\":12000000.0,\"thermal\":0.0}") != NULL);
+  CHECK(strstr(line, "\"in_band\":{\"default_clock_mhz\":1980.0,\"samples\":6,") != NULL);
+  CHECK(strstr(line, "\"throttle_rule\":{\"threshold\":0.75,\"reference_mhz\":1980.0,\"discarded\":3,") != NULL);
+  CHECK(strstr(line, "\"throttled\":true,\"throttled_by\":\"clock 1080 MHz") != NULL);
+  free(line);
+  /* a value a buggy reader produced is never written as a number */
+  f.cases[1].telemetry->power_mean = gv(NAN);
+  f.cases[1].telemetry->interval_ms = INFINITY;
+  line = case_result_to_json_line(&f.cases[1]);
+  CHECK(strstr(line, "NaN") == NULL && strstr(line, "Infinity") == NULL);
+  CHECK(strstr(line, "\"interval_ms\":null") != NULL);
+  CHECK(strstr(line, "\"power_w\":{\"max\":300.0}") != NULL);
+  free(line);
+  run_file_release(&f);
+}
+
+static void test_telemetry_reject(void) {
+  struct run_file f;
+  build_telemetry_run(&f);
+  char *json = run_file_to_json(&f);
+  char *line = case_result_to_json_line(&f.cases[0]);
+  run_file_release(&f);
+  char *m = mutate(json, "\"sw_power_cap\"", "\"too_warm\"");
+  expect_reject(m, "cases[0].telemetry.throttle_reasons[0]: not a throttle reason");
+  free(m);
+  m = mutate(json, "\"device\": \"0000:3b:00.0\"", "\"device\": \"0000:99:00.0\"");
+  expect_reject(m, "cases[0].telemetry.device: \"0000:99:00.0\" is not in env.devices");
+  free(m);
+  m = mutate(json, "\"compute_mode\": \"default\"", "\"compute_mode\": \"shared\"");
+  expect_reject(m, "env.devices[0].compute_mode: unknown value \"shared\"");
+  free(m);
+  m = mutate(json, "\"temp_c_max\": 61.0", "\"temp_c_max\": \"hot\"");
+  expect_reject(m, "cases[0].telemetry.temp_c_max: expected a number");
+  free(m);
+  m = mutate(json, "\"readings\": 23", "\"readings\": -1");
+  expect_reject(m, "cases[0].telemetry.readings: expected a non-negative integer");
+  free(m);
+  m = mutate(json, "\"throttled\": true", "\"throttled\": 1");
+  expect_reject(m, "cases[0].telemetry.throttled: expected true or false");
+  free(m);
+  free(json);
+
+  /* the line form cannot refer to a header it does not have */
+  struct case_result r;
+  char err[256] = "";
+  m = mutate(line, "\"facts\":{\"bus_id\":\"0000:3b:00.0\",", "\"device\":\"0000:3b:00.0\",\"x\":{");
+  CHECK(case_result_from_json_line(m, &r, err, sizeof err) == -1);
+  CHECK(strstr(err, "telemetry.device: a case on its own cannot refer to env.devices") != NULL);
+  free(m);
+  m = mutate(line, "\"clock_mhz\":[1080.0", "\"clock_mhz\":[\"fast\"");
+  CHECK(case_result_from_json_line(m, &r, err, sizeof err) == -1);
+  CHECK(strstr(err, "samples.clock_mhz: value 0 is not a number or null") != NULL);
+  free(m);
+  free(line);
+}
+
 /* ---- refusing files no bench wrote ------------------------------------ */
 
 static void expect_invalid(void (*mutate_case)(struct case_result *), const char *want) {
@@ -1073,7 +1332,51 @@ static void ok_failed_check(struct case_result *r) {
   r->check.pass = 0;
 }
 
+static void neg_power(struct case_result *r) {
+  set_partial_telemetry(r);
+  r->telemetry->power_max = gv(-3);
+}
+static void nan_interval(struct case_result *r) {
+  set_partial_telemetry(r);
+  r->telemetry->interval_ms = NAN;
+}
+static void inf_in_band(struct case_result *r) {
+  set_partial_telemetry(r);
+  r->telemetry->clock_max = INFINITY;
+}
+static void neg_limit_fact(struct case_result *r) {
+  set_partial_telemetry(r);
+  r->telemetry->facts.power_limit_w = gv(-700);
+}
+static void cold_gpu(struct case_result *r) {
+  set_partial_telemetry(r);
+  r->telemetry->temp_max = gv(-80);
+}
+static void neg_clock_sample(struct case_result *r) {
+  set_partial_telemetry(r);
+  r->clock_mhz = xcalloc(r->nsamples, sizeof *r->clock_mhz);
+  r->clock_mhz[2] = -1;
+}
+static void pending_device(struct case_result *r) {
+  set_partial_telemetry(r);
+  r->telemetry->facts.persistence.have = GPU_FACTS_PENDING;
+}
+
 static void test_validate(void) {
+  expect_invalid(neg_power, "cases[1]: telemetry holds a negative or non-finite number");
+  expect_invalid(nan_interval, "cases[1]: telemetry holds a negative or non-finite number");
+  expect_invalid(inf_in_band, "cases[1]: telemetry holds a negative or non-finite number");
+  expect_invalid(neg_limit_fact, "cases[1]: telemetry holds a negative or non-finite number");
+  expect_invalid(cold_gpu, "cases[1]: telemetry holds a negative or non-finite number");
+  expect_invalid(neg_clock_sample, "cases[1]: samples.clock_mhz holds a negative or infinite value");
+  expect_invalid(pending_device, "cases[1]: telemetry.device names no device of env.devices");
+  {
+    struct run_file f;
+    build_telemetry_run(&f);
+    char err[256] = "";
+    CHECK(run_file_validate(&f, err, sizeof err) == 0); /* a NaN clock sample: none that sample */
+    run_file_release(&f);
+  }
   expect_invalid(neg_index, "cases[1]: negative index");
   expect_invalid(neg_wall, "cases[1]: wall_s");
   expect_invalid(nan_wall, "cases[1]: wall_s");
@@ -1109,4 +1412,6 @@ TEST_MAIN(TEST_ENTRY(test_golden_txt), TEST_ENTRY(test_golden_json),
           TEST_ENTRY(test_save_claims), TEST_ENTRY(test_save_concurrent),
           TEST_ENTRY(test_save_errors), TEST_ENTRY(test_atomic_write),
           TEST_ENTRY(test_save_journal), TEST_ENTRY(test_validate),
-          TEST_ENTRY(test_work_source), TEST_ENTRY(test_unchecked))
+          TEST_ENTRY(test_work_source), TEST_ENTRY(test_unchecked),
+          TEST_ENTRY(test_round_trip_telemetry), TEST_ENTRY(test_telemetry_line),
+          TEST_ENTRY(test_telemetry_reject))

@@ -33,6 +33,15 @@ int run_file_from_json_buf(const char *text, size_t len, struct run_file *f, cha
 int case_result_from_json_buf(const char *text, size_t len, size_t i, struct case_result *r,
                               char *err, size_t errlen);
 char *case_result_to_json_line(const struct case_result *r);        /* one line, no \n */
+/* Telemetry: in the file form a case whose device facts are the header's
+ * (env.devices) refers to them ("telemetry.device": the bus id); the line
+ * form carries them inline ("telemetry.facts"). run_file_from_json[_buf]
+ * puts the header's facts into such cases; a case read alone
+ * (case_result_from_json_buf, the streaming reader's) keeps the reference
+ * pending (result.h GPU_FACTS_PENDING) until run_file_resolve_devices is
+ * called with the header read (0, or -1: "cases[i].telemetry.device: ...
+ * is not in env.devices"). case_result_from_json_line refuses a reference. */
+int run_file_resolve_devices(struct run_file *f, char *err, size_t errlen);
 int case_result_from_json_line(const char *text, struct case_result *r, char *err, size_t errlen);
 
 /* Reading a result file from disk (read.c): a regular file (a FIFO or a

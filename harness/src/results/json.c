@@ -148,7 +148,143 @@ static json_t *check_to_json(const struct check_result *c) {
   return o;
 }
 
-static json_t *case_to_json(const struct case_result *r) {
+/* ---- telemetry (result.h struct case_telemetry) -------------------------- */
+
+/* A finite number, else null (telemetry never writes NaN or infinities). */
+static json_t *jfinite(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* obj[key] = v.v when v was read (and is finite); nothing otherwise. */
+static void put_gv(json_t *obj, const char *key, struct gpu_value v) {
+  if (v.have && isfinite(v.v)) put(obj, key, json_real(v.v));
+}
+
+/* obj[key] = sub when it holds anything; else sub is dropped. */
+static void put_nonempty(json_t *obj, const char *key, json_t *sub) {
+  if (json_object_size(sub)) put(obj, key, sub);
+  else json_decref(sub);
+}
+
+static json_t *jstr_or_null(const char *s) { return s[0] ? jstr(s) : json_null(); }
+
+static void put_bool_gv(json_t *obj, const char *key, struct gpu_value v) {
+  if (v.have && isfinite(v.v)) put(obj, key, json_boolean(v.v != 0));
+}
+
+/* {"bus_id", "name", "driver", "base_sm_clock_mhz", "max_sm_clock_mhz",
+ *  "max_mem_clock_mhz", "power_limit_w", "persistence", "compute_mode",
+ *  "clocks_locked"}: what the library does not say is left out. */
+static json_t *facts_to_json(const struct gpu_facts *f) {
+  json_t *o = json_object();
+  put(o, "bus_id", jstr_or_null(f->bus_id));
+  put(o, "name", jstr_or_null(f->name));
+  put(o, "driver", jstr_or_null(f->driver));
+  put_gv(o, "base_sm_clock_mhz", f->base_sm_clock_mhz);
+  put_gv(o, "max_sm_clock_mhz", f->max_sm_clock_mhz);
+  put_gv(o, "max_mem_clock_mhz", f->max_mem_clock_mhz);
+  put_gv(o, "power_limit_w", f->power_limit_w);
+  put_bool_gv(o, "persistence", f->persistence);
+  if (f->compute_mode.have && isfinite(f->compute_mode.v)) {
+    const char *mode = gpu_compute_mode_name(f->compute_mode.v);
+    put(o, "compute_mode", mode ? json_string(mode) : json_real(f->compute_mode.v));
+  }
+  put_bool_gv(o, "clocks_locked", f->app_clocks_set);
+  return o;
+}
+
+/* How a case's facts are written: not at all (none), inline ("facts": the
+ * one-line form, or a device whose facts differ from the header's for its
+ * bus id), or as a reference to env.devices ("device": its bus id). */
+static json_t *telemetry_to_json(const struct case_telemetry *t, const struct gpu_facts *devices,
+                                 size_t ndevices, int line) {
+  json_t *o = json_object();
+  put(o, "bus_id", jstr_or_null(t->bus_id));
+  put(o, "library", jstr_or_null(t->library));
+  put(o, "note", jstr_or_null(t->note));
+  if (!gpu_facts_empty(&t->facts)) {
+    const struct gpu_facts *dev = NULL;
+    for (size_t i = 0; !line && t->facts.bus_id[0] && i < ndevices && !dev; i++)
+      if (strcmp(devices[i].bus_id, t->facts.bus_id) == 0) dev = &devices[i];
+    if (dev && gpu_facts_same(dev, &t->facts)) put(o, "device", jstr(t->facts.bus_id));
+    else put(o, "facts", facts_to_json(&t->facts));
+  }
+  put(o, "interval_ms", jfinite(t->interval_ms));
+  put(o, "readings", ju64(t->readings));
+  json_t *c = json_object();
+  put_gv(c, "mean", t->sm_clock_mean);
+  put_gv(c, "min", t->sm_clock_min);
+  put_gv(c, "max", t->sm_clock_max);
+  put_nonempty(o, "sm_clock_mhz", c);
+  c = json_object();
+  put_gv(c, "mean", t->mem_clock_mean);
+  put_gv(c, "min", t->mem_clock_min);
+  put_gv(c, "max", t->mem_clock_max);
+  put_nonempty(o, "mem_clock_mhz", c);
+  if (t->nxcd > 0) {
+    json_t *a = json_array();
+    for (int i = 0; i < t->nxcd && i < GPU_MAX_XCD; i++) {
+      json_t *x = json_object();
+      put_gv(x, "mean", t->xcd_clock_mean[i]);
+      put_gv(x, "min", t->xcd_clock_min[i]);
+      json_array_append_new(a, x);
+    }
+    put(o, "xcd_clock_mhz", a);
+  }
+  c = json_object();
+  put_gv(c, "mean", t->power_mean);
+  put_gv(c, "max", t->power_max);
+  put_gv(c, "limit", t->power_limit);
+  put_nonempty(o, "power_w", c);
+  put_gv(o, "temp_c_max", t->temp_max);
+  put_gv(o, "mem_temp_c_max", t->mem_temp_max);
+  if (t->have_throttle) {
+    json_t *a = json_array();
+    for (unsigned bit = 1; bit; bit <<= 1) {
+      char name[32];
+      if (!(t->throttle & bit)) continue;
+      if (gpu_throttle_names(bit, name, sizeof name) > 0) json_array_append_new(a, json_string(name));
+    }
+    put(o, "throttle_reasons", a);
+  }
+  c = json_object();
+  put_gv(c, "power", t->throttle_ns[GPU_THR_TIME_POWER]);
+  put_gv(c, "thermal", t->throttle_ns[GPU_THR_TIME_THERMAL]);
+  put_gv(c, "sync_boost", t->throttle_ns[GPU_THR_TIME_SYNC_BOOST]);
+  put_nonempty(o, "throttle_ns", c);
+  put_gv(o, "other_processes_max", t->other_procs_max);
+  if (t->default_clock_mhz != 0 || t->clock_samples || t->clock_mean != 0 || t->clock_min != 0 ||
+      t->clock_max != 0) {
+    c = json_object();
+    put(c, "default_clock_mhz", jfinite(t->default_clock_mhz));
+    put(c, "samples", ju64(t->clock_samples));
+    put(c, "mean", jfinite(t->clock_mean));
+    put(c, "min", jfinite(t->clock_min));
+    put(c, "max", jfinite(t->clock_max));
+    put(o, "in_band", c);
+  }
+  if (t->threshold != 0 || t->reference_mhz != 0 || t->discarded || t->recovery_s != 0) {
+    c = json_object();
+    put(c, "threshold", jfinite(t->threshold));
+    put(c, "reference_mhz", jfinite(t->reference_mhz));
+    put(c, "discarded", ju64(t->discarded));
+    put(c, "recovery_s", jfinite(t->recovery_s));
+    put(o, "throttle_rule", c);
+  }
+  put(o, "throttled", json_boolean(t->throttled));
+  put(o, "throttled_by", jstr_or_null(t->throttled_by));
+  return o;
+}
+
+/* samples.clock_mhz: a sample without an in-band clock (NaN) is null. */
+static json_t *clock_samples_to_json(const double *x, size_t n) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < n; i++) json_array_append_new(a, jfinite(x[i]));
+  return a;
+}
+
+/* The case's object. devices: the header's (the file form: a case refers to
+ * its device there), or line (the one-line form: the facts inline). */
+static json_t *case_to_json(const struct case_result *r, const struct gpu_facts *devices,
+                            size_t ndevices, int line) {
   json_t *o = json_object();
   put(o, "index", json_integer(r->index));
   put(o, "plugin", jstr(r->plugin));
@@ -193,7 +329,10 @@ static json_t *case_to_json(const struct case_result *r) {
   json_t *s = json_object();
   put(s, "host_ns", samples_to_json(r->host_clock_ns, r->nsamples));
   put(s, "device_ns", r->device_ns ? samples_to_json(r->device_ns, r->nsamples) : json_null());
+  if (r->clock_mhz) put(s, "clock_mhz", clock_samples_to_json(r->clock_mhz, r->nsamples));
   put(o, "samples", s);
+  /* optional: absent when the plugin named no device and reported no clock */
+  if (r->telemetry) put(o, "telemetry", telemetry_to_json(r->telemetry, devices, ndevices, line));
   return o;
 }
 
@@ -227,7 +366,7 @@ static json_t *steady_to_json(const struct run_steady *m) {
   return o;
 }
 
-static json_t *env_to_json(const struct run_env *e) {
+static json_t *env_to_json(const struct run_env *e, const struct gpu_facts *devices, size_t ndevices) {
   json_t *o = json_object();
   put(o, "date", jstr(e->date));
   put(o, "started", jstr(e->started));
@@ -244,6 +383,11 @@ static json_t *env_to_json(const struct run_env *e) {
   put(o, "tag", jstr(e->tag));
   put(o, "mode", jstr(e->mode));
   if (e->steady.known) put(o, "steadiness", steady_to_json(&e->steady));
+  if (ndevices) { /* optional: only runs whose cases named a device the library described */
+    json_t *a = json_array();
+    for (size_t i = 0; i < ndevices; i++) json_array_append_new(a, facts_to_json(&devices[i]));
+    put(o, "devices", a);
+  }
   return o;
 }
 
@@ -263,20 +407,24 @@ static char *dump(json_t *root, size_t flags, int newline) {
 char *run_file_to_json(const struct run_file *f) {
   json_t *root = json_object();
   put(root, "schema", json_string(BENCH_RESULT_SCHEMA));
-  put(root, "env", env_to_json(&f->env));
+  struct gpu_facts *devices = NULL;
+  size_t ndevices = run_file_devices(f, &devices);
+  put(root, "env", env_to_json(&f->env, devices, ndevices));
   json_t *p = json_object();
   put(p, "name", jstr(f->plugin));
   put(p, "path", jstr(f->plugin_path));
   put(p, "sha256", jstr(f->plugin_sha256));
   put(root, "plugin", p);
   json_t *cases = json_array();
-  for (size_t i = 0; i < f->ncases; i++) json_array_append_new(cases, case_to_json(&f->cases[i]));
+  for (size_t i = 0; i < f->ncases; i++)
+    json_array_append_new(cases, case_to_json(&f->cases[i], devices, ndevices, 0));
   put(root, "cases", cases);
+  free(devices);
   return dump(root, JSON_PRESERVE_ORDER | JSON_INDENT(2) | DUMP_REAL, 1);
 }
 
 char *case_result_to_json_line(const struct case_result *r) {
-  return dump(case_to_json(r), JSON_PRESERVE_ORDER | JSON_COMPACT | DUMP_REAL, 0);
+  return dump(case_to_json(r, NULL, 0, 1), JSON_PRESERVE_ORDER | JSON_COMPACT | DUMP_REAL, 0);
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -506,7 +654,242 @@ static int check_from_json(const struct reader *rd, const json_t *obj, struct ch
   return 0;
 }
 
-static int case_fields_from_json(const struct reader *rd, const json_t *o, struct case_result *r) {
+/* ---- reading telemetry ---------------------------------------------------- */
+
+/* A reader for obj[key] (or obj[key][i] when i >= 0) below rd: its context
+ * text goes in buf. */
+static struct reader sub_reader(const struct reader *rd, const char *key, long i, char *buf, size_t len) {
+  if (i >= 0) snprintf(buf, len, "%s%s%s[%ld]", rd->ctx, *rd->ctx ? "." : "", key, i);
+  else snprintf(buf, len, "%s%s%s", rd->ctx, *rd->ctx ? "." : "", key);
+  struct reader sub = {rd->err, rd->errlen, buf};
+  return sub;
+}
+
+/* An optional reading: absent or null gives have 0. */
+static int read_gv(const struct reader *rd, const json_t *obj, const char *key, struct gpu_value *out) {
+  const json_t *v = json_object_get(obj, key);
+  out->have = 0;
+  out->v = 0;
+  if (!v || json_is_null(v)) return 0;
+  if (!json_is_number(v)) return fail(rd, key, "expected a number");
+  out->have = 1;
+  out->v = json_number_value(v);
+  return 0;
+}
+
+/* An optional yes/no reading: true 1, false 0. */
+static int read_bool_gv(const struct reader *rd, const json_t *obj, const char *key, struct gpu_value *out) {
+  const json_t *v = json_object_get(obj, key);
+  out->have = 0;
+  out->v = 0;
+  if (!v || json_is_null(v)) return 0;
+  if (!json_is_boolean(v)) return fail(rd, key, "expected true or false");
+  out->have = 1;
+  out->v = json_is_true(v) ? 1 : 0;
+  return 0;
+}
+
+/* A number that must be there; null stands for NaN (the writer's
+ * non-finite, which run_file_validate refuses). */
+static int read_num_or_null(const struct reader *rd, const json_t *obj, const char *key, double *out) {
+  json_t *v;
+  if (member(rd, obj, key, &v)) return -1;
+  if (json_is_null(v)) *out = NAN;
+  else if (json_is_number(v)) *out = json_number_value(v);
+  else return fail(rd, key, "expected a number or null");
+  return 0;
+}
+
+/* An optional object of readings obj[key] = {names[i]: vals[i]}. */
+static int read_group(const struct reader *rd, const json_t *obj, const char *key, int n,
+                      const char *const *names, struct gpu_value *const *vals) {
+  const json_t *o = json_object_get(obj, key);
+  for (int i = 0; i < n; i++) *vals[i] = (struct gpu_value){0, 0};
+  if (!o || json_is_null(o)) return 0;
+  if (!json_is_object(o)) return fail(rd, key, "expected an object");
+  char ctx[160];
+  struct reader sub = sub_reader(rd, key, -1, ctx, sizeof ctx);
+  for (int i = 0; i < n; i++)
+    if (read_gv(&sub, o, names[i], vals[i])) return -1;
+  return 0;
+}
+
+static int facts_from_json(const struct reader *rd, const json_t *o, struct gpu_facts *f) {
+  memset(f, 0, sizeof *f);
+  if (!json_is_object(o)) return fail(rd, NULL, "expected an object");
+  if (read_str_buf(rd, o, "bus_id", f->bus_id, sizeof f->bus_id) ||
+      read_str_buf(rd, o, "name", f->name, sizeof f->name) ||
+      read_str_buf(rd, o, "driver", f->driver, sizeof f->driver) ||
+      read_gv(rd, o, "base_sm_clock_mhz", &f->base_sm_clock_mhz) ||
+      read_gv(rd, o, "max_sm_clock_mhz", &f->max_sm_clock_mhz) ||
+      read_gv(rd, o, "max_mem_clock_mhz", &f->max_mem_clock_mhz) ||
+      read_gv(rd, o, "power_limit_w", &f->power_limit_w) ||
+      read_bool_gv(rd, o, "persistence", &f->persistence) ||
+      read_bool_gv(rd, o, "clocks_locked", &f->app_clocks_set))
+    return -1;
+  const json_t *m = json_object_get(o, "compute_mode");
+  if (m && json_is_string(m)) {
+    for (int i = 0; i < 4 && !f->compute_mode.have; i++)
+      if (strcmp(json_string_value(m), gpu_compute_mode_name(i)) == 0) f->compute_mode = (struct gpu_value){1, i};
+    if (!f->compute_mode.have)
+      return fail(rd, "compute_mode", "unknown value \"%s\" (default, exclusive_thread, prohibited, exclusive_process)",
+                  json_string_value(m));
+  } else if (read_gv(rd, o, "compute_mode", &f->compute_mode)) {
+    return -1;
+  }
+  return 0;
+}
+
+/* The GPU_THR_* bit gpu_throttle_names calls name, or 0. */
+static unsigned throttle_bit(const char *name) {
+  for (unsigned bit = 1; bit; bit <<= 1) {
+    char buf[32];
+    if (gpu_throttle_names(bit, buf, sizeof buf) > 0 && strcmp(buf, name) == 0) return bit;
+  }
+  return 0;
+}
+
+static int throttle_reasons_from_json(const struct reader *rd, const json_t *o, struct case_telemetry *t) {
+  const json_t *a = json_object_get(o, "throttle_reasons");
+  if (!a || json_is_null(a)) return 0;
+  if (!json_is_array(a)) return fail(rd, "throttle_reasons", "expected an array");
+  t->have_throttle = 1;
+  for (size_t i = 0; i < json_array_size(a); i++) {
+    const json_t *v = json_array_get(a, i);
+    unsigned bit = json_is_string(v) ? throttle_bit(json_string_value(v)) : 0;
+    if (!bit) {
+      char ctx[160];
+      struct reader sub = sub_reader(rd, "throttle_reasons", (long)i, ctx, sizeof ctx);
+      return fail(&sub, NULL, "not a throttle reason (gpu_idle, app_clocks, sw_power_cap, hw_slowdown, "
+                              "sync_boost, sw_thermal, hw_thermal, hw_power_brake, display_clocks, other)");
+    }
+    t->throttle |= bit;
+  }
+  return 0;
+}
+
+/* "device" (a bus id of env.devices: the facts wait there, see
+ * GPU_FACTS_PENDING) or "facts" (inline), or neither. */
+static int telemetry_facts_from_json(const struct reader *rd, const json_t *o, int allow_ref,
+                                     struct case_telemetry *t) {
+  const json_t *dev = json_object_get(o, "device"), *facts = json_object_get(o, "facts");
+  if (dev && facts) return fail(rd, "device", "given with \"facts\" (one or the other)");
+  if (facts) {
+    char ctx[160];
+    struct reader sub = sub_reader(rd, "facts", -1, ctx, sizeof ctx);
+    return facts_from_json(&sub, facts, &t->facts);
+  }
+  if (!dev) return 0;
+  if (!allow_ref) return fail(rd, "device", "a case on its own cannot refer to env.devices (expected \"facts\")");
+  if (!json_is_string(dev) || !json_string_value(dev)[0]) return fail(rd, "device", "expected a bus id");
+  if (strlen(json_string_value(dev)) >= sizeof t->facts.bus_id)
+    return fail(rd, "device", "longer than %zu characters", sizeof t->facts.bus_id - 1);
+  strcpy(t->facts.bus_id, json_string_value(dev));
+  t->facts.persistence.have = GPU_FACTS_PENDING;
+  return 0;
+}
+
+static int telemetry_from_json(const struct reader *rd, const json_t *o, int allow_ref, struct case_telemetry *t) {
+  if (!json_is_object(o)) return fail(rd, NULL, "expected an object or null");
+  if (read_str_buf(rd, o, "bus_id", t->bus_id, sizeof t->bus_id) ||
+      read_str_buf(rd, o, "library", t->library, sizeof t->library) ||
+      read_str_buf(rd, o, "note", t->note, sizeof t->note) || telemetry_facts_from_json(rd, o, allow_ref, t) ||
+      read_num_or_null(rd, o, "interval_ms", &t->interval_ms) || read_size(rd, o, "readings", &t->readings))
+    return -1;
+  static const char *const mean_min_max[] = {"mean", "min", "max"};
+  static const char *const power[] = {"mean", "max", "limit"};
+  static const char *const times[] = {"power", "thermal", "sync_boost"};
+  struct gpu_value *sm[] = {&t->sm_clock_mean, &t->sm_clock_min, &t->sm_clock_max};
+  struct gpu_value *mem[] = {&t->mem_clock_mean, &t->mem_clock_min, &t->mem_clock_max};
+  struct gpu_value *pw[] = {&t->power_mean, &t->power_max, &t->power_limit};
+  struct gpu_value *thr[] = {&t->throttle_ns[GPU_THR_TIME_POWER], &t->throttle_ns[GPU_THR_TIME_THERMAL],
+                             &t->throttle_ns[GPU_THR_TIME_SYNC_BOOST]};
+  if (read_group(rd, o, "sm_clock_mhz", 3, mean_min_max, sm) ||
+      read_group(rd, o, "mem_clock_mhz", 3, mean_min_max, mem) || read_group(rd, o, "power_w", 3, power, pw) ||
+      read_gv(rd, o, "temp_c_max", &t->temp_max) || read_gv(rd, o, "mem_temp_c_max", &t->mem_temp_max) ||
+      throttle_reasons_from_json(rd, o, t) || read_group(rd, o, "throttle_ns", 3, times, thr) ||
+      read_gv(rd, o, "other_processes_max", &t->other_procs_max))
+    return -1;
+  const json_t *a = json_object_get(o, "xcd_clock_mhz");
+  if (a && !json_is_null(a)) {
+    if (!json_is_array(a)) return fail(rd, "xcd_clock_mhz", "expected an array");
+    if (json_array_size(a) > GPU_MAX_XCD) return fail(rd, "xcd_clock_mhz", "more than %d XCDs", GPU_MAX_XCD);
+    t->nxcd = (int)json_array_size(a);
+    for (int i = 0; i < t->nxcd; i++) {
+      char ctx[160];
+      struct reader sub = sub_reader(rd, "xcd_clock_mhz", i, ctx, sizeof ctx);
+      const json_t *x = json_array_get(a, (size_t)i);
+      if (!json_is_object(x)) return fail(&sub, NULL, "expected an object");
+      if (read_gv(&sub, x, "mean", &t->xcd_clock_mean[i]) || read_gv(&sub, x, "min", &t->xcd_clock_min[i])) return -1;
+    }
+  }
+  const json_t *b = json_object_get(o, "in_band");
+  if (b && !json_is_null(b)) {
+    char ctx[160];
+    struct reader sub = sub_reader(rd, "in_band", -1, ctx, sizeof ctx);
+    if (!json_is_object(b)) return fail(rd, "in_band", "expected an object");
+    if (read_num_or_null(&sub, b, "default_clock_mhz", &t->default_clock_mhz) ||
+        read_size(&sub, b, "samples", &t->clock_samples) || read_num_or_null(&sub, b, "mean", &t->clock_mean) ||
+        read_num_or_null(&sub, b, "min", &t->clock_min) || read_num_or_null(&sub, b, "max", &t->clock_max))
+      return -1;
+  }
+  const json_t *rule = json_object_get(o, "throttle_rule");
+  if (rule && !json_is_null(rule)) {
+    char ctx[160];
+    struct reader sub = sub_reader(rd, "throttle_rule", -1, ctx, sizeof ctx);
+    if (!json_is_object(rule)) return fail(rd, "throttle_rule", "expected an object");
+    if (read_num_or_null(&sub, rule, "threshold", &t->threshold) ||
+        read_num_or_null(&sub, rule, "reference_mhz", &t->reference_mhz) ||
+        read_size(&sub, rule, "discarded", &t->discarded) || read_num_or_null(&sub, rule, "recovery_s", &t->recovery_s))
+      return -1;
+  }
+  return read_bool(rd, o, "throttled", &t->throttled) ||
+                 read_str_buf(rd, o, "throttled_by", t->throttled_by, sizeof t->throttled_by)
+             ? -1
+             : 0;
+}
+
+/* samples.clock_mhz: optional; null entries (no clock that sample) are NaN. */
+static int clock_samples_from_json(const struct reader *rd, const json_t *samples, size_t n, double **out) {
+  const json_t *a = json_object_get(samples, "clock_mhz");
+  *out = NULL;
+  if (!a || json_is_null(a)) return 0;
+  if (!json_is_array(a)) return fail(rd, "clock_mhz", "expected an array or null");
+  if (json_array_size(a) != n) return fail(rd, "clock_mhz", "has %zu values, nsamples is %zu", json_array_size(a), n);
+  double *x = xmalloc((n ? n : 1) * sizeof *x);
+  for (size_t i = 0; i < n; i++) {
+    const json_t *v = json_array_get(a, i);
+    if (json_is_null(v)) {
+      x[i] = NAN;
+    } else if (json_is_number(v)) {
+      x[i] = json_number_value(v);
+    } else {
+      free(x);
+      return fail(rd, "clock_mhz", "value %zu is not a number or null", i);
+    }
+  }
+  *out = x;
+  return 0;
+}
+
+int run_file_resolve_devices(struct run_file *f, char *err, size_t errlen) {
+  for (size_t i = 0; i < f->ncases; i++) {
+    struct case_telemetry *t = f->cases[i].telemetry;
+    if (!t || t->facts.persistence.have != GPU_FACTS_PENDING) continue;
+    size_t k = 0;
+    while (k < f->env.ndevices && strcmp(f->env.devices[k].bus_id, t->facts.bus_id) != 0) k++;
+    if (k == f->env.ndevices) {
+      if (err && errlen)
+        snprintf(err, errlen, "cases[%zu].telemetry.device: \"%s\" is not in env.devices", i, t->facts.bus_id);
+      return -1;
+    }
+    t->facts = f->env.devices[k];
+  }
+  return 0;
+}
+
+static int case_fields_from_json(const struct reader *rd, const json_t *o, int allow_ref,
+                                 struct case_result *r) {
   char *s = NULL;
   if (!json_is_object(o)) return fail(rd, NULL, "expected an object");
   if (read_int(rd, o, "index", &r->index) || read_str(rd, o, "plugin", &r->plugin) ||
@@ -566,14 +949,22 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, struc
   snprintf(ctx, sizeof ctx, "%s%ssamples", rd->ctx, *rd->ctx ? "." : "");
   struct reader sub = {rd->err, rd->errlen, ctx};
   if (read_samples(&sub, samples, "host_ns", r->nsamples, 0, &r->host_clock_ns) ||
-      read_samples(&sub, samples, "device_ns", r->nsamples, 1, &r->device_ns))
+      read_samples(&sub, samples, "device_ns", r->nsamples, 1, &r->device_ns) ||
+      clock_samples_from_json(&sub, samples, r->nsamples, &r->clock_mhz))
     return -1;
+  const json_t *t = json_object_get(o, "telemetry");
+  if (t && !json_is_null(t)) { /* optional: absent when no device was named */
+    r->telemetry = xcalloc(1, sizeof *r->telemetry);
+    char tctx[128];
+    struct reader tsub = sub_reader(rd, "telemetry", -1, tctx, sizeof tctx);
+    if (telemetry_from_json(&tsub, t, allow_ref, r->telemetry)) return -1;
+  }
   return 0;
 }
 
-static int case_from_json(const struct reader *rd, const json_t *o, struct case_result *r) {
+static int case_from_json(const struct reader *rd, const json_t *o, int allow_ref, struct case_result *r) {
   case_result_init(r);
-  if (case_fields_from_json(rd, o, r)) {
+  if (case_fields_from_json(rd, o, allow_ref, r)) {
     case_result_release(r);
     return -1;
   }
@@ -641,6 +1032,26 @@ static int steady_from_json(const struct reader *rd, const json_t *env, struct r
   return 0;
 }
 
+/* The optional "devices" (runs with no device described have none). */
+static int devices_from_json(const struct reader *rd, const json_t *env, struct run_env *e) {
+  const json_t *a = json_object_get(env, "devices");
+  if (!a || json_is_null(a)) return 0;
+  if (!json_is_array(a)) return fail(rd, "devices", "expected an array");
+  size_t n = json_array_size(a);
+  e->devices = xcalloc(n ? n : 1, sizeof *e->devices);
+  for (size_t i = 0; i < n; i++) {
+    char ctx[64];
+    struct reader sub = sub_reader(rd, "devices", (long)i, ctx, sizeof ctx);
+    struct gpu_facts *d = &e->devices[i];
+    if (facts_from_json(&sub, json_array_get(a, i), d)) return -1;
+    if (!d->bus_id[0]) return fail(&sub, "bus_id", "missing (a device is named by its bus id)");
+    for (size_t k = 0; k < i; k++)
+      if (strcmp(e->devices[k].bus_id, d->bus_id) == 0) return fail(&sub, "bus_id", "\"%s\" twice", d->bus_id);
+    e->ndevices = i + 1;
+  }
+  return 0;
+}
+
 static int env_from_json(const struct reader *rd, const json_t *root, struct run_env *e) {
   json_t *o;
   if (read_object(rd, root, "env", &o)) return -1;
@@ -653,7 +1064,8 @@ static int env_from_json(const struct reader *rd, const json_t *root, struct run
       read_str(&sub, o, "command", &e->command) || read_str(&sub, o, "preset", &e->preset) ||
       read_str(&sub, o, "preset_sha256", &e->preset_sha256) ||
       read_str(&sub, o, "tag", &e->tag) || read_str(&sub, o, "mode", &e->mode) ||
-      caches_from_json(&sub, o, &e->caches) || steady_from_json(&sub, o, &e->steady))
+      caches_from_json(&sub, o, &e->caches) || steady_from_json(&sub, o, &e->steady) ||
+      devices_from_json(&sub, o, e))
     return -1;
   return 0;
 }
@@ -687,10 +1099,10 @@ static int run_file_fields(const struct reader *rd, const json_t *root, struct r
     char ctx[32];
     snprintf(ctx, sizeof ctx, "cases[%zu]", i);
     struct reader csub = {rd->err, rd->errlen, ctx};
-    if (case_from_json(&csub, json_array_get(cases, i), &f->cases[i])) return -1;
+    if (case_from_json(&csub, json_array_get(cases, i), 1, &f->cases[i])) return -1;
     f->ncases = i + 1;
   }
-  return 0;
+  return run_file_resolve_devices(f, rd->err, rd->errlen);
 }
 
 int run_file_from_json(const char *text, struct run_file *f, char *err, size_t errlen) {
@@ -735,7 +1147,7 @@ int case_result_from_json_buf(const char *text, size_t len, size_t i, struct cas
   char ctx[32];
   snprintf(ctx, sizeof ctx, "cases[%zu]", i);
   struct reader rd = {err, errlen, ctx};
-  int rc = case_from_json(&rd, root, r);
+  int rc = case_from_json(&rd, root, 1, r);
   json_decref(root);
   return rc;
 }
@@ -746,7 +1158,7 @@ int case_result_from_json_line(const char *text, struct case_result *r, char *er
   json_t *root = parse(text, err, errlen);
   if (!root) return -1;
   struct reader rd = {err, errlen, ""};
-  int rc = case_from_json(&rd, root, r);
+  int rc = case_from_json(&rd, root, 0, r);
   json_decref(root);
   return rc;
 }

@@ -88,7 +88,8 @@ static void check_timings(struct case_result *r, struct timing_report *rep) {
   for (int k = 0; k < BAD_CLASSES; k++) rep->count[k] += count[k];
   free(r->host_clock_ns);
   free(r->device_ns);
-  r->host_clock_ns = r->device_ns = NULL;
+  free(r->clock_mhz);
+  r->host_clock_ns = r->device_ns = r->clock_mhz = NULL;
   r->nsamples = 0;
   memset(&r->host_clock, 0, sizeof r->host_clock);
   memset(&r->device, 0, sizeof r->device);
@@ -111,7 +112,8 @@ static void took_case(struct case_result *r, unsigned flags, struct timing_repor
   if (flags & RESULTS_READ_NO_SAMPLES) {
     free(r->host_clock_ns);
     free(r->device_ns);
-    r->host_clock_ns = r->device_ns = NULL;
+    free(r->clock_mhz);
+    r->host_clock_ns = r->device_ns = r->clock_mhz = NULL;
   }
 }
 
@@ -372,6 +374,11 @@ static int stream_file(int fd, size_t cap, unsigned flags, struct run_file *f,
       s.cases.cases = NULL;
       s.cases.ncases = 0;
       *rep = s.rep;
+      /* the cases were read before the header: their devices now */
+      if (run_file_resolve_devices(f, err, errlen) != 0) {
+        run_file_release(f);
+        rc = -1;
+      }
     }
   }
   for (size_t i = 0; i < s.cases.ncases; i++) case_result_release(&s.cases.cases[i]);

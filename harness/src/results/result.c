@@ -173,6 +173,7 @@ void run_env_release(struct run_env *e) {
   free(e->preset_sha256);
   free(e->tag);
   free(e->mode);
+  free(e->devices);
   memset(e, 0, sizeof *e);
 }
 
@@ -184,6 +185,56 @@ void run_file_release(struct run_file *f) {
   for (size_t i = 0; i < f->ncases; i++) case_result_release(&f->cases[i]);
   free(f->cases);
   memset(f, 0, sizeof *f);
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+static int same_value(struct gpu_value a, struct gpu_value b) {
+  return a.have == b.have && (!a.have || a.v == b.v || (isnan(a.v) && isnan(b.v)));
+}
+
+/* The facts' values, in one list (for loops over them). */
+#define FACT_VALUES(f) \
+  { &(f)->base_sm_clock_mhz, &(f)->max_sm_clock_mhz, &(f)->max_mem_clock_mhz, &(f)->power_limit_w, \
+    &(f)->persistence, &(f)->compute_mode, &(f)->app_clocks_set }
+enum { NFACT_VALUES = 7 };
+
+int gpu_facts_empty(const struct gpu_facts *f) {
+  const struct gpu_value *v[NFACT_VALUES] = FACT_VALUES(f);
+  if (f->name[0] || f->driver[0] || f->bus_id[0]) return 0;
+  for (int i = 0; i < NFACT_VALUES; i++)
+    if (v[i]->have) return 0;
+  return 1;
+}
+
+int gpu_facts_same(const struct gpu_facts *a, const struct gpu_facts *b) {
+  const struct gpu_value *x[NFACT_VALUES] = FACT_VALUES(a), *y[NFACT_VALUES] = FACT_VALUES(b);
+  if (strcmp(a->name, b->name) || strcmp(a->driver, b->driver) || strcmp(a->bus_id, b->bus_id)) return 0;
+  for (int i = 0; i < NFACT_VALUES; i++)
+    if (!same_value(*x[i], *y[i])) return 0;
+  return 1;
+}
+
+const char *gpu_compute_mode_name(double mode) {
+  static const char *const names[] = {"default", "exclusive_thread", "prohibited", "exclusive_process"};
+  for (int i = 0; i < 4; i++)
+    if (mode == i) return names[i];
+  return NULL;
+}
+
+size_t run_file_devices(const struct run_file *f, struct gpu_facts **out) {
+  size_t n = 0;
+  *out = NULL;
+  for (size_t i = 0; i < f->ncases; i++) {
+    const struct case_telemetry *t = f->cases[i].telemetry;
+    if (!t || !t->facts.bus_id[0] || gpu_facts_empty(&t->facts)) continue;
+    size_t k = 0;
+    while (k < n && strcmp((*out)[k].bus_id, t->facts.bus_id) != 0) k++;
+    if (k < n) continue;
+    *out = xrealloc(*out, (n + 1) * sizeof **out);
+    (*out)[n++] = t->facts;
+  }
+  return n;
 }
 
 /* ---- validation: what no run file bench wrote can hold ---------------- */
@@ -202,6 +253,52 @@ static int ok_signalled(const struct case_result *r) {
   return r->status == CASE_OK && r->signal != 0;
 }
 
+/* A telemetry number: finite and not negative (temperatures: not below
+ * -50 C, as gpu_telemetry.h drops); an absent value (have 0) holds none. */
+static int bad_num(double v) { return !(v >= 0) || isinf(v); }
+static int bad_gv(struct gpu_value g) { return g.have && bad_num(g.v); }
+static int bad_temp(struct gpu_value g) { return g.have && (!(g.v >= -50) || isinf(g.v)); }
+
+static int bad_facts(const struct gpu_facts *f) {
+  const struct gpu_value *v[NFACT_VALUES] = FACT_VALUES(f);
+  for (int i = 0; i < NFACT_VALUES; i++)
+    if (v[i]->have != GPU_FACTS_PENDING && bad_gv(*v[i])) return 1;
+  return 0;
+}
+
+static int bad_telemetry(const struct case_result *r) {
+  const struct case_telemetry *t = r->telemetry;
+  if (!t) return 0;
+  if (t->nxcd < 0 || t->nxcd > GPU_MAX_XCD || bad_facts(&t->facts)) return 1;
+  const struct gpu_value v[] = {t->sm_clock_mean, t->sm_clock_min, t->sm_clock_max, t->mem_clock_mean,
+                                t->mem_clock_min, t->mem_clock_max, t->power_mean, t->power_max,
+                                t->power_limit, t->other_procs_max};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    if (bad_gv(v[i])) return 1;
+  for (int i = 0; i < t->nxcd; i++)
+    if (bad_gv(t->xcd_clock_mean[i]) || bad_gv(t->xcd_clock_min[i])) return 1;
+  for (int i = 0; i < GPU_THR_TIMES; i++)
+    if (bad_gv(t->throttle_ns[i])) return 1;
+  if (bad_temp(t->temp_max) || bad_temp(t->mem_temp_max)) return 1;
+  const double d[] = {t->interval_ms, t->default_clock_mhz, t->clock_mean, t->clock_min,
+                      t->clock_max,   t->threshold,         t->reference_mhz, t->recovery_s};
+  for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+    if (bad_num(d[i])) return 1;
+  return 0;
+}
+
+static int unresolved_device(const struct case_result *r) {
+  return r->telemetry && r->telemetry->facts.persistence.have == GPU_FACTS_PENDING;
+}
+
+/* A sample's in-band clock: not negative, not infinite; NaN (JSON null)
+ * when that sample had none. */
+static int bad_clock_samples(const struct case_result *r) {
+  for (size_t i = 0; r->clock_mhz && i < r->nsamples; i++)
+    if (r->clock_mhz[i] < 0 || isinf(r->clock_mhz[i])) return 1;
+  return 0;
+}
+
 static const struct case_rule {
   int (*broken)(const struct case_result *r);
   const char *what;
@@ -215,6 +312,9 @@ static const struct case_rule {
     {bad_batch, "negative batch or warmup_iters"},
     {ok_failed_check, "status OK with a failed check"},
     {ok_signalled, "status OK but killed by a signal"},
+    {unresolved_device, "telemetry.device names no device of env.devices"},
+    {bad_telemetry, "telemetry holds a negative or non-finite number"},
+    {bad_clock_samples, "samples.clock_mhz holds a negative or infinite value"},
 };
 
 int run_file_validate(const struct run_file *f, char *err, size_t errlen) {

@@ -193,6 +193,12 @@ struct run_env {
   char *tag;           /* --tag or NULL */
   char *mode;          /* "perf" or "debug" */
   struct run_steady steady; /* JSON "steadiness", absent when not known */
+  /* The GPUs of the run as the JSON reader found them in env.devices (one
+   * per bus id); the reader has already put each into the cases that name
+   * it (their telemetry->facts). The writers ignore this list and build
+   * theirs from the cases (run_file_devices). */
+  size_t ndevices;
+  struct gpu_facts *devices;
 };
 void run_env_release(struct run_env *e); /* frees the strings, leaves *e zeroed */
 
@@ -209,6 +215,20 @@ struct run_file {
  * everything, cases included, and leaves *f zeroed. */
 void run_file_release(struct run_file *f);
 
+/* The devices of a run for its header: the facts of the cases' telemetry,
+ * one per distinct (non-empty) bus id, the first case's facts for each, in
+ * the order first seen. *out is a new array (NULL when none); returns the
+ * count. */
+size_t run_file_devices(const struct run_file *f, struct gpu_facts **out);
+/* 1 when f holds nothing (no strings, no value). */
+int gpu_facts_empty(const struct gpu_facts *f);
+/* 1 when a and b say the same (strings, and each value's have and, when
+ * had, its number). */
+int gpu_facts_same(const struct gpu_facts *a, const struct gpu_facts *b);
+/* "default", "exclusive_thread", "prohibited", "exclusive_process" for
+ * NVML's compute modes 0..3; NULL otherwise. */
+const char *gpu_compute_mode_name(double mode);
+
 /* Facts a run file bench wrote always holds (case_rules in result.c): no
  * negative index, wall_s, flops, bytes, batch or warmup_iters, no
  * non-finite wall_s/flops/bytes, an exit code of -1 or 0..255, no negative
@@ -217,5 +237,13 @@ void run_file_release(struct run_file *f);
  * reader reads such files exactly (round trips stay exact); the rollup
  * refuses them. */
 int run_file_validate(const struct run_file *f, char *err, size_t errlen);
+/* Also refused: telemetry numbers that are negative or not finite (a
+ * temperature below -50 C), an XCD count outside 0..GPU_MAX_XCD, a
+ * samples.clock_mhz value that is negative or infinite (NaN, JSON null:
+ * that sample had no in-band clock), and a case whose telemetry refers to
+ * a device env.devices lacks. While the JSON reader waits for
+ * env.devices, such a case's telemetry->facts holds only the bus id and
+ * persistence.have == GPU_FACTS_PENDING. */
+#define GPU_FACTS_PENDING (-1)
 
 #endif

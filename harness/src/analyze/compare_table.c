@@ -309,7 +309,7 @@ static void default_note(struct text_table *t, const struct compare_terms *ct) {
   }
   if (gpu) {
     table_note_addf(t, "%s%s%s", steady ? ", " : "", fg, lead);
-    if (kinds > 1) table_note_addf(t, " its GPU was steady (measured on a GPU: %s)", ct->gpu_backend);
+    if (kinds > 1) table_note_addf(t, " its GPU was steady (%s's figure, measured on a GPU)", ct->gpu_backend);
     lead = " where";
   }
   if (busy) {

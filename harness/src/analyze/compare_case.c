@@ -260,6 +260,7 @@ void compare_case_sides(const struct case_side *old, const struct case_side *new
     if (co > 0.0 && cn > 0.0 && fabs(cn / co - 1.0) > COMPARE_DEVICE_CLOCKS_APART) {
       so.machine = sn.machine = CS_MACHINE_DEVICE_BUSY;
       so.device_why = sn.device_why = CMP_DEV_CLOCKS_MOVED;
+      so.brief = sn.brief = 0; /* busy: the brief rule is moot */
       set_prior(&so, o);
       set_prior(&sn, n);
     }

@@ -15,7 +15,14 @@
  * device=1 (device samples too, 0.9 x the host ones), batch=N, settled=0 (the run
  * did not reach its noise target), devname=NAME (the
  * "device" info; '_' stands for a blank), check=METHOD (a passed check),
- * note=TEXT (the "note" info, '_' a blank: "tuned_(cache_/x/c.tsv)"). */
+ * note=TEXT (the "note" info, '_' a blank: "tuned_(cache_/x/c.tsv)"),
+ * gpu=KIND:MHZ (the case's GPU telemetry, results/result.h struct
+ * case_telemetry: NVML's readings and the in-band clock at MHZ over the
+ * case; KIND steady (no throttle reason but idle, no other process, the
+ * clock within 1%), powercap (steady, but sw_power_cap seen), busy
+ * (another process on the device), clock (the SM clock down to 90% of
+ * its mean), throttled (most samples under 75% of the 1980 MHz default
+ * clock: kept and marked), inband (steady, the in-band clock alone)). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +35,57 @@ static uint64_t rng_state;
 static double uniform(void) {
   rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
   return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* The telemetry gpu=KIND:MHZ describes (NULL, message printed, when KIND
+ * is unknown). */
+static struct case_telemetry *gpu_of(const char *spec, int lineno) {
+  char kind[32] = "";
+  double mhz = 1980;
+  if (sscanf(spec, "%31[a-z]:%lf", kind, &mhz) < 1 || !(mhz > 0)) kind[0] = '\0';
+  static const char *const kinds[] = {"steady", "powercap", "busy", "clock", "throttled", "inband"};
+  int known = 0;
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) known |= strcmp(kind, kinds[i]) == 0;
+  if (!known) {
+    fprintf(stderr, "gen_results: line %d: unknown gpu=%s\n", lineno, spec);
+    return NULL;
+  }
+  struct case_telemetry *t = xcalloc(1, sizeof *t);
+  snprintf(t->bus_id, sizeof t->bus_id, "00000000:19:00.0");
+  snprintf(t->facts.bus_id, sizeof t->facts.bus_id, "00000000:19:00.0");
+  snprintf(t->facts.name, sizeof t->facts.name, "Planted GPU");
+  t->facts.max_sm_clock_mhz = (struct gpu_value){1, 1980};
+  t->facts.power_limit_w = (struct gpu_value){1, 700};
+  int inband_only = strcmp(kind, "inband") == 0;
+  if (inband_only) snprintf(t->note, sizeof t->note, "no management library");
+  else {
+    snprintf(t->library, sizeof t->library, "nvml");
+    t->interval_ms = 50;
+    t->readings = 6;
+    t->sm_clock_mean = (struct gpu_value){1, mhz};
+    t->sm_clock_min = (struct gpu_value){1, strcmp(kind, "clock") == 0 ? 0.9 * mhz : 0.995 * mhz};
+    t->sm_clock_max = (struct gpu_value){1, 1.005 * mhz};
+    t->power_mean = (struct gpu_value){1, 450};
+    t->power_max = (struct gpu_value){1, 520};
+    t->power_limit = (struct gpu_value){1, 700};
+    t->temp_max = (struct gpu_value){1, 61};
+    t->have_throttle = 1;
+    t->throttle = GPU_THR_GPU_IDLE | (strcmp(kind, "powercap") == 0 ? GPU_THR_SW_POWER_CAP : 0u);
+    for (int i = 0; i < GPU_THR_TIMES; i++) t->throttle_ns[i] = (struct gpu_value){1, 0};
+    t->other_procs_max = (struct gpu_value){1, strcmp(kind, "busy") == 0 ? 1 : 0};
+  }
+  t->default_clock_mhz = 1980;
+  t->clock_samples = 40;
+  t->clock_mean = mhz, t->clock_min = 0.995 * mhz, t->clock_max = 1.005 * mhz;
+  t->threshold = 0.75, t->reference_mhz = 1980;
+  if (strcmp(kind, "throttled") == 0) {
+    t->throttled = 1;
+    t->discarded = 12;
+    t->recovery_s = 0.6;
+    t->throttle |= GPU_THR_SW_POWER_CAP;
+    snprintf(t->throttled_by, sizeof t->throttled_by, "clock %.0f MHz < 75%% of 1980 MHz (sw_power_cap)", mhz);
+  }
+  return t;
 }
 
 static int save(const char *dir, struct run_file *f) {
@@ -117,6 +175,10 @@ int main(int argc, char **argv) {
         else if (strcmp(tok[k], "device") == 0) device = atoi(v);
         else if (strcmp(tok[k], "batch") == 0) batch = atoi(v);
         else if (strcmp(tok[k], "settled") == 0) settled = atoi(v);
+        else if (strcmp(tok[k], "gpu") == 0) {
+          free(r->telemetry);
+          if (!(r->telemetry = gpu_of(v, lineno))) return 2;
+        }
         else if (strcmp(tok[k], "devname") == 0) {
           char *name = xstrdup(v);
           for (char *q = name; *q; q++)

@@ -156,7 +156,8 @@ static void test_table(void) {
   compare_table_build(rows, n, &s, &v, &t);
   char *csv = table_render(&t, TABLE_CSV, 0);
   const char *header = "plugin,params,tag,old_status,new_status,old_median_ns,new_median_ns,ratio,ci_lo,ci_hi,p,"
-                       "verdict,old_runs,old_term,old_between,new_runs,new_term,new_between,old_machine,new_machine\n";
+                       "verdict,old_runs,old_term,old_between,new_runs,new_term,new_between,old_machine,new_machine,"
+                       "old_throttled,new_throttled\n";
   CHECK(strncmp(csv, header, strlen(header)) == 0);
   CHECK(strstr(csv, "\npa,c=gone,,OK,,") != NULL);
   free(csv);

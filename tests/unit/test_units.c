@@ -1,11 +1,15 @@
 /* The one formatter for durations and rates (core/units.c), and the
- * terminal's case line that uses it (results/case_line.c). */
+ * terminal's case line that uses it (results/case_line.c), the run's lines
+ * (run/run_lines.c: a telemetry note once a run) and its summary
+ * (results/run_summary.c: throttled cases listed, never compared). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/units.h"
 #include "results/case_line.h"
+#include "results/run_summary.h"
+#include "run/run_lines.h"
 #include "test.h"
 
 #define CHECK_FMT(expr, want) \
@@ -129,4 +133,132 @@ static void test_case_label(void) {
   case_result_release(&r);
 }
 
-TEST_MAIN(TEST_ENTRY(test_times), TEST_ENTRY(test_times_fixed), TEST_ENTRY(test_numbers), TEST_ENTRY(test_case_line), TEST_ENTRY(test_case_label))
+/* A GPU case: OK, timed; throttled when asked; with a telemetry note. */
+static void gpu_case(struct case_result *r, int index, const char *variant, double median, int throttled,
+                     const char *note) {
+  case_result_init(r);
+  r->plugin = strdup("cuda_gemm");
+  r->index = index;
+  r->nsamples = 5;
+  r->batch = 1;
+  r->device.n = 5;
+  r->device.median = median;
+  r->settled = 1;
+  kv_list_add(&r->nparams, &r->params, "variant", variant);
+  r->telemetry = calloc(1, sizeof *r->telemetry);
+  snprintf(r->telemetry->bus_id, sizeof r->telemetry->bus_id, "0000:3b:00.0");
+  snprintf(r->telemetry->note, sizeof r->telemetry->note, "%s", note);
+  r->telemetry->throttled = throttled;
+  if (throttled)
+    snprintf(r->telemetry->throttled_by, sizeof r->telemetry->throttled_by,
+             "clock 1080 MHz < 75%% of 1980 MHz (sw_power_cap)");
+}
+
+static void test_case_line_throttled(void) {
+  struct case_result r;
+  gpu_case(&r, 0, "a", 11000, 1, "");
+  struct case_line_style st = {0, 0, 0, 0};
+  char *line = case_line(&r, 12, &st);
+  CHECK_STR(line, "[ 1/12] cuda_gemm variant=a  OK       11.00 us +-0.00%                 unchecked  "
+                  "THROTTLED: clock 1080 MHz < 75% of 1980 MHz (sw_power_cap)\n");
+  free(line);
+  r.telemetry->throttled = 0;
+  line = case_line(&r, 12, &st);
+  CHECK(strstr(line, "THROTTLED") == NULL);
+  free(line);
+  case_result_release(&r);
+}
+
+/* Read all of a tmpfile. */
+static char *slurp(FILE *fp) {
+  fflush(fp);
+  long len = ftell(fp);
+  char *buf = calloc(1, (size_t)(len > 0 ? len : 0) + 1);
+  rewind(fp);
+  if (len > 0 && fread(buf, 1, (size_t)len, fp) != (size_t)len) buf[0] = 0;
+  return buf;
+}
+
+static size_t count_of(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+/* The telemetry note (no management library) once a run, whatever the
+ * number of cases that carry it; the throttled case marked on its line. */
+static void test_run_lines_telemetry_note(void) {
+  static const struct bench_param params[] = {{.name = "variant", .type = BENCH_PARAM_STRING, .choices = "a,b"},
+                                              {.name = NULL}};
+  struct bench_plugin desc = {.name = "cuda_gemm", .backend = "cuda", .operation = "gemm", .params = params};
+  struct plugin pl = {.desc = &desc};
+  const struct plugin *pls[] = {&pl};
+  struct case_def defs[3];
+  memset(defs, 0, sizeof defs);
+  for (int i = 0; i < 3; i++) defs[i].plugin = &desc;
+  struct plan p;
+  memset(&p, 0, sizeof p);
+  p.plugins = pls;
+  p.nplugins = 1;
+  p.cases.n = 3;
+  p.cases.cases = defs;
+  FILE *out = tmpfile();
+  REQUIRE(out);
+  struct run_lines l;
+  run_lines_init(&l, &p, out, 0, 0);
+  const char *note = "no NVIDIA or AMD management library: libnvidia-ml.so.1: cannot open shared object file";
+  struct run_summary sum = {0};
+  for (int i = 0; i < 3; i++) {
+    struct case_result r;
+    gpu_case(&r, i, i == 1 ? "b" : "a", i == 1 ? 9000 : 11000, i == 1, note);
+    run_lines_case(&l, &r);
+    run_summary_add(&sum, &desc, &r);
+    case_result_release(&r);
+  }
+  run_lines_flush(&l);
+  run_lines_release(&l);
+  char *text = slurp(out);
+  fclose(out);
+  CHECK(count_of(text, "gpu telemetry: ") == 1);
+  CHECK(strncmp(text, "gpu telemetry: no NVIDIA or AMD management library: libnvidia-ml.so.1: cannot open shared "
+                      "object file\n[ 1/3] cuda_gemm",
+                strlen("gpu telemetry: no NVIDIA or AMD management library: libnvidia-ml.so.1: cannot open shared "
+                       "object file\n[ 1/3] cuda_gemm")) == 0);
+  CHECK(count_of(text, "THROTTLED: clock 1080 MHz") == 1);
+  CHECK(strstr(text, "[ 2/3] cuda_gemm") < strstr(text, "THROTTLED: clock 1080 MHz"));
+  CHECK(strstr(text, "[ 3/3] cuda_gemm") > strstr(text, "THROTTLED: clock 1080 MHz"));
+  free(text);
+
+  /* The summary lists the throttled case and compares no variant with it:
+   * b (9 us, throttled) is not "faster" than a. */
+  out = tmpfile();
+  REQUIRE(out);
+  run_summary_print(&sum, out, 3, 0, 1);
+  text = slurp(out);
+  fclose(out);
+  CHECK(strstr(text, "1 case measured on a throttled GPU") != NULL);
+  CHECK(strstr(text, "  THROTTLED    [2/3] cuda_gemm variant=b (clock 1080 MHz < 75% of 1980 MHz (sw_power_cap))\n") != NULL);
+  CHECK(strstr(text, "variant=b is") == NULL && strstr(text, "than b") == NULL);
+  free(text);
+  run_summary_release(&sum);
+
+  /* the same cases, none throttled: the variants are compared */
+  out = tmpfile();
+  REQUIRE(out);
+  for (int i = 0; i < 2; i++) {
+    struct case_result r;
+    gpu_case(&r, i, i == 1 ? "b" : "a", i == 1 ? 9000 : 11000, 0, "");
+    run_summary_add(&sum, &desc, &r);
+    case_result_release(&r);
+  }
+  run_summary_print(&sum, out, 2, 0, 1);
+  text = slurp(out);
+  fclose(out);
+  CHECK(strstr(text, "cuda_gemm: variant=b is 1.22x faster than a") != NULL);
+  CHECK(strstr(text, "THROTTLED") == NULL);
+  free(text);
+  run_summary_release(&sum);
+}
+
+TEST_MAIN(TEST_ENTRY(test_times), TEST_ENTRY(test_times_fixed), TEST_ENTRY(test_numbers), TEST_ENTRY(test_case_line),
+          TEST_ENTRY(test_case_label), TEST_ENTRY(test_case_line_throttled), TEST_ENTRY(test_run_lines_telemetry_note))

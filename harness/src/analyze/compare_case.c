@@ -73,9 +73,22 @@ static enum verdict speed_verdict(enum cs_verdict v) {
   }
 }
 
+int compare_throttled(const struct case_result *r) {
+  return r && r->telemetry && r->telemetry->throttled;
+}
+
+/* A throttled side holds any speed verdict at NOISY (compare_case.h). */
+static void hold_throttled(struct case_compare *out) {
+  if ((out->old_throttled || out->new_throttled) &&
+      (out->verdict == V_SAME || out->verdict == V_FASTER || out->verdict == V_SLOWER))
+    out->verdict = V_NOISY;
+}
+
 void compare_case(const struct case_result *old, const struct case_result *new_, double threshold,
                   struct case_compare *out) {
   if (status_verdict(old, new_, out)) return;
+  out->old_throttled = compare_throttled(old);
+  out->new_throttled = compare_throttled(new_);
   out->device = rs_has_device(old) && rs_has_device(new_);
   size_t no, nn;
   const double *xo = rs_samples(old, out->device, &no), *xn = rs_samples(new_, out->device, &nn);
@@ -85,6 +98,7 @@ void compare_case(const struct case_result *old, const struct case_result *new_,
   }
   out->timed = 1;
   out->verdict = speed_verdict(cs_verdict_of(&out->c, threshold, COMPARE_ALPHA));
+  hold_throttled(out);
 }
 
 enum cs_machine compare_machine_of(const struct run_steady *m) {
@@ -94,6 +108,60 @@ enum cs_machine compare_machine_of(const struct run_steady *m) {
       !(m->steal <= COMPARE_STEADY_STEAL))
     return CS_MACHINE_BUSY;
   return CS_MACHINE_STEADY;
+}
+
+const char *compare_device_why_name(unsigned bit) {
+  switch (bit) {
+  case CMP_DEV_REASONS: return "throttle_reasons";
+  case CMP_DEV_THROTTLE_TIME: return "throttle_time";
+  case CMP_DEV_OTHER_PROCS: return "other_processes";
+  case CMP_DEV_CLOCK: return "clock_unstable";
+  case CMP_DEV_THROTTLED: return "throttled_samples";
+  case CMP_DEV_CLOCKS_MOVED: return "clocks_moved";
+  default: return "?";
+  }
+}
+
+int compare_device_known(const struct case_result *r) {
+  return r && r->telemetry && (r->telemetry->readings > 0 || r->telemetry->clock_samples > 0);
+}
+
+/* Throttle reasons that do not slow a busy GPU's kernels: idle, the
+ * application clock setting, display clocks, sync boost. */
+#define BENIGN_THROTTLE (GPU_THR_GPU_IDLE | GPU_THR_APP_CLOCKS | GPU_THR_DISPLAY_CLOCKS | GPU_THR_SYNC_BOOST)
+
+enum cs_machine compare_device_of(const struct case_result *r, double timed_ns, unsigned *why) {
+  *why = 0;
+  if (!compare_device_known(r)) return CS_MACHINE_UNKNOWN;
+  const struct case_telemetry *t = r->telemetry;
+  unsigned w = 0;
+  if (t->readings > 0) {
+    if (t->have_throttle && (t->throttle & ~(unsigned)BENIGN_THROTTLE)) w |= CMP_DEV_REASONS;
+    static const int slowing[] = {GPU_THR_TIME_POWER, GPU_THR_TIME_THERMAL};
+    for (size_t i = 0; i < sizeof slowing / sizeof slowing[0]; i++) {
+      const struct gpu_value *v = &t->throttle_ns[slowing[i]];
+      if (v->have && v->v > 0.0 && !(v->v <= COMPARE_DEVICE_THROTTLE_TIME * timed_ns)) w |= CMP_DEV_THROTTLE_TIME;
+    }
+    if (t->other_procs_max.have && t->other_procs_max.v > 0.0) w |= CMP_DEV_OTHER_PROCS;
+    if (t->sm_clock_min.have && t->sm_clock_mean.have &&
+        !(t->sm_clock_min.v >= COMPARE_DEVICE_CLOCK_MIN * t->sm_clock_mean.v))
+      w |= CMP_DEV_CLOCK;
+  }
+  if (t->clock_samples > 0 && !(t->clock_min >= COMPARE_DEVICE_CLOCK_MIN * t->clock_mean)) w |= CMP_DEV_CLOCK;
+  if (t->discarded > 0 || t->throttled) w |= CMP_DEV_THROTTLED;
+  *why = w;
+  return w ? CS_MACHINE_DEVICE_BUSY : CS_MACHINE_DEVICE_STEADY;
+}
+
+/* The mean SM clock of a case's device: the library's when both sides
+ * have it, else the in-band one when both have that; 0 when not both. */
+static void mean_clocks(const struct case_result *a, const struct case_result *b, double *ca, double *cb) {
+  const struct case_telemetry *x = a->telemetry, *y = b->telemetry;
+  *ca = *cb = 0.0;
+  if (!x || !y) return;
+  if (x->readings && y->readings && x->sm_clock_mean.have && y->sm_clock_mean.have)
+    *ca = x->sm_clock_mean.v, *cb = y->sm_clock_mean.v;
+  else if (x->clock_samples && y->clock_samples) *ca = x->clock_mean, *cb = y->clock_mean;
 }
 
 static int all_device(const struct case_side *s) {
@@ -110,6 +178,8 @@ struct side_arrays {
   size_t *n;
   double *hist;
 };
+
+static void set_prior(struct cs_side *cs, const struct case_result *newest);
 
 static int side_of(const struct case_side *s, int device, struct cs_side *cs, struct side_arrays *a) {
   a->x = xcalloc(s->nruns + 1, sizeof *a->x);
@@ -130,23 +200,35 @@ static int side_of(const struct case_side *s, int device, struct cs_side *cs, st
     if (m > 0.0) a->hist[nh++] = m;
   }
   const struct case_result *newest = s->runs[s->nruns - 1];
-  enum cs_machine m = compare_machine_of(s->steady);
   /* how long the newest run timed the case: its samples (per iteration)
    * times their batch */
   double timed_ns = 0.0;
   for (size_t i = 0; i < a->n[s->nruns - 1]; i++) timed_ns += a->x[s->nruns - 1][i];
   timed_ns *= newest->batch > 1 ? newest->batch : 1;
-  int brief = m == CS_MACHINE_STEADY && timed_ns < CS_STEADY_MIN_TIMED_S * 1e9;
+  /* a device-timed case is as steady as its GPU was, when the run saw it
+   * (the CPU's calibration loop says nothing of a kernel's clock) */
+  unsigned why = 0;
+  enum cs_machine m = device && compare_device_known(newest) ? compare_device_of(newest, timed_ns, &why)
+                                                             : compare_machine_of(s->steady);
   *cs = (struct cs_side){.nruns = s->nruns,
                          .x = a->x,
                          .n = a->n,
                          .hist_medians = a->hist,
                          .nhist = nh,
-                         .prior = cs_between_default_on(newest->backend, total / s->nruns,
-                                                        brief ? CS_MACHINE_BUSY : m),
                          .machine = m,
-                         .brief = brief};
+                         .device_why = why,
+                         .brief = (m == CS_MACHINE_STEADY || m == CS_MACHINE_DEVICE_STEADY) &&
+                                  timed_ns < CS_STEADY_MIN_TIMED_S * 1e9};
+  set_prior(cs, newest);
   return 0;
+}
+
+/* The default sigma of a side in its machine state; a brief run takes the
+ * busy figure however steady. */
+static void set_prior(struct cs_side *cs, const struct case_result *newest) {
+  size_t total = 0;
+  for (size_t i = 0; i < cs->nruns; i++) total += cs->n[i];
+  cs->prior = cs_between_default_on(newest->backend, total / cs->nruns, cs->brief ? CS_MACHINE_BUSY : cs->machine);
 }
 
 static void side_arrays_release(struct side_arrays *a) {
@@ -163,9 +245,26 @@ void compare_case_sides(const struct case_side *old, const struct case_side *new
   out->device = all_device(old) && all_device(new_);
   struct cs_side so, sn;
   struct side_arrays ao, an;
+  out->old_throttled = out->new_throttled = 0;
+  for (size_t i = 0; i < old->nruns; i++) out->old_throttled |= compare_throttled(old->runs[i]);
+  for (size_t i = 0; i < new_->nruns; i++) out->new_throttled |= compare_throttled(new_->runs[i]);
   int rc = side_of(old, out->device, &so, &ao);
   if (rc == 0) rc = side_of(new_, out->device, &sn, &an);
   else memset(&an, 0, sizeof an);
+  if (rc == 0 && so.machine == CS_MACHINE_DEVICE_STEADY && sn.machine == CS_MACHINE_DEVICE_STEADY) {
+    /* each GPU steady over its run, but at another clock than the other:
+     * the clock moved between the runs, and the GPU figure (measured at
+     * one clock) does not cover that */
+    double co, cn;
+    mean_clocks(o, n, &co, &cn);
+    if (co > 0.0 && cn > 0.0 && fabs(cn / co - 1.0) > COMPARE_DEVICE_CLOCKS_APART) {
+      so.machine = sn.machine = CS_MACHINE_DEVICE_BUSY;
+      so.device_why = sn.device_why = CMP_DEV_CLOCKS_MOVED;
+      so.brief = sn.brief = 0; /* busy: the brief rule is moot */
+      set_prior(&so, o);
+      set_prior(&sn, n);
+    }
+  }
   if (rc == 0) rc = cs_compare_sides(&so, &sn, same_runs, &out->c, &out->old_noise, &out->new_noise);
   side_arrays_release(&ao);
   side_arrays_release(&an);
@@ -186,6 +285,7 @@ void compare_case_sides(const struct case_side *old, const struct case_side *new
     out->verdict = V_NOISY;
     out->unsettled = 1;
   }
+  hold_throttled(out);
 }
 
 int compare_parse_threshold(const char *s, double *out) {

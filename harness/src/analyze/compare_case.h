@@ -50,7 +50,18 @@ struct case_compare {
    * settle (reach its noise target): the default assumes a run measured
    * what it was asked, and no run-to-run spread is known for it */
   int unsettled;
+  /* a run of the side was throttled (its telemetry: most samples below
+   * the throttle threshold of the device's clock, kept and marked): such
+   * a side measured the clock, not the kernel, so the verdict is NOISY
+   * however the interval lies (never FASTER, SLOWER or SAME: a SAME could
+   * hide a change as large as the throttle's slowdown). Both compare_case
+   * and compare_case_sides set them. */
+  int old_throttled, new_throttled;
 };
+
+/* 1 when r's telemetry marks it throttled (results/result.h
+ * case_telemetry.throttled). */
+int compare_throttled(const struct case_result *r);
 
 /* Either side may be NULL (MISSING / NEW). */
 void compare_case(const struct case_result *old, const struct case_result *new_, double threshold,
@@ -81,13 +92,61 @@ struct case_side {
 #define COMPARE_STEADY_STEAL 0.02
 enum cs_machine compare_machine_of(const struct run_steady *m);
 
+/* How steady the GPU was over one device-timed case, from its telemetry
+ * (results/result.h struct case_telemetry), for a case that has some:
+ * readings of the management library or an in-band clock
+ * (compare_device_known). Device-steady when none of these was seen, else
+ * device-busy with the CMP_DEV_* bits of what was in *why:
+ *   CMP_DEV_REASONS   a throttle reason other than gpu_idle, app_clocks,
+ *                     display_clocks and sync_boost (power cap, thermal,
+ *                     HW slowdown, power brake, an unknown bit);
+ *   CMP_DEV_THROTTLE_TIME  the library's power or thermal throttle time
+ *                     over the case above COMPARE_DEVICE_THROTTLE_TIME of
+ *                     the time the case was timed (timed_ns: its samples
+ *                     times their batch; a smaller span than the sampler's
+ *                     window, so the bound is the stricter one);
+ *   CMP_DEV_OTHER_PROCS  another process on the device;
+ *   CMP_DEV_CLOCK     the SM clock moved within the case: the library's
+ *                     minimum, or the in-band clock's, below
+ *                     COMPARE_DEVICE_CLOCK_MIN of its mean;
+ *   CMP_DEV_THROTTLED a throttled sample was discarded and re-taken, or
+ *                     the case was marked throttled.
+ * compare_case_sides adds CMP_DEV_CLOCKS_MOVED: both sides device-steady
+ * but their mean SM clocks more than COMPARE_DEVICE_CLOCKS_APART apart
+ * (the clock moved between the runs: both are classed device-busy). */
+#define COMPARE_DEVICE_CLOCK_MIN 0.97
+#define COMPARE_DEVICE_THROTTLE_TIME 0.01
+#define COMPARE_DEVICE_CLOCKS_APART 0.02
+enum {
+  CMP_DEV_REASONS = 1u << 0,
+  CMP_DEV_THROTTLE_TIME = 1u << 1,
+  CMP_DEV_OTHER_PROCS = 1u << 2,
+  CMP_DEV_CLOCK = 1u << 3,
+  CMP_DEV_THROTTLED = 1u << 4,
+  CMP_DEV_CLOCKS_MOVED = 1u << 5,
+  CMP_DEV_BITS = 6
+};
+/* "throttle_reasons", "throttle_time", "other_processes", "clock_unstable",
+ * "throttled_samples", "clocks_moved" for one CMP_DEV_* bit ("?" else). */
+const char *compare_device_why_name(unsigned bit);
+/* 1 when r has telemetry to class its device by (readings > 0 or an
+ * in-band clock). */
+int compare_device_known(const struct case_result *r);
+/* CS_MACHINE_DEVICE_STEADY or CS_MACHINE_DEVICE_BUSY (why set; 0 when
+ * steady); CS_MACHINE_UNKNOWN when !compare_device_known(r). */
+enum cs_machine compare_device_of(const struct case_result *r, double timed_ns, unsigned *why);
+
 /* compare_case with the between-run term (compare_stats.h): a side of one
  * run gets its history's spread or the backend's default, a side of
  * several runs is pooled with runs as the unit; same_runs: the two sides
  * are the same measurements (term none). FASTER and SLOWER need
  * CS_MIN_SAMPLES samples on each side, else NOISY (few_samples set), and
  * a settled run on each side that takes the default term (else NOISY,
- * unsettled set).
+ * unsettled set); a throttled run on a side makes any speed verdict NOISY
+ * (old_throttled / new_throttled set).
+ * The default's machine: for a device-timed case (both sides timed by the
+ * device) whose newest run has telemetry, the device's state
+ * (compare_device_of), else the run header's (compare_machine_of).
  * bench compare uses it; compare_case stays the within-run comparison of
  * two single runs. */
 void compare_case_sides(const struct case_side *old, const struct case_side *new_, int same_runs, double threshold,

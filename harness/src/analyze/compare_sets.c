@@ -156,6 +156,16 @@ void compare_summary_release(struct compare_summary *s) {
   memset(s, 0, sizeof *s);
 }
 
+int compare_dm_kind(const struct cs_noise *nz) {
+  switch (nz->machine) {
+  case CS_MACHINE_STEADY: return nz->brief ? CMP_DM_BRIEF : CMP_DM_STEADY;
+  case CS_MACHINE_BUSY: return CMP_DM_BUSY;
+  case CS_MACHINE_DEVICE_STEADY: return nz->brief ? CMP_DM_DEVICE_BRIEF : CMP_DM_DEVICE_STEADY;
+  case CS_MACHINE_DEVICE_BUSY: return CMP_DM_DEVICE_BUSY;
+  default: return CMP_DM_UNKNOWN;
+  }
+}
+
 void compare_sets_terms(const struct compare_row *rows, size_t n, struct compare_terms *out) {
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < n; i++) {
@@ -165,11 +175,21 @@ void compare_sets_terms(const struct compare_row *rows, size_t n, struct compare
     out->timed++;
     out->few += cc->few_samples;
     out->unsettled += cc->unsettled;
+    out->throttled[0] += cc->old_throttled != 0;
+    out->throttled[1] += cc->new_throttled != 0;
+    out->throttled_cases += cc->old_throttled || cc->new_throttled;
     const struct cs_noise *nz[2] = {&cc->old_noise, &cc->new_noise};
+    const struct rs_entry *e[2] = {rows[i].old, rows[i].new_};
     for (int side = 0; side < 2; side++) {
       out->term[side][nz[side]->term]++;
-      if (nz[side]->term == CS_TERM_DEFAULT)
-        out->dm[side][nz[side]->brief ? CMP_DM_BRIEF : (int)nz[side]->machine]++;
+      if (nz[side]->term != CS_TERM_DEFAULT) continue;
+      int k = compare_dm_kind(nz[side]);
+      out->dm[side][k]++;
+      for (int b = 0; b < CMP_DEV_BITS; b++)
+        if (nz[side]->device_why & (1u << b)) out->device_why[side][b]++;
+      if (k != CMP_DM_DEVICE_STEADY) continue;
+      if (!cs_backend_has_device_figure(e[side]->r->backend)) out->no_gpu_figure++;
+      else if (!out->gpu_figure++) out->gpu_backend = e[side]->r->backend;
     }
   }
 }

@@ -50,14 +50,31 @@ void compare_sets_summarise(const struct compare_row *rows, size_t n, unsigned f
 void compare_summary_release(struct compare_summary *s);
 
 /* The machine state a side's default between-run term took: not recorded,
- * busy, steady, or steady but a case timed under CS_STEADY_MIN_TIMED_S. */
-enum { CMP_DM_UNKNOWN, CMP_DM_BUSY, CMP_DM_STEADY, CMP_DM_BRIEF, CMP_DM_KINDS };
+ * busy, steady, or steady but a case timed under CS_STEADY_MIN_TIMED_S;
+ * and the same read from the GPU's telemetry for a device-timed case
+ * (compare_case.h compare_device_of). */
+enum {
+  CMP_DM_UNKNOWN, CMP_DM_BUSY, CMP_DM_STEADY, CMP_DM_BRIEF,
+  CMP_DM_DEVICE_BUSY, CMP_DM_DEVICE_STEADY, CMP_DM_DEVICE_BRIEF, CMP_DM_KINDS
+};
+/* The CMP_DM_* kind of a side's noise (its machine and brief flag). */
+int compare_dm_kind(const struct cs_noise *nz);
 struct compare_terms {
   size_t timed;           /* cases with a ratio */
   size_t term[2][4];      /* per side (0 old, 1 new): cases per enum cs_term */
   size_t dm[2][CMP_DM_KINDS]; /* per side: cases with the default term, by machine */
   size_t few, unsettled;  /* NOISY for too few samples, for an unsettled run */
   size_t batch_differs;
+  /* per side: timed cases with a throttled run on that side, and cases
+   * with any throttled side (held at NOISY) */
+  size_t throttled[2], throttled_cases;
+  /* per side: default-term cases on a device-busy GPU, by CMP_DEV_* bit */
+  size_t device_why[2][CMP_DEV_BITS];
+  /* default-term sides on a steady GPU that took the backend's GPU
+   * figure, and the backend of the first (its figure in the notes);
+   * device-steady sides whose backend has none (the CPU's steady figure) */
+  size_t gpu_figure, no_gpu_figure;
+  const char *gpu_backend;
 };
 void compare_sets_terms(const struct compare_row *rows, size_t n, struct compare_terms *out);
 

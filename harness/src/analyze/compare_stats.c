@@ -209,6 +209,8 @@ const char *cs_machine_name(enum cs_machine m) {
   switch (m) {
   case CS_MACHINE_STEADY: return "steady";
   case CS_MACHINE_BUSY: return "busy";
+  case CS_MACHINE_DEVICE_STEADY: return "device-steady";
+  case CS_MACHINE_DEVICE_BUSY: return "device-busy";
   default: return "unknown";
   }
 }
@@ -220,8 +222,21 @@ const char *cs_machine_name(enum cs_machine m) {
  * it comes from); the figures above were measured on a loaded machine and
  * stay for busy and unknown runs. */
 double cs_between_default_on(const char *backend, size_t n, enum cs_machine m) {
-  if (m != CS_MACHINE_STEADY) return cs_between_default(backend, n);
-  return CS_STEADY_A + CS_STEADY_B / sqrt((double)(n ? n : 1));
+  double root = sqrt((double)(n ? n : 1));
+  /* a steady GPU (its telemetry: no throttling, no other process, a
+   * stable clock) takes the backend's GPU-measured figure (backends.c),
+   * and the CPU's steady figure where none was measured yet (HIP) */
+  if (m == CS_MACHINE_DEVICE_STEADY && cs_backend_has_device_figure(backend)) {
+    const struct backend *b = backend_or_default(backend);
+    return b->device_noise_a + b->device_noise_b / root;
+  }
+  if (m != CS_MACHINE_STEADY && m != CS_MACHINE_DEVICE_STEADY) return cs_between_default(backend, n);
+  return CS_STEADY_A + CS_STEADY_B / root;
+}
+
+int cs_backend_has_device_figure(const char *backend) {
+  const struct backend *b = backend_find(backend);
+  return b && (b->device_noise_a > 0.0 || b->device_noise_b > 0.0);
 }
 
 double cs_t975(double df) {
@@ -256,6 +271,7 @@ static double side_level(const struct cs_side *s, int same_runs, struct cs_noise
   nz->runs = s->nruns;
   nz->machine = s->machine;
   nz->brief = s->brief;
+  nz->device_why = s->device_why;
   nz->history = s->nhist;
   nz->samples = total;
   /* log medians of this side's runs and of its history */

@@ -91,14 +91,25 @@ double cs_between_default(const char *backend, size_t n);
 
 /* What a run's header says of the machine over the run (results/result.h
  * struct run_steady, classified by compare_case.c): steady runs take a
- * smaller default, busy and unknown ones the figure above. */
-enum cs_machine { CS_MACHINE_UNKNOWN, CS_MACHINE_BUSY, CS_MACHINE_STEADY };
-const char *cs_machine_name(enum cs_machine m); /* "unknown", "busy", "steady" */
+ * smaller default, busy and unknown ones the figure above. A device-timed
+ * case whose run recorded the GPU's telemetry is classed from the device
+ * instead (compare_case.h, compare_device_of): device-steady or
+ * device-busy. */
+enum cs_machine {
+  CS_MACHINE_UNKNOWN, CS_MACHINE_BUSY, CS_MACHINE_STEADY, CS_MACHINE_DEVICE_BUSY, CS_MACHINE_DEVICE_STEADY
+};
+/* "unknown", "busy", "steady", "device-busy", "device-steady" */
+const char *cs_machine_name(enum cs_machine m);
 /* The default sigma for a run on a machine in state m: a + b / sqrt(n),
- * CS_STEADY_A and CS_STEADY_B when steady, cs_between_default otherwise. */
+ * CS_STEADY_A and CS_STEADY_B when steady; on a steady device the
+ * backend's GPU figure (backends.c device_noise_a/b), or CS_STEADY_A/B for
+ * a backend without one; cs_between_default otherwise (busy, device-busy,
+ * unknown). */
 #define CS_STEADY_A 0.03
 #define CS_STEADY_B 0.05
 double cs_between_default_on(const char *backend, size_t n, enum cs_machine m);
+/* 1 when the backend has a GPU-measured figure for device-steady runs. */
+int cs_backend_has_device_figure(const char *backend);
 /* The steady figure was measured on runs that timed each case for at least
  * the standard preset's 0.2 s after 0.1 s of warm-up; a case timed for less
  * than this (its samples times their batch added up: smoke's 3-20 single
@@ -123,6 +134,7 @@ struct cs_side {
   double prior;
   enum cs_machine machine; /* the newest run's, which chose prior */
   int brief;               /* steady, but the newest run timed the case under CS_STEADY_MIN_TIMED_S */
+  unsigned device_why;     /* device-busy: why (compare_case.h CMP_DEV_*), else 0 */
 };
 /* What a side's between-run term was. */
 struct cs_noise {
@@ -133,6 +145,7 @@ struct cs_noise {
   double df;    /* degrees of freedom of sigma (INFINITY: the default) */
   enum cs_machine machine; /* the side's newest run's machine (the default's choice) */
   int brief;               /* ... steady, but the case timed too briefly for the steady figure */
+  unsigned device_why;     /* device-busy: why (compare_case.h CMP_DEV_*), else 0 */
 };
 
 /* new / old with the between-run terms: the ratio of the sides' levels

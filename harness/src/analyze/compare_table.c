@@ -18,7 +18,7 @@ enum {
   C_PLUGIN, C_PARAMS, C_PARAMS_RAW, C_TAG, C_OLD_STATUS, C_NEW_STATUS, C_OLD, C_NEW, C_OLD_JSON, C_NEW_JSON,
   C_TIMER, C_OLD_MEDIAN, C_NEW_MEDIAN, C_RATIO, C_RATIO_RAW, C_CI, C_CI_LO, C_CI_HI, C_P, C_P_RAW, C_VERDICT,
   C_FEW, C_UNSETTLED, C_OLD_RUNS, C_OLD_TERM, C_OLD_BETWEEN, C_NEW_RUNS, C_NEW_TERM, C_NEW_BETWEEN,
-  C_OLD_MACHINE, C_NEW_MACHINE, C_COUNT
+  C_OLD_MACHINE, C_NEW_MACHINE, C_OLD_THROTTLED, C_NEW_THROTTLED, C_COUNT
 };
 static const struct {
   const char *title;
@@ -33,6 +33,7 @@ static const struct {
     {"verdict", 0, TABLE_ALL}, {"few_samples", 0, JS},     {"unsettled", 0, JS},     {"old_runs", 0, CSV},
     {"old_term", 0, CSV},      {"old_between", 0, CSV},    {"new_runs", 0, CSV},     {"new_term", 0, CSV},
     {"new_between", 0, CSV},   {"old_machine", 0, CSV},    {"new_machine", 0, CSV},
+    {"old_throttled", 0, CSV | JS}, {"new_throttled", 0, CSV | JS},
 };
 
 static const char *verdict_colour(enum verdict v) {
@@ -56,9 +57,15 @@ static char *raw(int have, const char *fmt, double v) {
   return have ? xasprintf(fmt, v) : xstrdup("");
 }
 
-static char *time_text(const struct rs_entry *e, double median) {
+/* A side's time; "(throttled)" after it when a run of the side was
+ * throttled (its speed verdict is held at NOISY). */
+static char *time_text(const struct rs_entry *e, double median, int throttled) {
   if (!e) return xstrdup("-");
-  return isfinite(median) ? fmt_time_ns(median) : xstrdup(case_status_name(e->r->status));
+  char *t = isfinite(median) ? fmt_time_ns(median) : xstrdup(case_status_name(e->r->status));
+  if (!throttled) return t;
+  char *m = xasprintf("%s (throttled)", t);
+  free(t);
+  return m;
 }
 
 static char *ci_text(const struct case_compare *cc) {
@@ -76,7 +83,7 @@ static char *p_text(const struct case_compare *cc) {
 }
 
 static json_t *side_json(const struct rs_entry *e, double median, const struct case_compare *cc,
-                         const struct cs_noise *nz) {
+                         const struct cs_noise *nz, int throttled) {
   if (!e) return json_null();
   json_t *o = json_object();
   json_object_set_new(o, "status", json_string(case_status_name(e->r->status)));
@@ -85,12 +92,21 @@ static json_t *side_json(const struct rs_entry *e, double median, const struct c
   json_object_set_new(o, "batch", json_integer(e->r->batch));
   json_object_set_new(o, "date", json_string(e->date));
   json_object_set_new(o, "file", json_string(e->path));
+  json_object_set_new(o, "throttled", json_boolean(throttled));
+  if (throttled && e->r->telemetry && *e->r->telemetry->throttled_by)
+    json_object_set_new(o, "throttled_by", json_string(e->r->telemetry->throttled_by));
   if (cc->timed) {
     json_t *b = json_object();
     json_object_set_new(b, "term", json_string(cs_term_name(nz->term)));
     json_object_set_new(b, "sigma", json_real(nz->sigma));
     json_object_set_new(b, "machine", json_string(cs_machine_name(nz->machine)));
     json_object_set_new(b, "brief", json_boolean(nz->brief));
+    if (nz->machine == CS_MACHINE_DEVICE_BUSY) { /* what the GPU's telemetry saw */
+      json_t *why = json_array();
+      for (int k = 0; k < CMP_DEV_BITS; k++)
+        if (nz->device_why & (1u << k)) json_array_append_new(why, json_string(compare_device_why_name(1u << k)));
+      json_object_set_new(b, "device_busy", why);
+    }
     json_object_set_new(b, "df", isfinite(nz->df) ? json_real(nz->df) : json_null());
     json_object_set_new(b, "runs", json_integer((json_int_t)nz->runs));
     json_object_set_new(b, "history_runs", json_integer((json_int_t)nz->history));
@@ -120,8 +136,10 @@ static void add_row(struct text_table *t, const struct compare_row *r) {
                                                                      : xstrdup(e->tag);
   c[C_OLD_STATUS] = xstrdup(r->old ? case_status_name(r->old->r->status) : "");
   c[C_NEW_STATUS] = xstrdup(r->new_ ? case_status_name(r->new_->r->status) : "");
-  c[C_OLD] = time_text(r->old, mo);
-  c[C_NEW] = time_text(r->new_, mn);
+  c[C_OLD] = time_text(r->old, mo, cc->old_throttled);
+  c[C_NEW] = time_text(r->new_, mn, cc->new_throttled);
+  c[C_OLD_THROTTLED] = xstrdup(!r->old ? "" : cc->old_throttled ? "yes" : "no");
+  c[C_NEW_THROTTLED] = xstrdup(!r->new_ ? "" : cc->new_throttled ? "yes" : "no");
   c[C_OLD_MEDIAN] = raw(isfinite(mo), "%.17g", mo);
   c[C_NEW_MEDIAN] = raw(isfinite(mn), "%.17g", mn);
   c[C_RATIO] = cc->timed ? fmt_fixed(cc->c.ratio, 3) : xstrdup("-");
@@ -145,8 +163,8 @@ static void add_row(struct text_table *t, const struct compare_row *r) {
   table_set_colour(t, row, C_VERDICT, verdict_colour(cc->verdict));
   table_set_json(t, row, C_PARAMS_RAW, params_json(e));
   table_set_json(t, row, C_TAG, json_string(e->tag));
-  table_set_json(t, row, C_OLD_JSON, side_json(r->old, mo, cc, &cc->old_noise));
-  table_set_json(t, row, C_NEW_JSON, side_json(r->new_, mn, cc, &cc->new_noise));
+  table_set_json(t, row, C_OLD_JSON, side_json(r->old, mo, cc, &cc->old_noise, cc->old_throttled));
+  table_set_json(t, row, C_NEW_JSON, side_json(r->new_, mn, cc, &cc->new_noise, cc->new_throttled));
   table_set_json(t, row, C_TIMER, cc->timed ? json_string(cc->device ? "device" : "host") : json_null());
   table_set_json(t, row, C_RATIO_RAW, jnum_or_null(cc->timed, cc->c.ratio));
   table_set_json(t, row, C_CI_LO, jnum_or_null(cc->timed, cc->c.lo));
@@ -154,6 +172,8 @@ static void add_row(struct text_table *t, const struct compare_row *r) {
   table_set_json(t, row, C_P_RAW, jnum_or_null(cc->timed, cc->c.p));
   table_set_json(t, row, C_FEW, json_boolean(cc->few_samples));
   table_set_json(t, row, C_UNSETTLED, json_boolean(cc->unsettled));
+  table_set_json(t, row, C_OLD_THROTTLED, json_boolean(cc->old_throttled));
+  table_set_json(t, row, C_NEW_THROTTLED, json_boolean(cc->new_throttled));
 }
 
 /* A note of the text and markdown output: the first after a blank line,
@@ -226,23 +246,21 @@ static void batch_note(struct text_table *t, const struct compare_row *rows, siz
   table_note_addf(t, "%s", count > shown ? ", ..." : "");
 }
 
-/* "a + b%/sqrt(samples)" of the default sigma on a machine in state m. */
-static char *default_figure(enum cs_machine m) {
-  double inf = cs_between_default_on("cpu", (size_t)-1, m), one = cs_between_default_on("cpu", 1, m);
-  char *a = fmt_fixed(100.0 * inf, 0), *b = fmt_fixed(100.0 * (one - inf), 0);
-  char *s = xasprintf("%s%% + %s%%/sqrt(samples)", a, b);
-  free(a);
-  free(b);
-  return s;
+/* "a% + b%/sqrt(samples)" of the default sigma of a backend's run on a
+ * machine in state m (percentages to a tenth: "0.7% + 1%/sqrt(samples)"). */
+static char *default_figure(const char *backend, enum cs_machine m) {
+  double inf = cs_between_default_on(backend, (size_t)-1, m), one = cs_between_default_on(backend, 1, m);
+  return xasprintf("%g%% + %g%%/sqrt(samples)", round(1000.0 * inf) / 10.0, round(1000.0 * (one - inf)) / 10.0);
 }
 
 /* Per side, the machine states its default-term runs took, in words. */
 static void default_sides(struct text_table *t, const size_t dm[2][CMP_DM_KINDS], size_t all) {
-  static const char *const word[CMP_DM_KINDS] = {"not recorded", "busy", "steady", "steady, cases timed under"};
+  static const char *const word[CMP_DM_KINDS] = {"not recorded", "busy", "steady", "steady, cases timed under",
+                                                 "device-busy", "device-steady", "device-steady, cases timed under"};
   for (int m = 0; m < CMP_DM_KINDS; m++)
     if (dm[0][m] && dm[1][m] && dm[0][m] + dm[1][m] == all) { /* both sides' runs in one state */
       table_note_addf(t, ": both runs %s", word[m]);
-      if (m == CMP_DM_BRIEF) table_note_addf(t, " %gs", CS_STEADY_MIN_TIMED_S);
+      if (m == CMP_DM_BRIEF || m == CMP_DM_DEVICE_BRIEF) table_note_addf(t, " %gs", CS_STEADY_MIN_TIMED_S);
       return;
     }
   static const char *const side_name[2] = {"old", "new"};
@@ -257,7 +275,7 @@ static void default_sides(struct text_table *t, const size_t dm[2][CMP_DM_KINDS]
       if (dm[side][m]) {
         if (kinds == 1) table_note_addf(t, "%s", word[m]);
         else table_note_addf(t, "%s%zu %s", sep2, dm[side][m], word[m]);
-        if (m == CMP_DM_BRIEF) table_note_addf(t, " %gs", CS_STEADY_MIN_TIMED_S);
+        if (m == CMP_DM_BRIEF || m == CMP_DM_DEVICE_BRIEF) table_note_addf(t, " %gs", CS_STEADY_MIN_TIMED_S);
         sep2 = ", ";
       }
     sep = "; ";
@@ -268,20 +286,76 @@ static void default_sides(struct text_table *t, const size_t dm[2][CMP_DM_KINDS]
  * headers' steadiness: a steady run takes the smaller figure, except for a
  * case it timed too briefly, compare_stats.h CS_STEADY_MIN_TIMED_S). */
 static void default_note(struct text_table *t, const struct compare_terms *ct) {
-  size_t steady = ct->dm[0][CMP_DM_STEADY] + ct->dm[1][CMP_DM_STEADY], all = 0;
+  size_t all = 0;
   for (int m = 0; m < CMP_DM_KINDS; m++) all += ct->dm[0][m] + ct->dm[1][m];
-  char *fs = default_figure(CS_MACHINE_STEADY), *fb = default_figure(CS_MACHINE_BUSY);
+  /* the sides by the figure they took: the CPU's steady one (a steady run,
+   * or a steady GPU whose backend has no GPU figure), the GPU's, the busy
+   * one (everything else) */
+  size_t cpu_steady = ct->dm[0][CMP_DM_STEADY] + ct->dm[1][CMP_DM_STEADY];
+  size_t steady = cpu_steady + ct->no_gpu_figure, gpu = ct->gpu_figure, busy = all - steady - gpu;
+  size_t dev_busy = ct->dm[0][CMP_DM_DEVICE_BUSY] + ct->dm[1][CMP_DM_DEVICE_BUSY] + ct->dm[0][CMP_DM_DEVICE_BRIEF] +
+                    ct->dm[1][CMP_DM_DEVICE_BRIEF];
+  char *fs = default_figure("cpu", CS_MACHINE_STEADY), *fb = default_figure("cpu", CS_MACHINE_BUSY);
+  char *fg = gpu ? default_figure(ct->gpu_backend, CS_MACHINE_DEVICE_STEADY) : NULL;
   table_note_addf(t, " (default: ");
-  if (steady && all - steady)
-    table_note_addf(t,
-                    "%s of a run's median where its run was steady, %s where busy, not recorded or the case timed "
-                    "under %gs",
-                    fs, fb, CS_STEADY_MIN_TIMED_S);
-  else table_note_addf(t, "%s of a run's median", steady ? fs : fb);
+  int kinds = (steady > 0) + (gpu > 0) + (busy > 0);
+  const char *lead = kinds > 1 ? " of a run's median where" : " of a run's median";
+  if (steady) {
+    table_note_addf(t, "%s%s", fs, lead);
+    if (kinds > 1 && cpu_steady) table_note_addf(t, " its run was steady");
+    if (kinds > 1 && ct->no_gpu_figure)
+      table_note_addf(t, "%s its GPU was steady on a backend without a GPU figure", cpu_steady ? " or" : "");
+    lead = " where";
+  }
+  if (gpu) {
+    table_note_addf(t, "%s%s%s", steady ? ", " : "", fg, lead);
+    if (kinds > 1) table_note_addf(t, " its GPU was steady (%s's figure, measured on a GPU)", ct->gpu_backend);
+    lead = " where";
+  }
+  if (busy) {
+    table_note_addf(t, "%s%s%s", steady || gpu ? ", " : "", fb, lead);
+    if (kinds > 1) {
+      table_note_addf(t, " busy, not recorded or the case timed under %gs", CS_STEADY_MIN_TIMED_S);
+      if (dev_busy) table_note_addf(t, " (its run's or its GPU's)");
+    }
+  }
   free(fs);
   free(fb);
+  free(fg);
   default_sides(t, ct->dm, all);
   table_note_addf(t, "; earlier runs of a case in the folder, or several runs of it that day, replace it)");
+}
+
+/* Why sides were device-busy (the GPU's telemetry, compare_case.h
+ * CMP_DEV_*), and the throttled sides held at NOISY. */
+static void device_notes(struct text_table *t, const struct compare_terms *ct) {
+  size_t busy[2] = {ct->dm[0][CMP_DM_DEVICE_BUSY], ct->dm[1][CMP_DM_DEVICE_BUSY]};
+  if (busy[0] || busy[1]) {
+    note(t, TM, 0);
+    table_note_addf(t, "device-busy (read from the GPU's telemetry, not the CPU's loop):");
+    static const char *const side_name[2] = {"old", "new"};
+    const char *sep = " ";
+    for (int side = 0; side < 2; side++) {
+      if (!busy[side]) continue;
+      table_note_addf(t, "%s%s %zu case%s", sep, side_name[side], busy[side], busy[side] > 1 ? "s" : "");
+      const char *sep2 = " (";
+      for (int b = 0; b < CMP_DEV_BITS; b++)
+        if (ct->device_why[side][b]) {
+          table_note_addf(t, "%s%s %zu", sep2, compare_device_why_name(1u << b), ct->device_why[side][b]);
+          sep2 = ", ";
+        }
+      table_note_addf(t, "%s", *sep2 == ',' ? ")" : "");
+      sep = "; ";
+    }
+  }
+  if (ct->throttled_cases) {
+    note(t, TM, 0);
+    table_note_addf(t,
+                    "note: %zu case%s NOISY whatever its interval: a side was throttled (most samples below the "
+                    "throttle threshold of the device's clock; marked \"(throttled)\": old %zu, new %zu), so it "
+                    "measured the clock, not the kernel",
+                    ct->throttled_cases, ct->throttled_cases > 1 ? "s" : "", ct->throttled[0], ct->throttled[1]);
+  }
 }
 
 /* Which between-run term widened the intervals (compare_stats.h), counted
@@ -313,6 +387,7 @@ static void term_notes(struct text_table *t, const struct compare_terms *ct) {
                     "target) and no earlier runs to show how far its level moves",
                     ct->unsettled, ct->unsettled > 1 ? "s" : "");
   }
+  device_notes(t, ct);
 }
 
 static json_t *summary_json(const struct compare_summary *s) {

@@ -28,6 +28,10 @@ struct backend {
   const struct backend_fact *facts;   /* device facts for the .txt header, ended by a NULL key */
   double noise_a, noise_b;            /* default sigma of one run's median over n samples:
                                          a + b / sqrt(n) (busy or unknown machine) */
+  double device_noise_a, device_noise_b; /* the same for a device-timed case whose GPU was
+                                         steady over its run (analyze/compare_case.c,
+                                         "device-steady"); 0, 0: no GPU figure yet (the
+                                         CPU's steady figure stands in) */
 };
 
 /* Every backend, the table's order (the first is the CPU's: the default). */

@@ -72,7 +72,11 @@ struct gpu_rsmi *gpu_rsmi_open(void *lib, const char *file, int *count, char *ga
     free(s);
     return NULL;
   }
+  /* ROCm SMI prints its own reasons for failing to stderr (5.2: several
+   * lines); the note below says it once. */
+  int quiet = gpu_stderr_quiet();
   rs_ret rc = s->init(0);
+  gpu_stderr_restore(quiet);
   if (rc != 0) {
     snprintf(note, note_len, "%s: rsmi_init failed (%d)", file, rc);
     free(s);

@@ -1,7 +1,9 @@
 /* The GPU's state as its vendor's management library reports it: NVML
- * (libnvidia-ml.so.1) on NVIDIA, else ROCm SMI (librocm_smi64.so) on AMD,
- * opened at run time with our own declarations; every symbol is optional
- * (a missing one leaves its readings absent). No build-time dependency.
+ * (libnvidia-ml.so.1) on NVIDIA, else AMD SMI (libamd_smi.so), else ROCm
+ * SMI (librocm_smi64.so) on AMD, opened at run time with our own
+ * declarations; every symbol is optional (a missing one leaves its readings
+ * absent). No build-time dependency. Without any, the amdgpu driver's own
+ * sysfs files (hwmon, gpu_metrics; under BENCH_SYSFS_ROOT, default /sys).
  * A value the library returns that cannot be true (negative, NaN, a clock
  * above 10,000 MHz, power above 10 kW, a temperature outside -50..200 C)
  * is dropped: its `have` is 0, never a number. */
@@ -57,27 +59,31 @@ struct gpu_reading {
   struct gpu_value sm_clock_mhz;  /* SM (NVIDIA) / GFX (AMD) clock */
   struct gpu_value mem_clock_mhz;
   struct gpu_value power_w;
-  struct gpu_value temp_c;        /* the GPU (NVIDIA) / edge (AMD) */
+  struct gpu_value temp_c;        /* the GPU (NVIDIA) / edge (AMD; hotspot where there is no edge sensor, MI300) */
   struct gpu_value mem_temp_c;    /* memory, where given */
-  struct gpu_value throttle;      /* GPU_THR_* bits, as a number */
+  struct gpu_value throttle;      /* GPU_THR_* bits, as a number (AMD's: gpu_vendor.h, gpu_amd_throttle_bits) */
   struct gpu_value throttle_ns[GPU_THR_TIMES]; /* accumulated, since boot */
   struct gpu_value other_procs;   /* compute processes on it that are not this one */
-  int nxcd;                       /* XCDs with a clock of their own (0: one clock only) */
+  int nxcd;                       /* XCDs with a clock of their own (0: one clock only); one below nxcd may be absent */
   struct gpu_value xcd_clock_mhz[GPU_MAX_XCD]; /* each XCD's GFX clock (AMD) */
 };
 
 struct gpu_telemetry;
 
 /* Opens NVML, else AMD SMI (libamd_smi.so), else ROCm SMI, else the amdgpu
- * driver's sysfs sensors (hwmon, gpu_metrics). NULL when neither opens or initialises, with a
- * one-line reason in note ("no NVIDIA or AMD management library: ..."). */
+ * driver's sysfs sensors (hwmon, gpu_metrics). NULL when none opens or
+ * initialises (or, for AMD SMI and sysfs, finds no AMD GPU), with one line in
+ * note naming each one's reason in that order ("no NVIDIA or AMD management
+ * library: libnvidia-ml.so.1: ...; libamd_smi.so: ...; librocm_smi64.so:
+ * ...; sysfs: ..."). A library's own complaints on stderr during its init
+ * are silenced. */
 struct gpu_telemetry *gpu_telemetry_open(char *note, size_t note_len);
 void gpu_telemetry_close(struct gpu_telemetry *t);
 
 /* "nvml", "amd_smi", "rocm_smi" or "sysfs". */
 const char *gpu_telemetry_library(const struct gpu_telemetry *t);
 /* What the library cannot tell on this system ("" when nothing), e.g.
- * "rocm_smi: no throttle reasons". */
+ * "rocm_smi: no throttle reasons or throttle time", comma-separated. */
 const char *gpu_telemetry_gaps(const struct gpu_telemetry *t);
 int gpu_telemetry_count(const struct gpu_telemetry *t);
 

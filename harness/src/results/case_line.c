@@ -182,6 +182,17 @@ char *case_line(const struct case_result *r, int total, const struct case_line_s
   }
   const char *bl = kv_list_get(r->ninfo, r->info, "baseline");
   if (r->status != CASE_OK && bl) strbuf_addf(&sb, "  (baseline: %s)", bl);
+  if (r->telemetry && r->telemetry->throttled) {
+    /* most samples were below the throttle threshold: kept, and said */
+    strbuf_adds(&sb, "  ");
+    if (st->colour) strbuf_adds(&sb, TERM_RED_BOLD);
+    strbuf_adds(&sb, "THROTTLED");
+    if (st->colour) strbuf_adds(&sb, TERM_RESET);
+    if (r->telemetry->throttled_by[0]) {
+      strbuf_adds(&sb, ": ");
+      term_escape_add(&sb, r->telemetry->throttled_by);
+    }
+  }
   strbuf_adds(&sb, "\n");
   if (r->status == CASE_OK && !r->settled && st->settle_notes) {
     strbuf_adds(&sb, "      ");

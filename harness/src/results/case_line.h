@@ -34,7 +34,8 @@ int case_line_label_width(int widest, int total, const struct case_line_style *s
  * err 2.8e-06\n": the case, its status, the median with the noise figure
  * the stopping rule bounded (+-x%: the 95% interval's half-width; cv x%
  * under stop = cv), one throughput and the check; the CV, sample count and
- * timer are in the files. Then indented lines: the settle note (when the
+ * timer are in the files. A case the throttle rule marked (its telemetry's
+ * throttled) ends its line with "  THROTTLED: <why>". Then indented lines: the settle note (when the
  * style asks), the plugin's note, a failed case's stderr tail. total is the
  * suite's case count (it sets the width of the number). malloc'd. */
 char *case_line(const struct case_result *r, int total, const struct case_line_style *st);

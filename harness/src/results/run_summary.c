@@ -12,6 +12,8 @@
 struct summary_case {
   const struct bench_plugin *pl;
   struct case_result r; /* identity, status, message, median, settled only */
+  int throttled;        /* the throttle rule marked it (telemetry) */
+  char *throttled_by;
 };
 
 void run_summary_add(struct run_summary *s, const struct bench_plugin *pl, const struct case_result *r) {
@@ -29,7 +31,13 @@ void run_summary_add(struct run_summary *s, const struct bench_plugin *pl, const
   d->settled = r->settled;
   d->host_clock = r->host_clock;
   d->device = r->device;
+  c->throttled = r->telemetry && r->telemetry->throttled;
+  c->throttled_by = c->throttled && r->telemetry->throttled_by[0] ? xstrdup(r->telemetry->throttled_by) : NULL;
 }
+
+/* A case whose time can be compared with its neighbours': OK, and not
+ * measured on a throttled GPU. */
+static int comparable(const struct summary_case *c) { return c->r.status == CASE_OK && !c->throttled; }
 
 const char *plural(long n, const char *one, const char *many) { return n == 1 ? one : many; }
 
@@ -89,12 +97,12 @@ static void relative_lines(const struct run_summary *s, FILE *out, size_t first,
     if (!impl_param(s->cases[first].pl, r0->params[j].key)) continue;
     memset(done, 0, end - first);
     for (size_t a = first; a < end; a++) {
-      if (done[a - first] || s->cases[a].r.status != CASE_OK) continue;
+      if (done[a - first] || !comparable(&s->cases[a])) continue;
       /* The group of a: OK cases that differ from it only in parameter j. */
       size_t best = a, n = 0;
       for (size_t b = a; b < end; b++) {
         const struct case_result *rb = &s->cases[b].r;
-        if (rb->status != CASE_OK || !same_but(&s->cases[a].r, rb, j)) continue;
+        if (!comparable(&s->cases[b]) || !same_but(&s->cases[a].r, rb, j)) continue;
         done[b - first] = 1;
         n++;
         if (case_time(rb)->median < case_time(&s->cases[best].r)->median) best = b;
@@ -109,7 +117,7 @@ static void relative_lines(const struct run_summary *s, FILE *out, size_t first,
       int k = 0;
       for (size_t b = a; b < end; b++) {
         const struct case_result *rc = &s->cases[b].r;
-        if (b == best || rc->status != CASE_OK || !same_but(&s->cases[a].r, rc, j)) continue;
+        if (b == best || !comparable(&s->cases[b]) || !same_but(&s->cases[a].r, rc, j)) continue;
         strbuf_addf(&sb, "%s%.2fx faster than %s", k++ ? ", " : "", case_time(rc)->median / tb,
                     term_str(rc->params[j].value));
       }
@@ -140,6 +148,21 @@ void run_summary_print(const struct run_summary *s, FILE *out, int total, int co
       free(label);
     }
   }
+  size_t throttled = 0;
+  for (size_t i = 0; i < s->n; i++) throttled += s->cases[i].throttled != 0;
+  if (throttled) {
+    fprintf(out, "%zu %s measured on a throttled GPU (kept, marked THROTTLED in the files; not compared):\n",
+            throttled, plural((long)throttled, "case", "cases"));
+    for (size_t i = 0; i < s->n; i++) {
+      const struct summary_case *c = &s->cases[i];
+      if (!c->throttled) continue;
+      char *label = case_line_label(&c->r);
+      fprintf(out, "  %s%-12s%s [%d/%d] %s%s%s%s\n", colour ? TERM_RED_BOLD : "", "THROTTLED", colour ? TERM_RESET : "",
+              c->r.index + 1, total, label, c->throttled_by ? " (" : "", c->throttled_by ? term_str(c->throttled_by) : "",
+              c->throttled_by ? ")" : "");
+      free(label);
+    }
+  }
   if (unsettled && !settle_said)
     fprintf(out, "%zu %s did not reach the noise target (settle notes in the .txt files; preset "
                  "report_settle = true shows them here)\n",
@@ -153,7 +176,10 @@ void run_summary_print(const struct run_summary *s, FILE *out, int total, int co
 }
 
 void run_summary_release(struct run_summary *s) {
-  for (size_t i = 0; i < s->n; i++) case_result_release(&s->cases[i].r);
+  for (size_t i = 0; i < s->n; i++) {
+    case_result_release(&s->cases[i].r);
+    free(s->cases[i].throttled_by);
+  }
   free(s->cases);
   memset(s, 0, sizeof *s);
 }

@@ -21,7 +21,8 @@ void run_summary_add(struct run_summary *s, const struct bench_plugin *pl, const
 const char *plural(long n, const char *one, const char *many);
 
 /* Print the failed cases ("  FAILED WRONG_ANSWER [ 3/12] cpu_gemm ..."),
- * the unsettled count (when the case lines did not say it) and the relative
+ * the cases measured on a throttled GPU ("  THROTTLED [ 3/12] cuda_gemm
+ * ... (why)"; they take no part in the relative lines), the unsettled count (when the case lines did not say it) and the relative
  * lines ("cpu_gemm: variant=packed is 3.12x faster than naive (m=n=k=512,
  * f32)"). colour: failures in red bold. */
 void run_summary_print(const struct run_summary *s, FILE *out, int total, int colour, int settle_said);

@@ -18,9 +18,12 @@ static enum verdict to_verdict(enum cs_verdict v) {
 }
 
 /* The verdict of a pair of cases: the paired estimate's when both sides
- * were timed, else compare's for a failed side (NO_DATA when neither
- * failed, INTERRUPTED when the new side was). */
+ * were timed (NOISY when a side's telemetry marks it throttled), else
+ * compare's for a failed side (NO_DATA when neither failed, INTERRUPTED
+ * when the new side was). */
 static enum verdict case_verdict(const struct ab_case *c, double threshold) {
+  /* a throttled side measured the clock, not the kernel (compare_case.h) */
+  if (c->timed && (compare_throttled(&c->old.r) || compare_throttled(&c->new_.r))) return V_NOISY;
   if (c->timed) return to_verdict(c->verdict);
   struct case_compare cc;
   compare_case(&c->old.r, &c->new_.r, threshold, &cc);

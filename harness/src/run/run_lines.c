@@ -199,7 +199,21 @@ static void print_fold(struct run_lines *l, const struct skip_fold *f) {
   strbuf_release(&who);
 }
 
+/* The case's telemetry note, the first time the run sees it. */
+static void telemetry_note(struct run_lines *l, const struct case_result *r) {
+  const char *note = r->telemetry ? r->telemetry->note : "";
+  if (!*note) return;
+  for (size_t i = 0; i < l->ntelemetry_notes; i++)
+    if (strcmp(l->telemetry_notes[i], note) == 0) return;
+  l->telemetry_notes = xrealloc(l->telemetry_notes, (l->ntelemetry_notes + 1) * sizeof *l->telemetry_notes);
+  l->telemetry_notes[l->ntelemetry_notes++] = xstrdup(note);
+  int colour = l->styles[0].colour;
+  fprintf(l->out, "%sgpu telemetry: %s%s\n", colour ? TERM_DIM : "", term_str(note), colour ? TERM_RESET : "");
+  fflush(l->out);
+}
+
 void run_lines_case(struct run_lines *l, const struct case_result *r) {
+  telemetry_note(l, r);
   char *line = render(l, r);
   const struct plan *p = l->plan;
   struct skip_fold *f = fold_of(l, p->plugins[p->cases.cases[r->index].plugin_index]->desc->backend);
@@ -232,5 +246,7 @@ void run_lines_release(struct run_lines *l) {
   }
   free(l->folds);
   free(l->styles);
+  for (size_t i = 0; i < l->ntelemetry_notes; i++) free(l->telemetry_notes[i]);
+  free(l->telemetry_notes);
   memset(l, 0, sizeof *l);
 }

@@ -30,10 +30,15 @@ struct run_lines {
   int untuned;                    /* cases shown without their untuned tunables */
   struct skip_fold *folds;        /* per backend */
   size_t nfolds;
+  char **telemetry_notes;         /* the telemetry notes printed (each once a run) */
+  size_t ntelemetry_notes;
 };
 
 void run_lines_init(struct run_lines *l, const struct plan *p, FILE *out, int colour, int verbose);
-/* Case r (of p->cases.cases[r->index]) ended: print its line, or hold it. */
+/* Case r (of p->cases.cases[r->index]) ended: print its line, or hold it.
+ * A note of its telemetry (why the GPU could not be read: "no NVIDIA or
+ * AMD management library: ...") is printed once a run, when first seen:
+ * "gpu telemetry: NOTE". */
 void run_lines_case(struct run_lines *l, const struct case_result *r);
 /* The run ended (maybe interrupted): print the lines still held. */
 void run_lines_flush(struct run_lines *l);

@@ -18,6 +18,7 @@ BENCH="$T/bin/bench"
 GPU="$FX_GOOD/../gpu_plugin"
 NVML="$FX_GOOD/../fake_nvml"
 RSMI="$FX_GOOD/../fake_nvml:$FX_GOOD/../fake_rsmi"
+AMDSMI="$FX_GOOD/../fake_nvml:$FX_GOOD/../fake_amdsmi"
 NONE="$FX_GOOD/../fake_gpu_none"
 [ -f "$GPU/fx_gpu.so" ] && [ -f "$NVML/libnvidia-ml.so.1" ] || { fail "fixtures not built"; finish; exit 1; }
 
@@ -91,6 +92,15 @@ expect_eq "$(tv steady '' '[t["throttle_rule"]["threshold"], t["throttle_rule"][
 expect_eq "$(tv steady '' 't["throttled"]')" false "steady: not throttled"
 expect_eq "$(tv steady '' 'c["nsamples"]')" 10 "steady: samples"
 expect_eq "$(tv steady '' '"clock_mhz" in c["samples"]')" false "steady: no in-band clock"
+
+# ---- an MI300X through AMD SMI (NVML's init failing first): a GFX clock
+# per XCD, XCD i at 2100 - 100 i MHz.
+LIBS=$AMDSMI gpu amd "nvml_init=fail lib_version=26.5 name=AMD_Instinct_MI300X xcds=8 xcd_clock=2100 xcd_step=100 sm_clock=2100 power=700 amd_throttle=0 others=1" \
+  "$T/p.ini" --param bus=0000:30:00.0 --param default_clock=2100
+expect_rc 0 "AMD SMI"
+expect_eq "$(tv amd '' '[t["library"], len(t["xcd_clock_mhz"]), t["xcd_clock_mhz"][0], t["xcd_clock_mhz"][7]]')" \
+  '["amd_smi", 8, {"mean": 2100.0, "min": 2100.0}, {"mean": 1400.0, "min": 1400.0}]' "AMD SMI: per-XCD clocks"
+expect_eq "$(tv amd '' '[t["other_processes_max"], t["throttle_rule"]["discarded"], t["throttled"]]')" '[1.0, 0, false]' "AMD SMI: another process seen"
 
 # ---- a power cap the device recovers from at reading 3: the first three
 # samples are judged by readings 0, 1 and 2 (the start's and those after

@@ -84,7 +84,7 @@ def telemetry_table(runs):
         print("| {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} |".format(
             case_name(c), c.get("status"), fmt(m / 1e3 if m else None, " us", 2),
             f"{fmt(clock)} ({fmt(clock_min)})" if clock is not None else "-",
-            fmt(g(t, "in_band", "mean")), fmt(g(t, "power_w", "mean")), fmt(g(t, "power_w", "limit")),
+            fmt(g(t, "in_band", "mean")) if g(t, "in_band", "samples") else "-", fmt(g(t, "power_w", "mean")), fmt(g(t, "power_w", "limit")),
             fmt(t.get("temp_c_max")), ",".join(t.get("throttle_reasons") or []) or "-",
             g(t, "throttle_rule", "discarded") or 0, "yes: " + (t.get("throttled_by") or "") if t.get("throttled") else "no"))
     notes = {(c.get("telemetry") or {}).get("note") for _, c in runs} - {None, ""}

@@ -1,6 +1,10 @@
 /* hipb_clock.h: the in-band clock's kernel (nvbench's method: a block on
  * every SM reads a constant-rate timer and its SM's cycle counter; the
  * same SM's two readings, before and after a sample, give cycles per ns).
+ * One block per SM, not one block: the cycle counter is the SM's own
+ * (%clock64), and a single block lands on an arbitrary SM each launch, so
+ * its two readings would often come from two counters; with a block on
+ * every SM, hipb.hip pairs the readings by SM id.
  * Included by hipb.hip alone, which launches it around each timed sample
  * and hands the clock to the harness (bench.device/1).
  *
@@ -8,9 +12,9 @@
  *           hipDeviceAttributeWallClockRate kHz (25 MHz on MI200, 100 MHz
  *           on MI300)
  *   cycles  clock64(): %clock64 on NVIDIA (per SM), s_memtime on AMD
- *   sm      %smid on NVIDIA; __smid() on AMD (SE and CU), with the XCD
- *           (XCC_ID) on gfx940/941/942, whose XCDs each have a clock; SE,
- *           SA and WGP (HW_ID1) on RDNA */
+ *   sm      %smid on NVIDIA; on CDNA the SE, SH and CU (HW_ID), with the
+ *           XCD (XCC_ID) on gfx940/941/942, whose XCDs each have a clock;
+ *           SE, SA and WGP (HW_ID1) on RDNA */
 #ifndef HIPB_CLOCK_H
 #define HIPB_CLOCK_H
 
@@ -44,15 +48,19 @@ __device__ inline unsigned hipb_clock_sm(void) {
   unsigned id;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
   return id;
-#elif defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
-  /* s_getreg XCC_ID (hwreg 20), bits 3:0: the XCD */
-  return __smid() | (__builtin_amdgcn_s_getreg((3 << 11) | (0 << 6) | 20) & 0xfu) << 16;
 #elif defined(__GFX10__) || defined(__GFX11__) || defined(__GFX12__)
   /* HW_ID1 (hwreg 23), bits 20:10: WGP, SA and SE (HW_ID, which __smid()
    * of ROCm 5.2 reads, is gone on RDNA) */
   return __builtin_amdgcn_s_getreg((10 << 11) | (10 << 6) | 23);
 #else
-  return __smid();
+  /* HW_ID (hwreg 4), bits 14:8: CU, SH and SE (__smid() leaves out SH) */
+  const unsigned cu = __builtin_amdgcn_s_getreg((6 << 11) | (8 << 6) | 4);
+#if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+  /* and XCC_ID (hwreg 20), bits 3:0: the XCD */
+  return cu | (__builtin_amdgcn_s_getreg((3 << 11) | (0 << 6) | 20) & 0xfu) << 16;
+#else
+  return cu;
+#endif
 #endif
 }
 

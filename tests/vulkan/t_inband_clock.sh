@@ -8,11 +8,14 @@
 #     whole path runs, silent; at most one set_clock per timed call, each a
 #     figure the harness takes, lavapipe's nanosecond counter reading about
 #     1000 MHz (the host's TSC would read its own rate);
+#   - the same for every vk plugin, and on a device shared through
+#     bench.process/1;
 #   - a 1.0 host (no extension): no call, and the fact says nothing is
 #     measured;
 #   - through bench: the facts in every case's JSON, and an existing plugin
 #     still device-timed and verified, hook or not.
 . "$(dirname "$0")/lib.sh"
+inproc_keep # for LeakSanitizer in the ASan build
 
 inproc() { # what, then vk_inproc's arguments
   local what=$1
@@ -45,6 +48,22 @@ assert all(0 < c <= 10000 for c in clocks), clocks
 # lavapipe's subgroup clock counts ns: about 1000 "MHz" (not the TSC's rate)
 assert any(500 <= c <= 2000 for c in clocks), clocks
 PY
+
+# Every vk plugin with the clock on, under the validation layer (and in the
+# ASan build, LeakSanitizer); and twice on the device shared through
+# bench.process/1, whose second life measures on the first one's device.
+mapfile -t vk < <(vk_plugins)
+expect_nonempty "vk plugins in $PLUGINS" "${vk[@]}"
+for p in "${vk[@]}"; do
+  VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation VK_INPROC_DEVICE=1 BENCH_VK_CLOCK_ON_CPU=1 \
+    inproc "$p with the clock" "$PLUGINS/$p.so" smoke
+  expect_in "$T/err" '^set_clock: ' "$p with the clock: set_clock"
+done
+VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation VK_INPROC_SLOTS=1 VK_INPROC_DEVICE=1 \
+  BENCH_VK_CLOCK_ON_CPU=1 inproc "shared device" "$PLUGINS/vk_smoke.so" smoke
+expect_in "$T/err" 'vk_device_shared: reused' "shared device: reused"
+expect_eq "$(count '^vk_inband_clock: yes')" 2 "shared device: the clock in both lives"
+expect_in "$T/err" '^device: 2 set_device, [1-9][0-9]* set_clock' "shared device: the calls"
 
 BENCH_VK_CLOCK_ON_CPU=1 inproc "a 1.0 host" "$PLUGINS/vk_copy.so" smoke
 expect_eq "$(count '^set_')" 0 "calls on a 1.0 host"

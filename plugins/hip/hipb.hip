@@ -273,8 +273,10 @@ static int init_device(const struct bench_host *h, struct hipb_ctx *c) {
 /* The stop reading's minimum span since the start reading, in ns: the
  * timer's granularity (up to 1 us on NVIDIA) is then at most 1%. */
 #define CLOCK_MIN_SPAN_NS 100000.0
-/* A first reading outside this is no shader clock. */
-#define CLOCK_PLAUSIBLE_MIN_MHZ 100.0
+/* A first reading outside this is no shader clock: the test is that the
+ * mechanism works (clock64 counts cycles by definition; an idle GPU may
+ * run far below its default clock when init measures). */
+#define CLOCK_PLAUSIBLE_MIN_MHZ 1.0
 #define CLOCK_PLAUSIBLE_MAX_MHZ 5000.0
 /* Samples' figures are the median over this many SMs at most. */
 #define CLOCK_MAX_SM 32

@@ -14,7 +14,13 @@
  *            the plugin's stream and report the interval with
  *            host->set_device_time; with the flush_l2 parameter set,
  *            hipb_begin first writes a buffer larger than the caches
- *            (outside the timed interval). A plugin's run_batch(n) brackets
+ *            (outside the timed interval). Where the harness offers
+ *            bench.device/1, hipb_init names the device (PCI bus id,
+ *            default clock) and hipb_begin/hipb_end measure the SM clock
+ *            in-band around the timed interval (hipb_clock.h: a tiny
+ *            kernel before the start event and after the stop event, one
+ *            readback) and hand it to set_clock: every plugin gets it
+ *            without a line of its own. A plugin's run_batch(n) brackets
  *            n iterations' launches the same way: one wait, the device time
  *            of the whole batch (the harness divides by n):
  *              static int run_batch(h, state, n) {
@@ -176,6 +182,16 @@ struct hipb_ctx {
   void *flush_buf;
   size_t flush_bytes;
   uint32_t flush_seq;
+  /* bench.device/1 (hipb.hip, hipb_clock.h): the harness's, or NULL, and
+   * the in-band clock measured around each timed sample */
+  const struct bench_ext_device *dev_ext;
+  int clock_on;           /* measured by hipb_begin / hipb_end */
+  int clock_started;      /* hipb_begin took the start reading */
+  int clock_dropped;      /* samples without a figure (the first is logged) */
+  double timer_khz;       /* the constant-rate timer's rate */
+  unsigned clock_blocks;  /* one per SM / CU */
+  void *clock_dev;        /* 2 x clock_blocks readings: start, stop */
+  void *clock_host;       /* their pinned copy */
 };
 
 /* A plugin's init and deinit. The device is BENCH_HIP_DEVICE (an index,
@@ -190,7 +206,12 @@ int hipb_setup(const struct bench_host *h, struct hipb_ctx *c);
 /* From run: around the kernel launches of one iteration; from run_batch:
  * around those of n iterations (with flush_l2, the caches are flushed once,
  * before the batch: the harness times cold iterations with run()). hipb_end
- * waits for the stop event and reports the interval as the device time. */
+ * waits for the stop event and reports the interval as the device time.
+ * With the in-band clock on, hipb_begin launches its start reading before
+ * the start event (after the flush) and hipb_end its stop reading after the
+ * stop event, then waits for the stream: the events' interval is the same,
+ * the sample's host time holds the two readings (a few us; up to 100 us
+ * more for a sample shorter than that, the stop reading's minimum span). */
 int hipb_begin(const struct bench_host *h, struct hipb_ctx *c);
 int hipb_end(const struct bench_host *h, struct hipb_ctx *c);
 

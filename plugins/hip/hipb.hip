@@ -1,6 +1,8 @@
 /* hipb: the HIP plugins' shared host code (see hipb.h). */
 #include "hipb.h"
+#include "hipb_clock.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +178,8 @@ static int lowest_built_sm(void) {
 }
 #endif
 
+static void device_ext(const struct bench_host *h, struct hipb_ctx *c);
+
 static int init_device(const struct bench_host *h, struct hipb_ctx *c) {
 #if defined(HIPB_CUDA)
 #define API "CUDA"
@@ -260,7 +264,172 @@ static int init_device(const struct bench_host *h, struct hipb_ctx *c) {
   (void)has_mfma;
 #endif
   device_info(h, c);
+  device_ext(h, c);
   return BENCH_OK;
+}
+
+/* ---- the device for the harness: bench.device/1 --------------------- */
+
+/* The stop reading's minimum span since the start reading, in ns: the
+ * timer's granularity (up to 1 us on NVIDIA) is then at most 1%. */
+#define CLOCK_MIN_SPAN_NS 100000.0
+/* A first reading outside this is no shader clock: the test is that the
+ * mechanism works (clock64 counts cycles by definition; an idle GPU may
+ * run far below its default clock when init measures). */
+#define CLOCK_PLAUSIBLE_MIN_MHZ 1.0
+#define CLOCK_PLAUSIBLE_MAX_MHZ 5000.0
+/* Samples' figures are the median over this many SMs at most. */
+#define CLOCK_MAX_SM 32
+
+#if !defined(__HIP_CPU_RT__)
+/* The constant-rate timer's rate in kHz, or 0 and why not in *why. */
+static double timer_khz(const struct hipb_ctx *c, const char **why) {
+#if defined(HIPB_CUDA)
+  (void)c;
+  *why = NULL;
+  return 1e6; /* %globaltimer: ns */
+#else
+  if (strncmp(c->arch, "gfx11", 5) == 0 || strncmp(c->arch, "gfx12", 5) == 0) {
+    *why = "no: clock64() on gfx11 and later reads SHADER_CYCLES, a 20-bit counter on gfx11 "
+           "that wraps within a sample";
+    return 0;
+  }
+#if HIP_VERSION_MAJOR > 5 || (HIP_VERSION_MAJOR == 5 && HIP_VERSION_MINOR >= 3)
+  int khz = 0;
+  const hipError_t err = hipDeviceGetAttribute(&khz, hipDeviceAttributeWallClockRate, c->device);
+  if (err != hipSuccess || khz <= 0) {
+    *why = "no: hipDeviceAttributeWallClockRate gives no rate for wall_clock64() on this device";
+    return 0;
+  }
+  *why = NULL;
+  return khz;
+#else
+  *why = "no: this HIP (before ROCm 5.3) has no hipDeviceAttributeWallClockRate, the rate of "
+         "wall_clock64()";
+  return 0;
+#endif
+#endif
+}
+
+/* The clock from the start and stop readings of blocks: per SM, its
+ * cycles over its time (the two readings of one SM), median over up to
+ * CLOCK_MAX_SM SMs; 0 when no SM has both. */
+static double clock_mhz(const struct hipb_clock_rec *a, const struct hipb_clock_rec *b,
+                        unsigned n, double khz) {
+  double v[CLOCK_MAX_SM];
+  int m = 0;
+  for (unsigned i = 0; i < n && m < CLOCK_MAX_SM; i++)
+    for (unsigned j = 0; j < n; j++) {
+      if (a[j].sm != b[i].sm) continue;
+      if (b[i].timer > a[j].timer && b[i].cycles > a[j].cycles)
+        v[m++] = (double)(b[i].cycles - a[j].cycles) * khz /
+                 ((double)(b[i].timer - a[j].timer) * 1000.0);
+      break;
+    }
+  if (m == 0) return 0;
+  for (int i = 1; i < m; i++) /* insertion sort: m <= 32 */
+    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+      const double t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+/* The start reading on stream s. */
+static int clock_start(const struct bench_host *h, struct hipb_ctx *c, hipStream_t s) {
+  HIPB_LAUNCH(h, hipb_clock_kernel, dim3(c->clock_blocks), dim3(1), 0, s,
+              (struct hipb_clock_rec *)c->clock_dev, (const struct hipb_clock_rec *)NULL, 0ull);
+  return BENCH_OK;
+}
+
+/* The stop reading on stream s, both readings back to the host, the wait;
+ * *mhz the clock in between (0: no figure). */
+static int clock_stop(const struct bench_host *h, struct hipb_ctx *c, hipStream_t s, double *mhz) {
+  struct hipb_clock_rec *dev = (struct hipb_clock_rec *)c->clock_dev;
+  const unsigned n = c->clock_blocks;
+  const unsigned long long min_ticks =
+      (unsigned long long)(CLOCK_MIN_SPAN_NS * c->timer_khz / 1e6 + 0.5);
+  HIPB_LAUNCH(h, hipb_clock_kernel, dim3(n), dim3(1), 0, s, dev + n,
+              (const struct hipb_clock_rec *)dev, min_ticks);
+  HIPB_CHECK(h, hipMemcpyAsync(c->clock_host, dev, 2 * n * sizeof *dev, hipMemcpyDeviceToHost, s));
+  HIPB_CHECK(h, hipStreamSynchronize(s));
+  const struct hipb_clock_rec *r = (const struct hipb_clock_rec *)c->clock_host;
+  *mhz = clock_mhz(r, r + n, n, c->timer_khz);
+  return BENCH_OK;
+}
+
+/* Buffers, then one reading around nothing (the null stream): on (1) when
+ * it is a plausible shader clock; the fact says what was found. */
+static void clock_setup(const struct bench_host *h, struct hipb_ctx *c) {
+  const char *why = NULL;
+  char buf[192];
+  c->timer_khz = timer_khz(c, &why);
+  if (why) {
+    h->set_info(h, "inband_clock", why);
+    return;
+  }
+  c->clock_blocks = (unsigned)(c->prop.multiProcessorCount > 0 ? c->prop.multiProcessorCount : 1);
+  const size_t bytes = 2 * (size_t)c->clock_blocks * sizeof(struct hipb_clock_rec);
+  double mhz = 0;
+  if (hipMalloc(&c->clock_dev, bytes) != hipSuccess ||
+      hipHostMalloc(&c->clock_host, bytes, hipHostMallocDefault) != hipSuccess ||
+      clock_start(h, c, 0) != BENCH_OK || clock_stop(h, c, 0, &mhz) != BENCH_OK) {
+    (void)hipGetLastError();
+    h->log(h, "hipb: in-band clock off: its setup failed");
+    snprintf(buf, sizeof buf, "no: setting it up failed (see the log)");
+  } else if (!(mhz >= CLOCK_PLAUSIBLE_MIN_MHZ && mhz <= CLOCK_PLAUSIBLE_MAX_MHZ)) {
+    snprintf(buf, sizeof buf, "no: the first reading gave %.4g MHz, not a plausible clock", mhz);
+  } else {
+    snprintf(buf, sizeof buf,
+             "yes: clock64() against %s, one block per %s, around each sample; %.0f MHz at init",
+#if defined(HIPB_CUDA)
+             "%globaltimer", "SM",
+#else
+             "wall_clock64()", "CU",
+#endif
+             mhz);
+    c->clock_on = 1;
+  }
+  h->set_info(h, "inband_clock", buf);
+}
+#endif
+
+/* The device's PCI bus id (a fact) and, where the harness takes them
+ * (bench.device/1), the bus id and default clock, and the in-band clock.
+ * Without the extension nothing more is done. */
+static void device_ext(const struct bench_host *h, struct hipb_ctx *c) {
+#if defined(__HIP_CPU_RT__)
+  h->set_info(h, "pci_bus_id", "none: the HIP-CPU runtime");
+  c->dev_ext = (const struct bench_ext_device *)bench_host_extension(h, BENCH_EXT_DEVICE);
+  if (!c->dev_ext) return;
+  c->dev_ext->set_device(h, NULL, 0);
+  h->set_info(h, "inband_clock", "no: the HIP-CPU runtime has no device clock");
+#else
+  char bus[64] = "";
+  const int has_bus =
+      hipDeviceGetPCIBusId(bus, (int)sizeof bus, c->device) == hipSuccess && bus[0] != '\0';
+  if (!has_bus) (void)hipGetLastError();
+#if defined(HIPB_CUDA)
+  h->set_info(h, "pci_bus_id", has_bus ? bus : "unknown: cudaDeviceGetPCIBusId failed");
+#else
+  h->set_info(h, "pci_bus_id", has_bus ? bus : "unknown: hipDeviceGetPCIBusId failed");
+#endif
+  c->dev_ext = (const struct bench_ext_device *)bench_host_extension(h, BENCH_EXT_DEVICE);
+  if (!c->dev_ext) {
+    h->set_info(h, "inband_clock", "not measured: the harness takes no clock (no bench.device/1)");
+    return;
+  }
+  int khz = 0;
+#if defined(HIPB_CUDA)
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, c->device) != cudaSuccess) khz = 0;
+#else
+  if (hipDeviceGetAttribute(&khz, hipDeviceAttributeClockRate, c->device) != hipSuccess) khz = 0;
+#endif
+  const double mhz = khz / 1000.0;
+  c->dev_ext->set_device(h, has_bus ? bus : NULL, mhz > 0 && mhz <= 10000 ? mhz : 0);
+  clock_setup(h, c);
+#endif
 }
 
 int hipb_init(const struct bench_host *h, void **ctx) {
@@ -280,6 +449,10 @@ void hipb_deinit(const struct bench_host *h, void *ctx) {
   struct hipb_ctx *c = (struct hipb_ctx *)ctx;
   if (!c) return;
   if (c->flush_buf) (void)hipFree(c->flush_buf);
+#if !defined(__HIP_CPU_RT__)
+  if (c->clock_dev) (void)hipFree(c->clock_dev);
+  if (c->clock_host) (void)hipHostFree(c->clock_host);
+#endif
   if (c->start) (void)hipEventDestroy(c->start);
   if (c->stop) (void)hipEventDestroy(c->stop);
   if (c->stream) (void)hipStreamDestroy(c->stream);
@@ -337,16 +510,35 @@ int hipb_begin(const struct bench_host *h, struct hipb_ctx *c) {
     HIPB_LAUNCH(h, hipb_flush_kernel, dim3(hipb_grid_fill(c, (n + 255) / 256, 8)), dim3(256), 0,
                 c->stream, (uint4 *)c->flush_buf, n, c->flush_seq++);
   }
+#if !defined(__HIP_CPU_RT__)
+  c->clock_started = 0;
+  if (c->clock_on) {
+    HIPB_TRY(clock_start(h, c, c->stream));
+    c->clock_started = 1;
+  }
+#endif
   HIPB_CHECK(h, hipEventRecord(c->start, c->stream));
   return BENCH_OK;
 }
 
 int hipb_end(const struct bench_host *h, struct hipb_ctx *c) {
   HIPB_CHECK(h, hipEventRecord(c->stop, c->stream));
+  double mhz = -1; /* no reading */
+#if !defined(__HIP_CPU_RT__)
+  if (c->clock_started) {
+    c->clock_started = 0;
+    HIPB_TRY(clock_stop(h, c, c->stream, &mhz)); /* waits for the stream */
+  }
+#endif
   HIPB_CHECK(h, hipEventSynchronize(c->stop));
   float ms = 0;
   HIPB_CHECK(h, hipEventElapsedTime(&ms, c->start, c->stop));
   h->set_device_time(h, (double)ms * 1e6);
+  if (mhz >= 1 && mhz <= 10000) { /* what the harness takes */
+    c->dev_ext->set_clock(h, mhz);
+  } else if (mhz != -1 && c->clock_dropped++ == 0) {
+    h->log(h, "hipb: in-band clock reading %g MHz dropped (no figure for this sample)", mhz);
+  }
   return BENCH_OK;
 }
 

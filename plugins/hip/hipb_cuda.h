@@ -49,6 +49,19 @@ static inline hipError_t hipMemcpy(void *dst, const void *src, size_t bytes, cud
   return cudaMemcpy(dst, src, bytes, k);
 }
 static inline hipError_t hipMemset(void *p, int v, size_t bytes) { return cudaMemset(p, v, bytes); }
+static inline hipError_t hipMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind k,
+                                        hipStream_t s) {
+  return cudaMemcpyAsync(dst, src, bytes, k, s);
+}
+#define hipHostMallocDefault 0u
+static inline hipError_t hipHostMalloc(void **p, size_t bytes, unsigned flags) {
+  (void)flags;
+  return cudaMallocHost(p, bytes);
+}
+static inline hipError_t hipHostFree(void *p) { return cudaFreeHost(p); }
+static inline hipError_t hipDeviceGetPCIBusId(char *bus, int len, int d) {
+  return cudaDeviceGetPCIBusId(bus, len, d);
+}
 
 static inline hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned flags) {
   return cudaStreamCreateWithFlags(s, flags);

@@ -3,7 +3,10 @@
 # bench_plugin_entry and nothing else, holds SASS for every CMAKE_CUDA_ARCHITECTURES
 # target (CUDA_ARCHS; read from the .nv_fatbin section), and loads without a driver: no libcuda.so.1 and no
 # libcudart.so among its needed libraries (the CUDA runtime is linked in
-# statically and finds the driver at run time).
+# statically and finds the driver at run time). Its PTX (the fatbin's PTX
+# entries, zstd-compressed by CUDA 13's nvcc: the zstd tool reads them)
+# holds hipb's in-band clock kernel (plugins/hip/hipb_clock.h), which reads
+# %globaltimer, %clock64 and %smid, for every architecture.
 . "$SRC/tests/cli/lib.sh"
 
 expect_nonempty "cuda plugins in the build" $CUDA_PLUGINS
@@ -18,12 +21,12 @@ for name in $CUDA_PLUGINS; do
   # The .nv_fatbin section (the toolkit here has no cuobjdump): fatbin
   # headers (magic 0xBA55ED50), each entry kind 1 PTX or 2 ELF (SASS), its
   # sm number at byte 28 of the entry header.
-  rm -f "$T/fb"
+  rm -f "$T/fb" "$T"/ptx.*
   objcopy --dump-section .nv_fatbin="$T/fb" "$so" "$T/so.copy" 2>/dev/null
-  python3 - "$T/fb" >"$T/elf" <<'PY'
-import struct, sys
+  python3 - "$T/fb" "$T" >"$T/elf" <<'PY'
+import struct, subprocess, sys
 b = open(sys.argv[1], "rb").read()
-off = 0
+off, n = 0, 0
 while off + 16 <= len(b):
     magic, _, hsz, fsz = struct.unpack_from("<IHHQ", b, off)
     if magic != 0xBA55ED50:
@@ -31,14 +34,41 @@ while off + 16 <= len(b):
     p, end = off + hsz, off + hsz + fsz
     while p < end:
         kind, _, ehs, size = struct.unpack_from("<HHIQ", b, p)
+        comp = struct.unpack_from("<I", b, p + 16)[0]
         arch = struct.unpack_from("<I", b, p + 28)[0]
+        flags = struct.unpack_from("<Q", b, p + 40)[0]
         print({1: "ptx", 2: "sass"}.get(kind, "kind%d" % kind), "sm_%d" % arch)
+        if kind == 1:  # PTX text, or zstd (flag 0x8000) of comp bytes
+            data = b[p + ehs:p + ehs + size]
+            if flags & 0x8000:
+                try:
+                    data = subprocess.run(["zstd", "-q", "-d", "-c"], input=data[:comp],
+                                          stdout=subprocess.PIPE, check=True).stdout
+                except (OSError, subprocess.CalledProcessError) as e:
+                    print("ptx-unreadable sm_%d zstd: %s" % (arch, e))
+            elif flags & 0x2000:
+                print("ptx-unreadable sm_%d: an older compression" % arch)
+            n += 1
+            open("%s/ptx.%d.sm_%d" % (sys.argv[2], n, arch), "wb").write(data)
         p += ehs + size
     off = end
 PY
   for a in $CUDA_ARCHS; do
     a=${a%-real}; a=${a%-virtual}
     expect_in "$T/elf" "^sass sm_$a\$" "$name: SASS for sm_$a"
+  done
+  expect_not_in "$T/elf" '^ptx-unreadable' "$name: PTX entries"
+  # the clock kernel's body in each PTX (every architecture but an -real
+  # one, which has SASS alone): from its .entry to the next one
+  for a in $CUDA_ARCHS; do
+    case $a in *-real) continue ;; esac
+    a=${a%-virtual}
+    files=("$T"/ptx.*.sm_"$a")
+    [ -e "${files[0]}" ] || { fail "$name: no PTX for sm_$a"; continue; }
+    awk '/\.entry /{k = /hipb_clock_kernel/} k' "${files[@]}" >"$T/clk"
+    expect_in "$T/clk" 'mov\.u64 +%rd[0-9]+, +%globaltimer;' "$name: sm_$a PTX of hipb_clock_kernel: %globaltimer"
+    expect_in "$T/clk" 'mov\.u64 +%rd[0-9]+, +%clock64;' "$name: sm_$a PTX of hipb_clock_kernel: %clock64"
+    expect_in "$T/clk" 'mov\.u32 +%r[0-9]+, +%smid;' "$name: sm_$a PTX of hipb_clock_kernel: %smid"
   done
 done
 expect_in "$T/needed" '.' "readelf found the needed libraries"

@@ -67,3 +67,24 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 }
+
+# inproc_keep: export VK_INPROC_KEEP for vk_inproc, the drivers and layers
+# the loader dlopens and dlcloses, pinned in memory: once unmapped, what
+# their globals point to looks leaked to LeakSanitizer and their stack
+# frames lose their names (so lsan.supp cannot match them).
+inproc_keep() {
+  VK_INPROC_KEEP=$(python3 - <<'PY'
+import glob, json, os
+libs = []
+for d in ("/usr/share/vulkan", "/etc/vulkan", os.path.expanduser("~/.local/share/vulkan")):
+    for f in glob.glob(d + "/icd.d/*.json") + glob.glob(d + "/*_layer.d/*.json"):
+        try:
+            m = json.load(open(f))
+            libs.append((m.get("ICD") or m.get("layer") or {}).get("library_path", ""))
+        except (OSError, ValueError):
+            pass
+print(":".join(l for l in libs if l))
+PY
+)
+  export VK_INPROC_KEEP
+}

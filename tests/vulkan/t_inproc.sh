@@ -7,23 +7,7 @@
 # through bench.process/1 (VK_INPROC_SLOTS=1).
 . "$(dirname "$0")/lib.sh"
 export VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation
-# The drivers and layers the loader dlopens and dlcloses, pinned in memory:
-# once unmapped, what their globals point to looks leaked and their stack
-# frames lose their names.
-VK_INPROC_KEEP=$(python3 - <<'PY'
-import glob, json, os
-libs = []
-for d in ("/usr/share/vulkan", "/etc/vulkan", os.path.expanduser("~/.local/share/vulkan")):
-    for f in glob.glob(d + "/icd.d/*.json") + glob.glob(d + "/*_layer.d/*.json"):
-        try:
-            m = json.load(open(f))
-            libs.append((m.get("ICD") or m.get("layer") or {}).get("library_path", ""))
-        except (OSError, ValueError):
-            pass
-print(":".join(l for l in libs if l))
-PY
-)
-export VK_INPROC_KEEP
+inproc_keep
 
 inproc() { # what, then vk_inproc's arguments
   local what=$1

@@ -1,6 +1,9 @@
 /* vkh_timestamp_ns alone: masking to timestampValidBits (garbage above the
  * valid bits ignored), one wrap of the counter, the period in double, and
- * no timestamps (0 valid bits, a period that is not positive). */
+ * no timestamps (0 valid bits, a period that is not positive). And the
+ * in-band clock's arithmetic (vkh_clock_mhz): the difference of a short
+ * and a long spin cancels the dispatch's fixed cost; readings that make no
+ * sense give 0. */
 #include <stdint.h>
 
 #include "../unit/test.h"
@@ -49,5 +52,40 @@ static void test_none(void) {
   CHECK(vkh_timestamp_ns(100, 200, 64, -1.0) == 0);
 }
 
+/* {first lo, first hi, last lo, last hi} of a spin of n cycles from c. */
+static void spin(uint32_t r[4], uint64_t c, uint64_t n) {
+  r[0] = (uint32_t)c, r[1] = (uint32_t)(c >> 32);
+  r[2] = (uint32_t)(c + n), r[3] = (uint32_t)((c + n) >> 32);
+}
+
+static void test_clock(void) {
+  uint32_t r[2][4];
+  /* 1500 MHz, 3000 ns of fixed cost in each dispatch: 4000 and 44000 cycles
+   * take 2667 and 29333 ns of spin. A single pair would read 44000 / 32333
+   * ns = 1361 MHz; the difference reads the clock. */
+  spin(r[0], 1000, 4000);
+  spin(r[1], 99000, 44000);
+  uint64_t ts[4] = {5000, 5000 + 3000 + 2667, 20000, 20000 + 3000 + 29333};
+  CHECK_NEAR(vkh_clock_mhz((const uint32_t(*)[4])r, ts, 64, 1.0), 40000.0 / (29333 - 2667) * 1e3, 1e-9);
+  /* The same in 10 ns ticks, and the cycle counter crossing 2^32. */
+  spin(r[0], 0xfffff000ull, 4000);
+  spin(r[1], 0x1fffff000ull, 44000);
+  const uint64_t t10[4] = {500, 500 + 567, 2000, 2000 + 3233};
+  CHECK_NEAR(vkh_clock_mhz((const uint32_t(*)[4])r, t10, 64, 10.0), 40000.0 / 26660 * 1e3, 1e-9);
+  /* A counter that went back, one that did not move, a long spin that took
+   * no longer than the short one, no timestamps: no figure. */
+  spin(r[0], 1000, 4000);
+  spin(r[1], 99000, 44000);
+  r[1][3] = 0, r[1][2] = 10; /* last < first */
+  CHECK(vkh_clock_mhz((const uint32_t(*)[4])r, ts, 64, 1.0) == 0);
+  spin(r[1], 99000, 0);
+  CHECK(vkh_clock_mhz((const uint32_t(*)[4])r, ts, 64, 1.0) == 0);
+  spin(r[1], 99000, 44000);
+  const uint64_t flat[4] = {0, 9000, 20000, 29000};
+  CHECK(vkh_clock_mhz((const uint32_t(*)[4])r, flat, 64, 1.0) == 0);
+  CHECK(vkh_clock_mhz((const uint32_t(*)[4])r, ts, 0, 1.0) == 0);
+  CHECK(vkh_clock_mhz((const uint32_t(*)[4])r, ts, 64, 1.0) > 0); /* the checks above can fail */
+}
+
 TEST_MAIN(TEST_ENTRY(test_mask), TEST_ENTRY(test_plain), TEST_ENTRY(test_masked_bits),
-          TEST_ENTRY(test_wrap), TEST_ENTRY(test_none))
+          TEST_ENTRY(test_wrap), TEST_ENTRY(test_none), TEST_ENTRY(test_clock))

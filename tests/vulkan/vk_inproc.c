@@ -9,7 +9,11 @@
  *   vk_inproc PLUGIN.so [smoke|standard|perf|verify]
  * With VK_INPROC_SLOTS set, the host is 1.1 with bench.process/1 and the
  * life runs twice (the second reuses what the first kept in a slot), then
- * the slots are released as a worker does after its last plugin.
+ * the slots are released as a worker does after its last plugin. With
+ * VK_INPROC_DEVICE set, the host is 1.1 with bench.device/1, whose calls
+ * go to stderr ("set_device: BUS|(null) MHZ", "set_clock: MHZ"), and the
+ * last line of stderr counts them against the timed calls ("device: N
+ * set_device, N set_clock, N timed calls").
  * Prints "<plugin>: OK|SKIPPED|ERROR <message>"; exit 0 for OK or SKIPPED,
  * 1 for ERROR, 2 for a usage error. The plugin is never dlclosed, and the
  * libraries named in VK_INPROC_KEEP (colon-separated: the Vulkan drivers and
@@ -91,7 +95,9 @@ static void logf_(const struct bench_host *api, const char *fmt, ...) {
 
 static void set_info(const struct bench_host *api, const char *k, const char *v) {
   (void)api;
-  if (k && v && strcmp(k, "vk_device_shared") == 0) fprintf(stderr, "vk_device_shared: %s\n", v);
+  if (k && v && (strcmp(k, "vk_device_shared") == 0 || strcmp(k, "vk_inband_clock") == 0 ||
+                 strcmp(k, "vk_pci_bus_id") == 0))
+    fprintf(stderr, "%s: %s\n", k, v);
 }
 
 /* bench.process/1 (VK_INPROC_SLOTS=1): the worker's slots, released at the
@@ -129,12 +135,32 @@ static int slot_put(const struct bench_host *api, const char *key, void *ptr,
 
 static const struct bench_ext_process ext_process = {slot_get, slot_put};
 
+/* bench.device/1 (VK_INPROC_DEVICE=1): every call logged and counted. */
+static int with_slots, with_device, n_set_device, n_set_clock, n_timed;
+
+static void dev_set_device(const struct bench_host *api, const char *bus, double mhz) {
+  (void)api;
+  n_set_device++;
+  fprintf(stderr, "set_device: %s %g\n", bus ? bus : "(null)", mhz);
+}
+static void dev_set_clock(const struct bench_host *api, double mhz) {
+  (void)api;
+  n_set_clock++;
+  fprintf(stderr, "set_clock: %g\n", mhz);
+}
+static const struct bench_ext_device ext_device = {dev_set_device, dev_set_clock};
+
 static const void *get_extension(const struct bench_host *api, const char *id) {
   (void)api;
-  return id && strcmp(id, BENCH_EXT_PROCESS) == 0 ? &ext_process : NULL;
+  if (with_slots && id && strcmp(id, BENCH_EXT_PROCESS) == 0) return &ext_process;
+  if (with_device && id && strcmp(id, BENCH_EXT_DEVICE) == 0) return &ext_device;
+  return NULL;
 }
 static void set_work(const struct bench_host *api, double f, double b) { (void)api, (void)f, (void)b; }
-static void set_device_time(const struct bench_host *api, double ns) { (void)api, (void)ns; }
+static void set_device_time(const struct bench_host *api, double ns) {
+  (void)api, (void)ns;
+  n_timed++;
+}
 
 /* Values k/4 for k in -3..3: exact in every dtype. */
 static void fill_random(const struct bench_host *api, void *dst, size_t count,
@@ -213,11 +239,12 @@ int main(int argc, char **argv) {
   /* A 1.0 host (no extensions): the plugins must run on it too. With
    * VK_INPROC_SLOTS=1, a 1.1 host with bench.process/1 instead, and the
    * plugin's life twice: the second reuses what the first kept in a slot. */
-  const int with_slots = getenv("VK_INPROC_SLOTS") != NULL;
-  h.api = (struct bench_host){with_slots ? BENCH_ABI_1_1 : BENCH_ABI_1_0, &h, param_int,
-                              param_float, param_str, skip, fail, logf_, set_info, set_work,
-                              set_device_time, fill_random, check,
-                              with_slots ? get_extension : NULL};
+  with_slots = getenv("VK_INPROC_SLOTS") != NULL;
+  with_device = getenv("VK_INPROC_DEVICE") != NULL;
+  const int v11 = with_slots || with_device;
+  h.api = (struct bench_host){v11 ? BENCH_ABI_1_1 : BENCH_ABI_1_0, &h, param_int, param_float,
+                              param_str, skip, fail, logf_, set_info, set_work, set_device_time,
+                              fill_random, check, v11 ? get_extension : NULL};
   const struct bench_plugin *p = h.p;
   int rc = BENCH_OK;
   for (int n = 0; rc == BENCH_OK && n < (with_slots ? 2 : 1); n++) rc = life(&h);
@@ -227,6 +254,9 @@ int main(int argc, char **argv) {
   }
   if (rc == BENCH_OK && h.validation_messages)
     rc = fail(&h.api, "%d validation message(s) during teardown or deinit", h.validation_messages);
+  if (with_device)
+    fprintf(stderr, "device: %d set_device, %d set_clock, %d timed calls\n", n_set_device,
+            n_set_clock, n_timed);
   printf("%s: %s %s\n", p->name, rc == BENCH_OK ? "OK" : rc == BENCH_SKIP ? "SKIPPED" : "ERROR",
          h.message);
   return rc == BENCH_ERROR ? 1 : 0;

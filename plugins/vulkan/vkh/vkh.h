@@ -11,6 +11,8 @@
  *   vkh_case.c      a case: its arrays and kernel, and the plugin's run,
  *                   run_batch and teardown over them
  *   vkh_timestamp.c query values to ns (timestampValidBits, wrap, period)
+ *   vkh_clock.c     the device's PCI bus id and its in-band clock per
+ *                   sample for the harness (bench.device/1)
  *   vkh_util.c      VkResult names, limits, random host arrays
  *
  * Every function that can fail returns BENCH_OK, or BENCH_SKIP / BENCH_ERROR
@@ -33,6 +35,9 @@
  *                     size is not a parameter (vkh_workgroup_fit)
  *   BENCH_VK_NO_TIMESTAMPS=1 (test hook) act as a queue with
  *                     timestampValidBits 0: host time, vk_timestamps says so
+ *   BENCH_VK_CLOCK_ON_CPU=1 (test hook) measure the in-band clock on a CPU
+ *                     device too (lavapipe: the host's time-stamp counter,
+ *                     not a GPU clock; vk_inband_clock says so otherwise)
  *   BENCH_VK_MEMORY   auto (default) | staging | direct: force the staging
  *                     path (device-local buffers, copies through host-visible
  *                     staging buffers) or direct host-visible buffers
@@ -63,6 +68,7 @@ struct vkh_shared {
   VkDevice device;
   VkQueue queue;
   int fp16, validation;
+  int shader_clock;        /* VK_KHR_shader_clock's shaderSubgroupClock enabled */
   int users;               /* plugins that have used it */
   int refs;                /* plugins inited and not yet deinited */
   int lost;                /* VK_ERROR_DEVICE_LOST seen: later plugins make their own */
@@ -95,6 +101,19 @@ struct vkh {
   int pcache_created;      /* pipelines created through it */
   char pcache_path[512];
   struct vkh_shared *shared; /* owner of instance and device (never NULL after init) */
+  int shader_clock;        /* shaderSubgroupClock enabled on the device */
+  struct vkh_clock {       /* the in-band clock (vkh_clock.c) */
+    const struct bench_ext_device *ext; /* the harness's bench.device/1, or NULL */
+    int on;                /* measured around every timed submit */
+    struct vkh_pipeline *pipe; /* the spin shader's (allocated) */
+    VkBuffer buffer;       /* 4 readings (host-visible): before and after, short and long */
+    VkDeviceMemory memory;
+    const uint32_t *map;
+    VkQueryPool queries;   /* 8 timestamps, two around each dispatch */
+    VkCommandBuffer pre, post;
+    uint32_t long_cycles, max_iter; /* the long spin; the most reads of one spin */
+    int dropped;           /* readings not handed on (the first is logged) */
+  } clock;
 };
 
 /* ---- init and deinit (vkh_instance.c, vkh_device.c) --------------------- */
@@ -126,6 +145,29 @@ void vkh_share_publish(struct vkh *vk);
 void vkh_share_detach(struct vkh *vk);
 /* Whether the worker's slot keeps vk's instance and device. */
 #define VKH_KEPT(vk) ((vk)->shared && (vk)->shared->in_slot)
+
+/* The device's name and clock for the harness (bench.device/1) and the
+ * in-band clock (vkh_clock.c): vkh_clock_setup from vkh_device_setup names
+ * the device (VK_EXT_pci_bus_info, else no bus id), records the facts
+ * vk_pci_bus_id and vk_inband_clock and, where the harness takes clocks and
+ * the device can (a GPU with shaderSubgroupClock and timestamps), makes the
+ * command buffers that vkh_dispatch_run and vkh_dispatch_run_batch submit
+ * before and after each timed one: vkh_clock_before / vkh_clock_after
+ * (VK_NULL_HANDLE when off), and vkh_clock_report after the wait hands the
+ * sample's clock to the harness. vkh_clock_destroy before the pool goes. */
+int vkh_clock_setup(struct vkh *vk);
+VkCommandBuffer vkh_clock_before(const struct vkh *vk);
+VkCommandBuffer vkh_clock_after(const struct vkh *vk);
+void vkh_clock_report(struct vkh *vk);
+void vkh_clock_destroy(struct vkh *vk);
+/* MHz from the readings of a short and a long spin: cycles[i] = {first lo,
+ * first hi, last lo, last hi} of the subgroup clock, ts[2i], ts[2i+1] the
+ * timestamps around spin i (raw); the difference of the two cancels the
+ * dispatch's fixed cost. 0 when the readings make no sense (a counter that
+ * did not move or went back, an interval that did not grow). Pure
+ * (vkh_timestamp.c). */
+double vkh_clock_mhz(const uint32_t cycles[2][4], const uint64_t ts[4], uint32_t valid_bits,
+                     double period_ns);
 
 /* The on-disk pipeline cache: opened after the device is created, written
  * (if it grew) and destroyed before the device goes. */
@@ -279,15 +321,19 @@ struct vkh_dispatch {
 int vkh_dispatch_create(struct vkh *vk, struct vkh_dispatch *d, const struct vkh_step *steps,
                         uint32_t nsteps);
 /* Submit, wait on the fence, keep the timestamp interval in d->last_ns
- * (masked by timestampValidBits, ticks * timestampPeriod in double). */
+ * (masked by timestampValidBits, ticks * timestampPeriod in double). Untimed
+ * for the harness: no in-band clock. */
 int vkh_dispatch_submit(struct vkh *vk, struct vkh_dispatch *d);
 /* vkh_dispatch_submit, then report d->last_ns through host->set_device_time
- * (when the queue has timestamps): what a plugin's run() calls. */
+ * (when the queue has timestamps): what a plugin's run() calls. With the
+ * in-band clock on, its measurements go in the same submit, before and
+ * after (outside d's timestamps), and the clock goes to the harness. */
 int vkh_dispatch_run(struct vkh *vk, struct vkh_dispatch *d);
 /* A plugin's run_batch: n iterations in one command buffer (the steps n
  * times, a barrier between every two dispatches), one submit, one wait,
- * timestamps around the whole batch reported through host->set_device_time.
- * Recorded again only when n changes; n = 1 is vkh_dispatch_run. */
+ * timestamps around the whole batch reported through host->set_device_time,
+ * one in-band clock for the batch. Recorded again only when n changes; n = 1
+ * is vkh_dispatch_run. */
 int vkh_dispatch_run_batch(struct vkh *vk, struct vkh_dispatch *d, int64_t n);
 void vkh_dispatch_destroy(struct vkh *vk, struct vkh_dispatch *d);
 

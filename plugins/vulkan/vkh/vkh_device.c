@@ -174,17 +174,38 @@ int vkh_device_create(struct vkh *vk) {
   memset(&feat.features, 0, sizeof feat.features);
   h->set_info(h, "vk_fp16", vk->fp16 ? "shaderFloat16 and storageBuffer16BitAccess" : "no");
 
+  /* The subgroup clock, for the in-band clock (vkh_clock.c): enabled where
+   * present, alone (the device clock is a constant-rate timer). */
+  VkPhysicalDeviceShaderClockFeaturesKHR clk = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  if (has_device_extension(vk->phys, VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) {
+    VkPhysicalDeviceFeatures2 cf = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                    .pNext = &clk};
+    vkGetPhysicalDeviceFeatures2(vk->phys, &cf);
+    vk->shader_clock = clk.shaderSubgroupClock == VK_TRUE;
+  }
+  if (vk->shader_clock) {
+    clk = (VkPhysicalDeviceShaderClockFeaturesKHR){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR,
+        .pNext = feat.pNext,
+        .shaderSubgroupClock = VK_TRUE};
+    feat.pNext = &clk;
+  }
+
   const float priority = 1.0f;
   const VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                       .queueFamilyIndex = vk->family,
                                       .queueCount = 1,
                                       .pQueuePriorities = &priority};
-  const char *ext[] = {VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME};
+  const char *ext[2];
+  uint32_t next = 0;
+  if (f16_ext && vk->fp16) ext[next++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
+  if (vk->shader_clock) ext[next++] = VK_KHR_SHADER_CLOCK_EXTENSION_NAME;
   const VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                  .pNext = &feat,
                                  .queueCreateInfoCount = 1,
                                  .pQueueCreateInfos = &qi,
-                                 .enabledExtensionCount = f16_ext && vk->fp16 ? 1 : 0,
+                                 .enabledExtensionCount = next,
                                  .ppEnabledExtensionNames = ext};
   VKH_CALL(vk, vkCreateDevice, (vk->phys, &di, NULL, &vk->device));
   vkGetDeviceQueue(vk->device, vk->family, 0, &vk->queue);
@@ -211,12 +232,13 @@ int vkh_device_setup(struct vkh *vk) {
   h->set_info(h, "vk_memory", vk->direct ? "direct: host-visible buffers, no staging"
                                          : "staging: device-local buffers, copies through staging "
                                            "buffers outside the timed region");
-  return BENCH_OK;
+  return vkh_clock_setup(vk);
 }
 
 void vkh_device_destroy(struct vkh *vk) {
   if (!vk->device) return;
   vkDeviceWaitIdle(vk->device);
+  vkh_clock_destroy(vk);
   vkh_pipeline_cache_close(vk);
   if (vk->pool) vkDestroyCommandPool(vk->device, vk->pool, NULL);
   vk->pool = VK_NULL_HANDLE;

@@ -111,11 +111,24 @@ int vkh_dispatch_create(struct vkh *vk, struct vkh_dispatch *d, const struct vkh
 }
 
 /* Submit cmd, wait on the fence, keep the timestamp interval in d->last_ns
- * (masked by timestampValidBits, ticks * timestampPeriod in double). */
-static int submit(struct vkh *vk, struct vkh_dispatch *d, VkCommandBuffer cmd) {
+ * (masked by timestampValidBits, ticks * timestampPeriod in double). A timed
+ * submit (a sample, or its first / last part) takes the in-band clock's
+ * command buffers with it, in the same submit: before the first part
+ * (before), after the last (after), outside cmd's own timestamps
+ * (vkh_clock.c; none when the clock is off). */
+enum { CLOCK_BEFORE = 1, CLOCK_AFTER = 2 };
+
+static int submit(struct vkh *vk, struct vkh_dispatch *d, VkCommandBuffer cmd, int clock) {
+  VkCommandBuffer cmds[3];
+  uint32_t n = 0;
+  const VkCommandBuffer before = clock & CLOCK_BEFORE ? vkh_clock_before(vk) : VK_NULL_HANDLE;
+  const VkCommandBuffer after = clock & CLOCK_AFTER ? vkh_clock_after(vk) : VK_NULL_HANDLE;
+  if (before) cmds[n++] = before;
+  cmds[n++] = cmd;
+  if (after) cmds[n++] = after;
   const VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                           .commandBufferCount = 1,
-                           .pCommandBuffers = &cmd};
+                           .commandBufferCount = n,
+                           .pCommandBuffers = cmds};
   VKH_CALL(vk, vkQueueSubmit, (vk->queue, 1, &si, d->fence));
   VKH_CALL(vk, vkWaitForFences, (vk->device, 1, &d->fence, VK_TRUE, UINT64_MAX));
   VKH_CALL(vk, vkResetFences, (vk->device, 1, &d->fence));
@@ -128,13 +141,14 @@ static int submit(struct vkh *vk, struct vkh_dispatch *d, VkCommandBuffer cmd) {
     d->last_ns = vkh_timestamp_ns(t[0], t[1], vk->timestamp_bits,
                                   (double)vk->props.limits.timestampPeriod);
   }
+  if (after) vkh_clock_report(vk);
   return vkh_status(vk);
 }
 
-int vkh_dispatch_submit(struct vkh *vk, struct vkh_dispatch *d) { return submit(vk, d, d->cmd); }
+int vkh_dispatch_submit(struct vkh *vk, struct vkh_dispatch *d) { return submit(vk, d, d->cmd, 0); }
 
 int vkh_dispatch_run(struct vkh *vk, struct vkh_dispatch *d) {
-  int rc = vkh_dispatch_submit(vk, d);
+  int rc = submit(vk, d, d->cmd, CLOCK_BEFORE | CLOCK_AFTER);
   if (rc == BENCH_OK && d->queries) vk->host->set_device_time(vk->host, d->last_ns);
   return rc;
 }
@@ -165,10 +179,12 @@ int vkh_dispatch_run_batch(struct vkh *vk, struct vkh_dispatch *d, int64_t n) {
     const int full = n - done >= chunk;
     int rc = full ? cached_cmd(vk, d, &d->batch_cmd, &d->batch_reps, chunk)
                   : cached_cmd(vk, d, &d->rest_cmd, &d->rest_reps, rest);
-    if (rc == BENCH_OK) rc = submit(vk, d, full ? d->batch_cmd : d->rest_cmd);
+    const int64_t next = done + (full ? chunk : rest);
+    const int clock = (done == 0 ? CLOCK_BEFORE : 0) | (next == n ? CLOCK_AFTER : 0);
+    if (rc == BENCH_OK) rc = submit(vk, d, full ? d->batch_cmd : d->rest_cmd, clock);
     if (rc) return rc;
     ns += d->last_ns;
-    done += full ? chunk : rest;
+    done = next;
   }
   if (d->queries) vk->host->set_device_time(vk->host, ns);
   return BENCH_OK;

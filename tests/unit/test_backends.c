@@ -43,8 +43,11 @@ static void test_facts_and_noise(void) {
   CHECK(strcmp(vk->facts[0].key, "vk_driver_version") == 0 && strcmp(vk->facts[0].label, "driver version") == 0);
   size_t n = 0;
   while (vk->facts[n].key) n++;
-  CHECK(n == 7);
+  CHECK(n == 9);
   CHECK(backend_find("cpu")->facts == NULL || backend_find("cpu")->facts[0].key == NULL);
+  /* hipb's device and clock facts, for hip and its CUDA build alike */
+  CHECK(strcmp(backend_find("hip")->facts[0].key, "pci_bus_id") == 0);
+  CHECK(backend_find("cuda")->facts == backend_find("hip")->facts);
   /* the comparisons' default: a + b / sqrt(n), the CPU's for an unknown backend */
   for (size_t i = 0; i < backends_count(); i++) {
     const struct backend *b = backends_at(i);

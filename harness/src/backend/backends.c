@@ -23,7 +23,16 @@ static const struct backend_fact vulkan_facts[] = {
     {"vk_driver_version", "driver version"}, {"vk_api", "vulkan api"},
     {"vk_device_type", "device type"},       {"vk_subgroup_size", "subgroup size"},
     {"vk_memory_heaps", "memory heaps"},     {"vk_memory", "buffers"},
-    {"vk_timestamps", "timestamps"},         {NULL, NULL},
+    {"vk_timestamps", "timestamps"},         {"vk_pci_bus_id", "pci bus id"},
+    {"vk_inband_clock", "in-band clock"},    {NULL, NULL},
+};
+
+/* The device facts hipb (the HIP and CUDA plugins' helper) reports beside
+ * device and driver. */
+static const struct backend_fact hip_facts[] = {
+    {"pci_bus_id", "pci bus id"},
+    {"inband_clock", "in-band clock"},
+    {NULL, NULL},
 };
 
 static const struct backend_fact no_facts[] = {{NULL, NULL}};
@@ -67,8 +76,8 @@ static const struct backend_fact no_facts[] = {{NULL, NULL}};
 static const struct backend table[] = {
     {"cpu", NULL, NULL, no_facts, 0.10, 0.20, 0.0, 0.0},
     {"vulkan", vulkan_debug, "Vulkan validation error", vulkan_facts, 0.10, 0.20, 0.007, 0.01},
-    {"hip", hip_debug, NULL, no_facts, 0.10, 0.20, 0.0, 0.0},
-    {"cuda", NULL, NULL, no_facts, 0.10, 0.20, 0.007, 0.01},
+    {"hip", hip_debug, NULL, hip_facts, 0.10, 0.20, 0.0, 0.0},
+    {"cuda", NULL, NULL, hip_facts, 0.10, 0.20, 0.007, 0.01},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 

@@ -567,6 +567,7 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
   double next_tick = o->tick_s > 0 ? t0 + o->tick_s : 0;
   double t_mark = t0; /* start of the current piece of work (streaming: the last line) */
   double grace_for = -1; /* the t_mark whose timeout waited once for a message already there */
+  int last_look = 0;     /* a signal came: one more turn takes what the child already sent */
   for (;;) {
     if (!reaped) {
       pid_t w = waitpid(pid, &status, WNOHANG);
@@ -585,18 +586,16 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
       break;
     }
     double now = now_s();
-    if (child_interrupted() && !out->interrupted) {
-      out->interrupted = 1;
-      kill_child(pid);
-    }
     if (next_tick && now >= next_tick) {
       if (o->tick) o->tick(o->tick_arg, now - t_mark);
       next_tick += o->tick_s;
       if (next_tick < now) next_tick = now + o->tick_s;
     }
     struct pollfd pf[2] = {{res_open ? res[0] : -1, POLLIN, 0}, {err_open ? err[0] : -1, POLLIN, 0}};
-    int wait_ms = res_open || err_open ? 50 : 1; /* pipes closed: the exit is near */
-    if (poll(pf, 2, wait_ms) > 0) {
+    int wait_ms = last_look ? 0 : res_open || err_open ? 50 : 1; /* pipes closed: the exit is near */
+    int ready = poll(pf, 2, wait_ms);
+    if (ready < 0 && errno == EINTR) ready = poll(pf, 2, 0); /* a signal: take what is there first */
+    if (ready > 0) {
       if (res_open && (pf[0].revents & (POLLIN | POLLHUP))) {
         int before = complete;
         res_open = drain_channel(res[0], &line, &tail, &complete);
@@ -619,9 +618,17 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
         }
       }
     }
-    /* The timeout, after what was waiting has been taken: a line already
-     * sent is no hang (bench itself stopped, SIGSTOP, while the child went
-     * on: the line is there when it goes on). */
+    /* A signal or the timeout, after what was waiting has been taken: a
+     * line already sent is kept, and is no hang (bench itself stopped,
+     * SIGSTOP, while the child went on: the line is there when it goes on). */
+    if (child_interrupted() && !out->interrupted) {
+      if (!last_look) { /* one more turn first, without waiting: what is there is taken */
+        last_look = 1;
+        continue;
+      }
+      out->interrupted = 1;
+      kill_child(pid);
+    }
     if (o->timeout_s > 0 && now_s() - t_mark > o->timeout_s && !out->timed_out && !out->interrupted) {
       if (res_open && grace_for != t_mark && channel_waiting(res[0])) {
         grace_for = t_mark; /* once: a child that only ever writes still times out */

@@ -1,6 +1,7 @@
 /* Implementation of struct bench_host for the measuring child. */
 #include "run/host.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -368,12 +369,25 @@ static int host_process_put(const struct bench_host *api, const char *key, void 
   return BENCH_OK;
 }
 
-void host_process_release(void) {
+void host_process_release_each(host_release_fn before, void *arg) {
   while (process_nslots > 0) {
     struct process_slot s = process_slots[--process_nslots];
-    if (s.release) s.release(s.ptr);
+    if (!s.release) continue;
+    if (before) {
+      /* the plugin whose code the callback is: the file it lies in */
+      Dl_info di;
+      void *fn;
+      memcpy(&fn, &s.release, sizeof fn);
+      const char *file = dladdr(fn, &di) && di.dli_fname ? di.dli_fname : NULL;
+      before(arg, s.key, file);
+    }
+    s.release(s.ptr);
   }
 }
+
+void host_process_release(void) { host_process_release_each(NULL, NULL); }
+
+size_t host_process_nslots(void) { return process_nslots; }
 
 static const struct bench_ext_process ext_process = {host_process_get, host_process_put};
 

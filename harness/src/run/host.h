@@ -39,6 +39,15 @@ void host_init(struct host_state *h, const struct case_def *c, struct case_resul
 /* Run the release callbacks of this process's bench.process/1 slots (the
  * last put first) and empty them: the worker's last step. */
 void host_process_release(void);
+/* The same, calling before(arg, key, file) ahead of each release callback:
+ * the slot's key and the file its callback lies in (a plugin's .so), or
+ * NULL when unknown; a worker tells the harness, so that a callback that
+ * crashes is named. */
+typedef void (*host_release_fn)(void *arg, const char *key, const char *file);
+void host_process_release_each(host_release_fn before, void *arg);
+/* The slots taken now (a plugin that put one may leave the threads of what
+ * it keeps there running). */
+size_t host_process_nslots(void);
 /* Start hashing/checking afresh (before a verify call). */
 void host_reset_check(struct host_state *h, int hash_only);
 

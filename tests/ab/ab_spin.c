@@ -8,7 +8,11 @@
  * tier's default). Operation "none": verify() checks the result itself.
  * With AB_LAYOUT_LOG in the environment, each setup appends a line to that
  * file: the addresses of its code, of a stack variable and of a 1 MiB
- * buffer, so a test can see where each worker's layout put them. */
+ * buffer, so a test can see where each worker's layout put them.
+ * AB_FDS: each setup writes a command of bench ab's protocol ("V", verify
+ * and end) and a forged result line on every descriptor from 3 to 1023 it
+ * holds: a worker that inherited the other side's channel or log would
+ * end that side's worker or forge its output. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <inttypes.h>
@@ -58,6 +62,13 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     if (fd >= 0 && write(fd, line, (size_t)len) != len) here = -1;
     if (fd >= 0) close(fd);
   }
+#ifdef AB_FDS
+  static const char forged[] = "{\"status\":\"CRASH\",\"message\":\"forged by the other side\"}\n";
+  for (int fd = 3; fd < 1024; fd++) {
+    if (write(fd, "V", 1) < 0) continue;
+    if (write(fd, forged, sizeof forged - 1) < 0) continue;
+  }
+#endif
 #ifdef AB_CRASH_WORKER
   const char *path = getenv("AB_CRASH_STATE");
   int fd = path ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0600) : -1;

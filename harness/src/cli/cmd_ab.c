@@ -257,8 +257,19 @@ int cmd_ab(int argc, char **argv) {
   struct plan S[2];
   memset(S, 0, sizeof S);
   int exit_code = EXIT_USAGE;
-  if (side_load(&S[0], "OLD", o.old_dir, &o) != 0 || side_load(&S[1], "NEW", o.new_dir, &o) != 0)
+  /* From here a signal is a flag: one before the first case is said
+   * (cmd_interrupted_early), not a silent death. */
+  child_install_signal_handlers();
+  if (side_load(&S[0], "OLD", o.old_dir, &o) != 0 || side_load(&S[1], "NEW", o.new_dir, &o) != 0) {
+    if (child_interrupted()) exit_code = cmd_interrupted_early();
     goto out;
+  }
+  {
+    struct stat a, b;
+    if (stat(o.old_dir, &a) == 0 && stat(o.new_dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+      warning("OLD and NEW are one %s ('%s'): each plugin is measured against itself", S_ISDIR(a.st_mode) ? "folder" : "file",
+              term_str(o.old_dir));
+  }
   if (S[0].nplugins == 0 && S[1].nplugins == 0) {
     error("no plugins selected in '%s' or '%s'", term_str(o.old_dir), term_str(o.new_dir));
     goto out;
@@ -272,7 +283,10 @@ int cmd_ab(int argc, char **argv) {
       if (rc != 0) goto out;
     }
   }
-  child_install_signal_handlers();
+  if (child_interrupted()) {
+    exit_code = cmd_interrupted_early();
+    goto out;
+  }
   o.ab.max_time_s = S[1].preset.policy.max_time_s;
   exit_code = EXIT_OK;
   printf("bench %s ab: %s (old) against %s (new), preset %s, threshold %.3g%%, max %.3g s per case\n",

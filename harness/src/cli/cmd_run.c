@@ -217,17 +217,25 @@ static void start_output(struct suite *s, const struct options *o) {
   if (s->progress.tty && s->run_pol.heartbeat_s > 1.0) s->run_pol.heartbeat_s = 1.0;
 }
 
+int cmd_interrupted_early(void) {
+  fprintf(stderr, "bench: interrupted by %s before the first case: nothing was run, no result written\n",
+          strsignal(child_interrupted()));
+  return EXIT_INTERRUPTED;
+}
+
 int cmd_run(int argc, char **argv, const struct options *o) {
   struct suite s;
   memset(&s, 0, sizeof s);
   s.opt = o;
   const struct plan *p = &s.plan;
   int exit_code = EXIT_OK;
-  if (prepare(&s, o) != 0) {
-    exit_code = EXIT_USAGE;
+  /* From here a signal is a flag (scans and probes stop at once): one that
+   * comes before the first case is said, not a silent death. */
+  child_install_signal_handlers();
+  if (prepare(&s, o) != 0 || child_interrupted()) {
+    exit_code = child_interrupted() ? cmd_interrupted_early() : EXIT_USAGE;
     goto out;
   }
-  child_install_signal_handlers();
   start_output(&s, o);
   s.t0 = now_s();
   const char **names = plan_plugin_names(p);
@@ -257,7 +265,8 @@ int cmd_run(int argc, char **argv, const struct options *o) {
             s.lines.untuned, plural(s.lines.untuned, "case", "cases"));
   fprintf(s.out, "bench: %d of %d %s run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
           plural(s.total, "case", "cases"), wall, s.done - s.failed - s.skipped, s.skipped, s.failed,
-          interrupted ? " (interrupted; results so far are kept)" : "");
+          !interrupted ? "" : s.done ? " (interrupted; results so far are kept)"
+                                     : " (interrupted before the first case; no result written)");
   if (save_failed) error("some results could not be written to '%s' (see above); the run counts as failed", o->results_dir);
   if (interrupted)
     exit_code = EXIT_INTERRUPTED;

@@ -224,9 +224,12 @@ int cmd_tune(int argc, char **argv) {
       .plugin_dirs = o.plugin_dirs, .nplugin_dirs = o.nplugin_dirs,
       .params = o.params, .nparams = o.nparams, .filters = o.filters, .nfilters = o.nfilters,
       .rescan = o.rescan, .verbose = o.verbose};
-  if (plan_load(&rq, &plan) != 0 || check_tunables(&plan) != 0 || plan_cases(&rq, &plan) != 0) goto out;
-
-  child_install_signal_handlers();
+  child_install_signal_handlers(); /* a signal from here on is said (cmd_interrupted_early) */
+  if (plan_load(&rq, &plan) != 0 || check_tunables(&plan) != 0 || plan_cases(&rq, &plan) != 0 ||
+      child_interrupted()) {
+    if (child_interrupted()) exit_code = cmd_interrupted_early();
+    goto out;
+  }
   const double deadline = a.budget_s > 0 ? now_s() + a.budget_s : 0;
   int failed = 0, no_winner = 0;
   for (size_t i = 0; i < plan.nplugins && !child_interrupted(); i++)

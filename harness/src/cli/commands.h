@@ -58,6 +58,10 @@ extern const struct command bench_commands[];
 void print_command_synopses(FILE *f);
 
 int cmd_run(int argc, char **argv, const struct options *o);
+/* A signal (child_install_signal_handlers) came before the first case of
+ * run, ab or tune: says so in one line (nothing was run, no result
+ * written) and returns EXIT_INTERRUPTED, the status of an interrupted run. */
+int cmd_interrupted_early(void);
 int cmd_list(const struct options *o);
 int cmd_rollup(int argc, char **argv);
 int cmd_events(int argc, char **argv);

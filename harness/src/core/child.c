@@ -72,10 +72,25 @@ static char nonce[CHANNEL_NONCE_LEN + 1]; /* of the running child (in the child:
 #define CHAN_FD 3
 #define LIFE_FD 4
 
-static void close_from(int lowfd) {
+void child_close_from(int lowfd) {
 #ifdef SYS_close_range
   if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0) == 0) return;
 #endif
+  /* An older kernel: the descriptors /proc lists, else every number up to
+   * the limit. */
+  DIR *d = opendir("/proc/self/fd");
+  if (d) {
+    int self = dirfd(d), n = 0, fds[1024];
+    struct dirent *e;
+    while ((e = readdir(d)) && n < (int)(sizeof fds / sizeof fds[0])) {
+      int fd = atoi(e->d_name);
+      if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd >= lowfd && fd != self) fds[n++] = fd;
+    }
+    int complete = e == NULL;
+    closedir(d);
+    for (int i = 0; i < n; i++) close(fds[i]);
+    if (complete) return;
+  }
   long max = sysconf(_SC_OPEN_MAX);
   if (max < 0 || max > 65536) max = 65536;
   for (int fd = lowfd; fd < max; fd++) close(fd);
@@ -127,7 +142,7 @@ static void in_child(child_fn fn, void *arg, const struct child_opts *o, int res
   move_fd(tmp_life, LIFE_FD);
   fcntl(CHAN_FD, F_SETFD, 0);
   fcntl(LIFE_FD, F_SETFD, 0);
-  close_from(LIFE_FD + 1);
+  child_close_from(LIFE_FD + 1);
   pthread_t t;
   sigset_t all, old;
   sigfillset(&all);
@@ -155,7 +170,37 @@ static void tail_add(struct strbuf *t, const char *buf, size_t n) {
   }
 }
 
+/* The mark child_send_line writes down the output pipe before each line:
+ * the harness's framing, never a case's output. */
+#define LINE_MARK "\x1e" "bench: end of this case's output" "\x1e\n"
+
+/* Take every mark out of t: the whole ones, and the end of one that the
+ * tail's trimming cut (at its start). */
+static void strip_marks(struct strbuf *t) {
+  const size_t ml = strlen(LINE_MARK);
+  size_t w = 0;
+  for (size_t r = 0; r < t->len;) {
+    if (t->len - r >= ml && memcmp(t->buf + r, LINE_MARK, ml) == 0) {
+      r += ml;
+      continue;
+    }
+    t->buf[w++] = t->buf[r++];
+  }
+  t->len = w;
+  if (t->buf) t->buf[w] = '\0';
+  /* a cut mark: the tail starts with the end of one (a suffix of at least
+   * its last "\x1e\n") */
+  for (size_t k = ml - 1; k >= 2; k--) {
+    if (t->len >= k && memcmp(t->buf, LINE_MARK + ml - k, k) == 0) {
+      memmove(t->buf, t->buf + k, t->len - k + 1);
+      t->len -= k;
+      break;
+    }
+  }
+}
+
 static char *tail_lines(struct strbuf *t) {
+  strip_marks(t);
   while (t->len && (t->buf[t->len - 1] == '\n' || t->buf[t->len - 1] == '\r')) t->buf[--t->len] = '\0';
   if (!t->len) return NULL;
   const char *start = t->buf;
@@ -348,8 +393,6 @@ static void kill_child(pid_t pid) {
   kill(-pid, SIGKILL);
 }
 
-#define LINE_MARK "\x1e" "bench: end of this case's output" "\x1e\n"
-
 static void write_fd_all(int fd, const char *s, size_t n) {
   while (n) {
     ssize_t w = write(fd, s, n);
@@ -406,6 +449,12 @@ static int drain_channel(int fd, struct strbuf *lines, struct strbuf *tail, int 
     if (n == 0) return 0;
     return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : 0;
   }
+}
+
+/* Whether a message waits on the channel. */
+static int channel_waiting(int fd) {
+  struct pollfd p = {fd, POLLIN, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
 }
 
 static void send_ack(int fd) { channel_send_raw(fd, "a", 1, 1); }
@@ -517,6 +566,8 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
   int res_open = 1, err_open = 1, status = 0, reaped = 0, released = 0, complete = 0;
   double next_tick = o->tick_s > 0 ? t0 + o->tick_s : 0;
   double t_mark = t0; /* start of the current piece of work (streaming: the last line) */
+  double grace_for = -1; /* the t_mark whose timeout waited once for a message already there */
+  int last_look = 0;     /* a signal came: one more turn takes what the child already sent */
   for (;;) {
     if (!reaped) {
       pid_t w = waitpid(pid, &status, WNOHANG);
@@ -535,22 +586,16 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
       break;
     }
     double now = now_s();
-    if (child_interrupted() && !out->interrupted) {
-      out->interrupted = 1;
-      kill_child(pid);
-    } else if (o->timeout_s > 0 && now - t_mark > o->timeout_s && !out->timed_out &&
-               !out->interrupted) {
-      out->timed_out = 1;
-      kill_child(pid);
-    }
     if (next_tick && now >= next_tick) {
       if (o->tick) o->tick(o->tick_arg, now - t_mark);
       next_tick += o->tick_s;
       if (next_tick < now) next_tick = now + o->tick_s;
     }
     struct pollfd pf[2] = {{res_open ? res[0] : -1, POLLIN, 0}, {err_open ? err[0] : -1, POLLIN, 0}};
-    int wait_ms = res_open || err_open ? 50 : 1; /* pipes closed: the exit is near */
-    if (poll(pf, 2, wait_ms) > 0) {
+    int wait_ms = last_look ? 0 : res_open || err_open ? 50 : 1; /* pipes closed: the exit is near */
+    int ready = poll(pf, 2, wait_ms);
+    if (ready < 0 && errno == EINTR) ready = poll(pf, 2, 0); /* a signal: take what is there first */
+    if (ready > 0) {
       if (res_open && (pf[0].revents & (POLLIN | POLLHUP))) {
         int before = complete;
         res_open = drain_channel(res[0], &line, &tail, &complete);
@@ -571,6 +616,25 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
           status = 0;
           break;
         }
+      }
+    }
+    /* A signal or the timeout, after what was waiting has been taken: a
+     * line already sent is kept, and is no hang (bench itself stopped,
+     * SIGSTOP, while the child went on: the line is there when it goes on). */
+    if (child_interrupted() && !out->interrupted) {
+      if (!last_look) { /* one more turn first, without waiting: what is there is taken */
+        last_look = 1;
+        continue;
+      }
+      out->interrupted = 1;
+      kill_child(pid);
+    }
+    if (o->timeout_s > 0 && now_s() - t_mark > o->timeout_s && !out->timed_out && !out->interrupted) {
+      if (res_open && grace_for != t_mark && channel_waiting(res[0])) {
+        grace_for = t_mark; /* once: a child that only ever writes still times out */
+      } else {
+        out->timed_out = 1;
+        kill_child(pid);
       }
     }
   }

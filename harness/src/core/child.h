@@ -79,6 +79,11 @@ int *child_children(size_t *n);
  * to it). Returns 0, or -1 where the kernel has no such thing. */
 int child_become_subreaper(void);
 
+/* In a forked child before plugin code runs: close every descriptor from
+ * lowfd up (close_range, else those /proc/self/fd lists, else every number
+ * up to the limit), so that the child holds only its own. */
+void child_close_from(int lowfd);
+
 /* SIGINT/SIGTERM/SIGHUP set a flag (and stop the running child) instead of
  * killing the harness. */
 void child_install_signal_handlers(void);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/child.h"
 #include "core/util.h"
 #include "cases/case_filter.h"
 #include "cases/param_cli.h"
@@ -34,12 +35,14 @@ static int load_preset(const char *arg, struct preset *out) {
 static int load_plugins(const struct plan_request *rq, struct plan *p) {
   if (!rq->side) {
     if (plugins_load(rq->plugin_dirs, rq->nplugin_dirs, &p->set) != 0) return -1;
+    if (child_interrupted()) return -1; /* the scan was cut short: the caller says so, nothing else */
     if (plugins_select(&p->set, rq->plugins, rq->nplugins, &p->plugins, &p->nplugins) != 0) return -1;
     if (p->nplugins == 0 && !rq->allow_none) return error("no plugins found (see --plugin-dir and BENCH_PLUGIN_PATH)");
     return 0;
   }
   char *dirs[] = {(char *)rq->side};
   plugins_discover(dirs, 1, &p->set);
+  if (child_interrupted()) return -1;
   p->plugins = xcalloc(p->set.n + 1, sizeof *p->plugins);
   for (size_t i = 0; i < p->set.n; i++)
     if (!rq->nplugins || plugin_name_selected(p->set.items[i].desc->name, rq->plugins, rq->nplugins))

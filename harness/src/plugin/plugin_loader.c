@@ -542,8 +542,12 @@ int plugins_discover(char *const *dirs, size_t ndirs, struct plugin_set *out) {
     for (size_t i = 0; i < nfiles; i++) {
       struct plugin p = {0};
       char msg[512];
+      if (child_interrupted()) { /* a signal: no more scans; the command says it stopped */
+        free(files[i]);
+        continue;
+      }
       if (discover_one(&t, use_cache, keep, files[i], &p, msg, sizeof msg) != 0) {
-        warning("plugin %s: %s; skipped", files[i], msg);
+        if (!child_interrupted()) warning("plugin %s: %s; skipped", files[i], msg);
         out->nbroken++;
         free(files[i]);
         continue;

@@ -25,6 +25,9 @@
 #include "results/io.h"
 #include "run/measure.h"
 
+/* The worker's channel: the descriptor after stdin, stdout and stderr. */
+#define WORKER_FD 3
+
 static void send_msg(int fd, const char *nonce, const char *text) {
   channel_send(fd, nonce, 'R', text, strlen(text));
 }
@@ -404,8 +407,14 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGINT, SIG_IGN);
+    /* The worker holds only its own descriptors: 0 /dev/null, 1 and 2 its
+     * log, WORKER_FD its channel. Nothing of the harness's or of the other
+     * side's worker (its channel, its log) is left for the plugin to write
+     * on. The channel goes above 2 first, so that no dup2 below clobbers it. */
+    int chan = fcntl(sv[1], F_DUPFD, WORKER_FD + 1);
+    close(sv[1]);
     int nul = open("/dev/null", O_RDWR);
-    if (nul >= 0) {
+    if (nul >= 0 && nul != 0) {
       dup2(nul, 0);
       close(nul);
     }
@@ -413,9 +422,13 @@ int ab_worker_start(struct ab_worker *w, const struct plugin *pl, const struct c
       dup2(w->log_fd, 1);
       dup2(w->log_fd, 2);
     }
+    if (chan < 0) _exit(127);
+    dup2(chan, WORKER_FD);
+    fcntl(WORKER_FD, F_SETFD, FD_CLOEXEC);
+    child_close_from(WORKER_FD + 1);
     char *pad = __builtin_alloca(shift_layout() + 16);
     __asm__ volatile("" : : "r"(pad) : "memory"); /* the shift is taken */
-    worker_main(sv[1], w->nonce, pl, c, pol);
+    worker_main(WORKER_FD, w->nonce, pl, c, pol);
   }
   setpgid(pid, pid);
   close(sv[1]);

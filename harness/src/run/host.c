@@ -1,6 +1,7 @@
 /* Implementation of struct bench_host for the measuring child. */
 #include "run/host.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -384,14 +385,27 @@ struct gpu_telemetry *host_gpu_library(char *note, size_t len) {
   return gpu_lib.t;
 }
 
-void host_process_release(void) {
+void host_process_release_each(host_release_fn before, void *arg) {
   while (process_nslots > 0) {
     struct process_slot s = process_slots[--process_nslots];
-    if (s.release) s.release(s.ptr);
+    if (!s.release) continue;
+    if (before) {
+      /* the plugin whose code the callback is: the file it lies in */
+      Dl_info di;
+      void *fn;
+      memcpy(&fn, &s.release, sizeof fn);
+      const char *file = dladdr(fn, &di) && di.dli_fname ? di.dli_fname : NULL;
+      before(arg, s.key, file);
+    }
+    s.release(s.ptr);
   }
   gpu_telemetry_close(gpu_lib.t);
   memset(&gpu_lib, 0, sizeof gpu_lib);
 }
+
+void host_process_release(void) { host_process_release_each(NULL, NULL); }
+
+size_t host_process_nslots(void) { return process_nslots; }
 
 static const struct bench_ext_process ext_process = {host_process_get, host_process_put};
 

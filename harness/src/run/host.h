@@ -52,11 +52,21 @@ void host_init(struct host_state *h, const struct case_def *c, struct case_resul
  * last put first) and empty them, and close the GPU management library
  * (host_gpu_library): the worker's last step. */
 void host_process_release(void);
+/* host_process_release, calling before(arg, key, file) ahead of each release callback:
+ * the slot's key and the file its callback lies in (a plugin's .so), or
+ * NULL when unknown; a worker tells the harness, so that a callback that
+ * crashes is named. */
+typedef void (*host_release_fn)(void *arg, const char *key, const char *file);
+void host_process_release_each(host_release_fn before, void *arg);
+/* The slots taken now (a plugin that put one may leave the threads of what
+ * it keeps there running). */
+size_t host_process_nslots(void);
 /* The GPU management library of this process (machine/gpu_telemetry.h),
  * opened on the first call and kept until host_process_release; NULL when
  * it cannot open, with its one-line reason in note (the same reason on
  * every call). */
 struct gpu_telemetry *host_gpu_library(char *note, size_t len);
+
 /* Start hashing/checking afresh (before a verify call). */
 void host_reset_check(struct host_state *h, int hash_only);
 

@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include "run/host.h"
+#include "run/proc_state.h"
 #include "run/measure.h"
 #include "run/vk_validation.h"
 #include "results/io.h"
 #include "backend/backends.h"
+#include "core/term.h"
 #include "core/util.h"
 
 /* The line, after the mark that ends the case's output; returns once the
@@ -83,16 +85,28 @@ struct case_job {
   int index;
 };
 
+/* In a process of one case or probe: a line of the output ahead of each
+ * bench.process/1 release callback, so that one that crashes is named in
+ * the tail of the case it costs. */
+static void say_release(void *arg, const char *key, const char *file) {
+  (void)arg;
+  const char *base = file ? strrchr(file, '/') : NULL;
+  fprintf(stderr, "bench: the release callback of bench.process/1 slot '%s'%s%s%s runs\n", key,
+          file ? " (in " : "", file ? (base ? base + 1 : file) : "", file ? ")" : "");
+  fflush(stderr);
+}
+
 static void case_in_child(void *arg, int fd) {
   struct case_job *job = arg;
   struct case_result r;
   vk_validation_child_begin();
   case_identity(&r, job->pl, job->c, job->index);
   measure_case(job->pl, job->c, job->pol, &r);
+  /* the slots' callbacks are the case's: one that crashes costs it, said */
+  host_process_release_each(say_release, NULL);
   vk_validation_take(&r);
   send_result(fd, &r);
   case_result_release(&r);
-  host_process_release();
 }
 
 void run_case(const struct plugin *pl, const struct case_def *c, int index,
@@ -138,16 +152,17 @@ static void probe_child(void *arg, int fd) {
   if (!vk_validation_active()) {
     send_result(fd, &pr.init);
     measure_deinit(&pr);
+    host_process_release_each(say_release, NULL); /* the answer is in: a crash here is said in the tail */
   } else {
     vk_validation_take_in(&pr.init, "init()");
     struct case_result init = pr.init; /* measure_deinit releases pr.init */
     case_result_init(&pr.init);
     measure_deinit(&pr);
+    host_process_release_each(say_release, NULL);
     vk_validation_take_in(&init, "deinit()");
     send_result(fd, &init);
     case_result_release(&init);
   }
-  host_process_release();
 }
 
 /* probe_in_child; *validation says whether a failure is the validation
@@ -177,6 +192,14 @@ static int probe(const struct plugin *pl, double timeout_s, int debug, char *rea
     *validation = got.status == CASE_ERROR && backends_validation_error_outside_case(got.message);
   } else if (out.line && out.exit_code == 0) {
     snprintf(reason, len, "unreadable answer from init()'s process: %s", err);
+  } else if (out.line && !out.timed_out && !out.interrupted) {
+    /* init answered; what came after it (deinit, a bench.process/1
+     * release callback: the tail names which) ended the process */
+    if (out.signal)
+      snprintf(reason, len, "deinit() or a release callback after it crashed (%s)", strsignal(out.signal));
+    else
+      snprintf(reason, len, "deinit() or a release callback after it ended the process (status %d)",
+               out.exit_code);
   } else if (out.timed_out) {
     snprintf(reason, len, "init() hung for %.3g s", timeout_s);
   } else if (out.interrupted) {
@@ -201,6 +224,13 @@ int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *r
 /* After a plugin's deinit: the parent moves on to the next plugin, or lets
  * the worker go after the last. */
 #define PLUGIN_DONE "bench: plugin done"
+/* Before PLUGIN_DONE, when the plugin changed the process state
+ * (run/proc_state.h): "fresh WHAT" (the next plugin needs a fresh worker)
+ * or "restored WHAT". */
+#define STATE_LINE "bench: state "
+/* Before each bench.process/1 release callback at the worker's end:
+ * "KEY\tFILE", so that one that crashes or hangs is named. */
+#define RELEASE_LINE "bench: release "
 
 struct worker_job {
   const struct plugin_job *jobs; /* plugins run one after the other */
@@ -243,15 +273,57 @@ static void worker_plugin(const struct plugin_job *job, size_t from, int fd) {
   if (!deinit_done) measure_deinit(&pr);
 }
 
+/* Printable ASCII but for tabs: a piece of a line to the parent. */
+static void add_printable(struct strbuf *sb, const char *s) {
+  for (size_t i = 0; s && s[i] && i < 300; i++) {
+    char c = s[i];
+    strbuf_add(sb, c >= 0x20 && c < 0x7f ? &c : "?", 1);
+  }
+}
+
+static void announce_release(void *arg, const char *key, const char *file) {
+  struct strbuf line = STRBUF_INIT;
+  strbuf_adds(&line, RELEASE_LINE);
+  add_printable(&line, key);
+  strbuf_adds(&line, "\t");
+  add_printable(&line, file);
+  child_send_line(*(int *)arg, line.buf);
+  strbuf_release(&line);
+}
+
 static void worker_child(void *arg, int fd) {
   struct worker_job *wj = arg;
   vk_validation_child_begin();
   for (size_t j = wj->j; j < wj->njobs; j++) {
+    /* What a plugin changes of the process is not the next one's: saved
+     * before it, restored after it, or a fresh worker for the next. */
+    const int last = j + 1 == wj->njobs;
+    struct proc_state *ps = last ? NULL : proc_state_save();
+    const size_t slots = host_process_nslots();
     worker_plugin(&wj->jobs[j], j == wj->j ? wj->from : 0, fd);
     child_kill_descendants(NULL, 0); /* what this plugin left is not the next one's */
-    child_send_line(fd, PLUGIN_DONE); /* after the last: the parent need not wait for our exit */
+    int fresh = 0;
+    if (ps) {
+      char *what = NULL;
+      /* threads of what it left in a slot (a shared device's) are the slot's */
+      fresh = proc_state_restore(ps, host_process_nslots() > slots ? 1 << 20 : 0, &what);
+      if (what) {
+        char *line = xasprintf(STATE_LINE "%s %s", fresh ? "fresh" : "restored", what);
+        child_send_line(fd, line);
+        free(line);
+        free(what);
+      }
+      proc_state_free(ps);
+    }
+    if (last || fresh) {
+      /* What plugins shared (bench.process/1 slots), each callback named
+       * first; then the parent need not wait for our exit. */
+      host_process_release_each(announce_release, &fd);
+      child_send_line(fd, PLUGIN_DONE);
+      return;
+    }
+    child_send_line(fd, PLUGIN_DONE);
   }
-  host_process_release(); /* what plugins shared (bench.process/1 slots) */
 }
 
 struct worker_state {
@@ -262,6 +334,9 @@ struct worker_state {
   int got_init;
   struct case_result init; /* the plugin's first line */
   char *init_tail;         /* what init printed: goes with the first case */
+  int fresh;               /* the plugin changed what cannot be restored: the next gets a fresh worker */
+  int restart;             /* this worker is done; a fresh one goes on with plugin j */
+  char *releasing;         /* "KEY\tFILE" of the release callback running now, or NULL */
 };
 
 static size_t finish_with(const struct plugin_job *job, size_t k, const struct case_result *init,
@@ -286,10 +361,45 @@ static int on_worker_line(void *arg, char *line, char *tail, double wall_s) {
     return 0;
   }
   if (ws->next >= job->ncases) { /* after its last case: deinit is done */
+    if (strncmp(line, STATE_LINE, strlen(STATE_LINE)) == 0) {
+      const char *p = line + strlen(STATE_LINE);
+      ws->fresh = strncmp(p, "fresh ", 6) == 0;
+      p = strchr(p, ' ');
+      const char *what = p ? p + 1 : "";
+      /* Threads alone (a runtime's pool: CUDA's, OpenBLAS's, OpenMP's) are
+       * what most GPU and BLAS plugins leave: the next plugin gets a fresh
+       * worker each time, said once a run; anything else, every time. */
+      static int threads_said;
+      int threads_only = strstr(what, "left running") && !strchr(what, ';');
+      if (threads_only && threads_said) {
+        /* said already */
+      } else if (threads_only) {
+        threads_said = 1;
+        fprintf(stderr,
+                "bench: note: plugin %s left threads in its worker (%s): the next plugin runs in a fresh "
+                "worker (said once a run; so does every plugin that leaves threads)\n",
+                term_str(job->pl->desc->name), term_str(what));
+      } else
+        fprintf(stderr, "bench: note: plugin %s changed its worker's process state: %s; %s\n",
+                term_str(job->pl->desc->name), term_str(what),
+                ws->fresh ? "the next plugin runs in a fresh worker" : "restored for the next plugin");
+      free(line);
+      free(tail);
+      return 0;
+    }
+    if (strncmp(line, RELEASE_LINE, strlen(RELEASE_LINE)) == 0) {
+      free(ws->releasing);
+      ws->releasing = xstrdup(line + strlen(RELEASE_LINE));
+      free(line);
+      free(tail);
+      return 0;
+    }
     int done = strcmp(line, PLUGIN_DONE) == 0;
     free(line);
     free(tail);
     if (!done) return 0;
+    free(ws->releasing);
+    ws->releasing = NULL;
     ws->j++;
     ws->next = 0;
     ws->got_init = 0;
@@ -298,6 +408,10 @@ static int on_worker_line(void *arg, char *line, char *tail, double wall_s) {
     free(ws->init_tail);
     ws->init_tail = NULL;
     if (ws->j >= ws->njobs) return 1;
+    if (ws->fresh) { /* this worker is done: a fresh one begins the next plugin */
+      ws->restart = 1;
+      return 1;
+    }
     ws->jobs[ws->j].begin(ws->jobs[ws->j].cb_arg, 0);
     return 0;
   }
@@ -346,6 +460,28 @@ static size_t finish_with(const struct plugin_job *job, size_t k, const struct c
   return n;
 }
 
+/* The worker ended in a bench.process/1 release callback (after every
+ * case's result was in): one line naming the slot and its plugin. */
+static void release_failed(const struct worker_state *ws, const struct child_outcome *out) {
+  char *tab = strchr(ws->releasing, '\t');
+  const char *file = tab && tab[1] ? tab + 1 : NULL;
+  const char *base = file ? strrchr(file, '/') : NULL;
+  char how[160];
+  if (out->interrupted)
+    return; /* the signal is the run's news */
+  if (out->timed_out)
+    snprintf(how, sizeof how, "hung (killed after %.3g s)", ws->jobs[0].pol->timeout_s);
+  else if (out->signal)
+    snprintf(how, sizeof how, "crashed (%s)", strsignal(out->signal));
+  else
+    snprintf(how, sizeof how, "ended the worker (status %d)", out->exit_code);
+  char *key = tab ? xstrndup(ws->releasing, (size_t)(tab - ws->releasing)) : xstrdup(ws->releasing);
+  warning("the release callback of bench.process/1 slot '%s'%s%s%s %s at the worker's end; the results "
+          "of its cases stand",
+          term_str(key), file ? " (in " : "", file ? term_str(base ? base + 1 : file) : "", file ? ")" : "", how);
+  free(key);
+}
+
 /* The cases of jobs[0..njobs) in workers, plugin after plugin in one
  * worker; a worker that dies, hangs or is stopped costs the case it ran and
  * a fresh one goes on with the next case (of the same or the next plugin). */
@@ -359,7 +495,7 @@ static void run_workers(const struct plugin_job *jobs, size_t njobs) {
     }
     const struct plugin_job *job = &jobs[j];
     job->begin(job->cb_arg, k);
-    struct worker_state ws = {jobs, njobs, j, k, 0, {0}, NULL};
+    struct worker_state ws = {jobs, njobs, j, k, 0, {0}, NULL, 0, 0, NULL};
     case_result_init(&ws.init);
     struct worker_job wj = {jobs, njobs, j, k};
     struct child_opts o = {job->pol->timeout_s, job->pol->heartbeat_s, job->tick, job->tick_arg,
@@ -368,7 +504,8 @@ static void run_workers(const struct plugin_job *jobs, size_t njobs) {
     int started = child_run(worker_child, &wj, &o, &out) == 0;
     j = ws.j;
     k = ws.next;
-    if (j < njobs && k < jobs[j].ncases && !(ws.got_init && ws.init.status != CASE_OK)) {
+    if (started && ws.releasing) release_failed(&ws, &out);
+    if (j < njobs && k < jobs[j].ncases && !ws.restart && !(ws.got_init && ws.init.status != CASE_OK)) {
       /* The worker died, hung or was stopped in case k of plugin j (or in
        * its init). */
       job = &jobs[j];
@@ -393,6 +530,7 @@ static void run_workers(const struct plugin_job *jobs, size_t njobs) {
     if (started) child_outcome_release(&out);
     case_result_release(&ws.init);
     free(ws.init_tail);
+    free(ws.releasing);
     if (!started) break;
   }
 }

@@ -105,8 +105,9 @@ static char *cache_folder_of(const char *path, char **top) {
   return xstrndup(path, (size_t)(slash - path));
 }
 
-/* tuning_cache_load, and CACHE_UNTRUSTED (after the warning) when the file
+/* tuning_cache_load, and LOAD_UNTRUSTED (after the warning) when the file
  * or its cache folder is not only the user's. */
+#define LOAD_UNTRUSTED -2
 static int load(const char *path, struct tuning_cache *c, char *why, size_t whylen) {
   memset(c, 0, sizeof *c);
   char *top, *dir = cache_folder_of(path, &top);
@@ -123,7 +124,7 @@ static int load(const char *path, struct tuning_cache *c, char *why, size_t whyl
     strbuf_release(&sb);
     if (trust == CACHE_UNTRUSTED) {
       cache_untrusted_warn(rwhy);
-      return CACHE_UNTRUSTED;
+      return LOAD_UNTRUSTED;
     }
     if (e == ENOENT) return 0;
     snprintf(why, whylen, "cannot read tuning cache '%s': %s", path,
@@ -143,7 +144,7 @@ static int load(const char *path, struct tuning_cache *c, char *why, size_t whyl
 
 int tuning_cache_load(const char *path, struct tuning_cache *c, char *why, size_t whylen) {
   int rc = load(path, c, why, whylen);
-  return rc == CACHE_UNTRUSTED ? 0 : rc;
+  return rc == LOAD_UNTRUSTED ? 0 : rc;
 }
 
 const struct tuning_rec *tuning_cache_find(const struct tuning_cache *c, char kind,
@@ -247,7 +248,7 @@ int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n) 
   char why[600];
   int rc = 0;
   int lr = load(path, &c, why, sizeof why);
-  if (lr == CACHE_UNTRUSTED) { /* said once already */
+  if (lr == LOAD_UNTRUSTED) { /* said once already */
     rc = -1;
     goto out;
   }

@@ -94,25 +94,36 @@ int cache_fd_check(int fd, const char *path, char *why, size_t whylen) {
   return check_stat(&st, path, 0, why, whylen);
 }
 
-int cache_file_load(const char *path, size_t cap, struct strbuf *sb, char *why, size_t whylen) {
-  strbuf_reset(sb);
-  strbuf_adds(sb, "");
+int cache_file_open(const char *path, int *trust, char *why, size_t whylen) {
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
+    *trust = CACHE_MISSING;
     if (e == ELOOP) {
       snprintf(why, whylen, "cache file '%s' is a symbolic link", term_str(path));
-      return CACHE_UNTRUSTED;
+      *trust = CACHE_UNTRUSTED;
+    } else {
+      snprintf(why, whylen, "%s: %s", path, strerror(e));
     }
-    snprintf(why, whylen, "%s: %s", path, strerror(e));
     errno = e;
-    return CACHE_MISSING;
+    return -1;
   }
-  int rc = cache_fd_check(fd, path, why, whylen);
-  if (rc != CACHE_OK) {
+  *trust = cache_fd_check(fd, path, why, whylen);
+  if (*trust != CACHE_OK) {
+    int e = errno;
     close(fd);
-    return rc;
+    errno = e;
+    return -1;
   }
+  return fd;
+}
+
+int cache_file_load(const char *path, size_t cap, struct strbuf *sb, char *why, size_t whylen) {
+  strbuf_reset(sb);
+  strbuf_adds(sb, "");
+  int trust;
+  int fd = cache_file_open(path, &trust, why, whylen);
+  if (fd < 0) return trust;
   char buf[65536];
   for (;;) {
     ssize_t n = read(fd, buf, sizeof buf);

@@ -39,6 +39,12 @@ int cache_dir_ready(const char *top, const char *dir, int create, char *why, siz
  * or others. CACHE_OK or CACHE_UNTRUSTED (why names path). */
 int cache_fd_check(int fd, const char *path, char *why, size_t whylen);
 
+/* Open the cache file path for reading (O_NOFOLLOW | O_NONBLOCK) and check
+ * it (cache_fd_check): the fd with *trust CACHE_OK; or -1 with *trust
+ * CACHE_MISSING (errno set, ENOENT: absent; why) or CACHE_UNTRUSTED (why;
+ * also for a symlink). */
+int cache_file_open(const char *path, int *trust, char *why, size_t whylen);
+
 /* Read the cache file path (at most cap bytes) into sb: opened with
  * O_NOFOLLOW | O_NONBLOCK and checked (cache_fd_check). CACHE_OK;
  * CACHE_MISSING with errno set (ENOENT: absent) and why; CACHE_UNTRUSTED

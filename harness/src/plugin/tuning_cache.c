@@ -56,39 +56,91 @@ static size_t split_tabs(char *line, char **f, size_t max) {
   return n;
 }
 
-static int parse_text(const char *path, char *text, struct tuning_cache *c, char *why,
-                      size_t whylen) {
-  size_t lineno = 0;
-  char *save = NULL;
-  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    lineno++;
-    if (lineno == 1) {
-      if (strcmp(line, TUNING_HEADER) != 0) {
-        snprintf(why, whylen, "'%s' is not a bench tuning cache (its first line is not '%s')",
-                 path, TUNING_HEADER);
-        return -1;
-      }
-      continue;
-    }
-    char *f[6];
-    size_t n = split_tabs(line, f, 6);
-    struct tuning_rec r = {0};
-    if (n == 5 && strcmp(f[0], "M") == 0) {
-      r = (struct tuning_rec){'M', xstrdup(f[1]), xstrdup(f[2]), xstrdup(f[3]), xstrdup(f[4])};
-    } else if (n == 4 && strcmp(f[0], "W") == 0) {
-      r = (struct tuning_rec){'W', xstrdup(f[1]), xstrdup(f[2]), NULL, xstrdup(f[3])};
-    } else {
-      snprintf(why, whylen, "'%s' line %zu: not a tuning record (corrupt file)", path, lineno);
-      return -1;
-    }
-    c->recs = grow_for_one(c->recs, c->n, sizeof *c->recs);
-    c->recs[c->n++] = r;
-  }
-  if (lineno == 0) {
-    snprintf(why, whylen, "'%s' is empty, not a bench tuning cache", path);
+/* What a load keeps: every record, or only those of one kind whose key
+ * holds a string (a run needs only its plugins' winners: a file of a
+ * million records then costs a read, not its size in memory). */
+struct load_filter {
+  char kind;          /* 0: any */
+  const char *key_has; /* NULL: any */
+};
+
+/* One line (lineno from 1, no newline) into c when the filter keeps it.
+ * 0, or -1 with why. */
+static int parse_line(const char *path, size_t lineno, char *line, const struct load_filter *lf,
+                      struct tuning_cache *c, char *why, size_t whylen) {
+  if (lineno == 1) {
+    if (strcmp(line, TUNING_HEADER) == 0) return 0;
+    snprintf(why, whylen, "'%s' is not a bench tuning cache (its first line is not '%s')", path,
+             TUNING_HEADER);
     return -1;
   }
+  char *f[6];
+  size_t n = split_tabs(line, f, 6);
+  char kind = n == 5 && strcmp(f[0], "M") == 0 ? 'M' : n == 4 && strcmp(f[0], "W") == 0 ? 'W' : 0;
+  if (!kind) {
+    snprintf(why, whylen, "'%s' line %zu: not a tuning record (corrupt file)", path, lineno);
+    return -1;
+  }
+  if (lf && ((lf->kind && kind != lf->kind) || (lf->key_has && !strstr(f[1], lf->key_has))))
+    return 0;
+  struct tuning_rec r = {0};
+  if (kind == 'M')
+    r = (struct tuning_rec){'M', xstrdup(f[1]), xstrdup(f[2]), xstrdup(f[3]), xstrdup(f[4])};
+  else
+    r = (struct tuning_rec){'W', xstrdup(f[1]), xstrdup(f[2]), NULL, xstrdup(f[3])};
+  c->recs = grow_for_one(c->recs, c->n, sizeof *c->recs);
+  c->recs[c->n++] = r;
   return 0;
+}
+
+/* Read the open file line by line (empty lines skipped, as ever). */
+static int parse_stream(const char *path, int fd, const struct load_filter *lf,
+                        struct tuning_cache *c, char *why, size_t whylen) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || (unsigned long long)st.st_size > TUNING_FILE_MAX) {
+    snprintf(why, whylen, "cannot read tuning cache '%s': larger than %u bytes", path,
+             TUNING_FILE_MAX);
+    close(fd);
+    return -1;
+  }
+  FILE *f = fdopen(fd, "r");
+  if (!f) {
+    snprintf(why, whylen, "cannot read tuning cache '%s': %s", path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  char *line = NULL;
+  size_t cap = 0, lineno = 0, total = 0;
+  ssize_t len;
+  int rc = 0;
+  while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+    total += (size_t)len;
+    if (total > TUNING_FILE_MAX) { /* grew while read */
+      snprintf(why, whylen, "cannot read tuning cache '%s': larger than %u bytes", path,
+               TUNING_FILE_MAX);
+      rc = -1;
+      break;
+    }
+    if (strlen(line) != (size_t)len) {
+      snprintf(why, whylen, "'%s' holds NUL bytes: not a bench tuning cache", path);
+      rc = -1;
+      break;
+    }
+    if (len && line[len - 1] == '\n') line[--len] = '\0';
+    if (!len) continue;
+    rc = parse_line(path, ++lineno, line, lf, c, why, whylen);
+  }
+  if (rc == 0 && ferror(f)) {
+    snprintf(why, whylen, "cannot read tuning cache '%s': %s", path, strerror(errno));
+    rc = -1;
+  }
+  free(line);
+  fclose(f);
+  if (rc == 0 && lineno == 0) {
+    snprintf(why, whylen, "'%s' is empty, not a bench tuning cache", path);
+    rc = -1;
+  }
+  return rc;
 }
 
 /* The folder of path when it is in bench's cache folder (the default
@@ -108,20 +160,20 @@ static char *cache_folder_of(const char *path, char **top) {
 /* tuning_cache_load, and LOAD_UNTRUSTED (after the warning) when the file
  * or its cache folder is not only the user's. */
 #define LOAD_UNTRUSTED -2
-static int load(const char *path, struct tuning_cache *c, char *why, size_t whylen) {
+static int load(const char *path, const struct load_filter *lf, struct tuning_cache *c, char *why,
+                size_t whylen) {
   memset(c, 0, sizeof *c);
   char *top, *dir = cache_folder_of(path, &top);
   int trust = dir ? cache_dir_ready(top, dir, 0, why, whylen) : CACHE_OK;
   free(top);
   free(dir);
   if (trust == CACHE_MISSING) return 0; /* no folder: nothing tuned yet */
-  struct strbuf sb = STRBUF_INIT;
   char rwhy[400];
-  if (trust == CACHE_OK) trust = cache_file_load(path, TUNING_FILE_MAX, &sb, rwhy, sizeof rwhy);
+  int fd = -1;
+  if (trust == CACHE_OK) fd = cache_file_open(path, &trust, rwhy, sizeof rwhy);
   else snprintf(rwhy, sizeof rwhy, "%s", why);
-  if (trust != CACHE_OK) {
+  if (fd < 0) {
     int e = errno;
-    strbuf_release(&sb);
     if (trust == CACHE_UNTRUSTED) {
       cache_untrusted_warn(rwhy);
       return LOAD_UNTRUSTED;
@@ -131,19 +183,24 @@ static int load(const char *path, struct tuning_cache *c, char *why, size_t whyl
              e == EINVAL ? "not a regular file" : rwhy);
     return -1;
   }
-  if (memchr(sb.buf, '\0', sb.len)) {
-    snprintf(why, whylen, "'%s' holds NUL bytes: not a bench tuning cache", path);
-    strbuf_release(&sb);
-    return -1;
-  }
-  int rc = parse_text(path, sb.buf, c, why, whylen);
-  strbuf_release(&sb);
+  int rc = parse_stream(path, fd, lf, c, why, whylen);
   if (rc != 0) tuning_cache_release(c);
   return rc;
 }
 
 int tuning_cache_load(const char *path, struct tuning_cache *c, char *why, size_t whylen) {
-  int rc = load(path, c, why, whylen);
+  int rc = load(path, NULL, c, why, whylen);
+  return rc == LOAD_UNTRUSTED ? 0 : rc;
+}
+
+int tuning_cache_load_winners(const char *path, const char *plugin, const char *sha256,
+                              struct tuning_cache *c, char *why, size_t whylen) {
+  char *has = xasprintf("|plugin=%s|sha256=%s|", plugin, sha256);
+  char *field = tuning_field(has); /* as tuning_key writes it */
+  free(has);
+  struct load_filter lf = {'W', field};
+  int rc = load(path, &lf, c, why, whylen);
+  free(field);
   return rc == LOAD_UNTRUSTED ? 0 : rc;
 }
 
@@ -247,7 +304,7 @@ int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n) 
   struct tuning_cache c;
   char why[600];
   int rc = 0;
-  int lr = load(path, &c, why, sizeof why);
+  int lr = load(path, NULL, &c, why, sizeof why);
   if (lr == LOAD_UNTRUSTED) { /* said once already */
     rc = -1;
     goto out;

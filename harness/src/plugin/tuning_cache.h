@@ -40,6 +40,11 @@ struct tuning_cache {
  * not a tuning cache (another header) or has a malformed line: -1, with
  * one line naming the file and the line in why; c is then empty. */
 int tuning_cache_load(const char *path, struct tuning_cache *c, char *why, size_t whylen);
+/* tuning_cache_load keeping only the winners (W) of one plugin file (its
+ * name and SHA-256): what a run needs. The whole file is still read and
+ * checked line by line, but only those records are kept in memory. */
+int tuning_cache_load_winners(const char *path, const char *plugin, const char *sha256,
+                              struct tuning_cache *c, char *why, size_t whylen);
 void tuning_cache_release(struct tuning_cache *c);
 
 /* The record of that kind, key and candidate (cand NULL: any, the first). */

@@ -109,7 +109,8 @@ void tune_apply(struct case_list *cases, const struct plugin *const *plugins, si
     if (!none && tune_device_probe(plugins[p], timeout_s, debug, &dev, reason, sizeof reason) == BENCH_OK) {
       path = tuning_file ? xstrdup(tuning_file) : tuning_cache_default_path(dev.name);
       char why[600];
-      if (path && tuning_cache_load(path, &cache, why, sizeof why) != 0)
+      if (path && tuning_cache_load_winners(path, plugins[p]->desc->name, plugins[p]->sha256, &cache, why,
+                                            sizeof why) != 0)
         warning("%s; tunables of %s at their defaults", why, plugins[p]->desc->name);
     }
     const struct tuning_rec **warned = NULL; /* each rejected entry is said once */

@@ -5,11 +5,11 @@
  * could otherwise plant records that steer the user's runs.
  *
  *   - a cache folder (the bench folder and every folder bench keeps below
- *     it) is a folder owned by the user (geteuid), not writable by group or
- *     others; the folder above the bench folder is not writable by others
- *     unless it is sticky (/tmp);
+ *     it) is a folder owned by the user (geteuid) or root, not writable by
+ *     group or others (the folders above the bench folder are the user's
+ *     choice: those bench makes are 0700, none is checked);
  *   - a cache file is a regular file (opened with O_NOFOLLOW: never through
- *     a symlink) owned by the user, not writable by group or others;
+ *     a symlink) owned by the user or root, not writable by group or others;
  *   - bench makes its cache folders 0700 and its cache files 0600.
  *
  * A cache that fails a check is not used (not read, not written): the run

@@ -1,8 +1,9 @@
 /* The Vulkan helpers' cache files (SPIR-V, pipeline caches) under the rule
  * of bench's own caches (harness/src/core/cache_trust.h, issue 40; vkh is a
  * library plugins link, so it keeps this small copy): a cache folder is a
- * folder of the user (geteuid) that group and others cannot write, a cache
- * file a regular file of the user that group and others cannot write,
+ * folder of the user (geteuid) or root that group and others cannot write,
+ * a cache file a regular file of the user or root that group and others
+ * cannot write,
  * opened with O_NOFOLLOW; folders are made 0700. A file is written under a
  * random temporary name (O_CREAT | O_EXCL | O_NOFOLLOW, 0600) and renamed
  * into place, so a file or symlink planted under any name is never written

@@ -101,11 +101,11 @@ hold() {
   wait_for 10 test -f "$T/held" || fail "the holder never took the lock"
 }
 hold "$C.lock"
-BENCH_LOCK_WAIT_S=2 run_bench "${TUNE[@]}" --tuning-file "$C"
+BENCH_LOCK_WAIT_S=3 run_bench "${TUNE[@]}" --tuning-file "$C"
 expect_rc 1 "tune with the lock held: the cache could not be written"
-expect_in "$T/err" "bench: waiting for the lock on the tuning cache $C \(held by (pid [0-9]+|another process)[^:]*: 1 s of at most 2 s" "the waiting line"
+expect_in "$T/err" "bench: waiting for the lock on the tuning cache $C \(held by (pid [0-9]+|another process)[^:]*: [0-9]+ s of at most 3 s" "the waiting line"
 expect_eq "$(grep -c 'gave up waiting for the lock' "$T/err")" 1 "given up once"
-expect_in "$T/err" "gave up waiting for the lock on the tuning cache $C after 2 s \(held by " "the line"
+expect_in "$T/err" "gave up waiting for the lock on the tuning cache $C after 3 s \(held by " "the line"
 expect_in "$T/out" '^fx_tune n=256 base_us=30 noise=0 limit=63: winner tx=[0-9] ty=[0-9] ' "what was measured is reported"
 # Ctrl-C while waiting: the wait ends at once, tune says so and exits 130.
 rm -f "$T/out" "$T/err" # the line waited for must be this run's

@@ -45,8 +45,13 @@ for i, l in enumerate(lines):
         lines[i] = "\t".join(f)
 open(path, "w").write("\n".join(lines))
 PY
-  run_bench "${RUN[@]}" --tuning-file "$C" --results-dir "$T/r-$RANDOM"
+  local r="$T/r-$RANDOM"
+  run_bench "${RUN[@]}" --tuning-file "$C" --results-dir "$r"
   expect_rc 0 "$what: the run"
+  case "$(csv_field "$r/rollup.csv" fx_tune "" tuning)" in
+    "default (tuning entry rejected: "*")") ok ;;
+    *) fail "$what: rollup column tuning: $(csv_field "$r/rollup.csv" fx_tune "" tuning)" ;;
+  esac
   expect_eq "$(grep -c 'rejected' "$T/err")" 1 "$what: one warning"
   expect_in "$T/err" "warning: tuning cache $C: entry '$cand' for fx_tune n=256 base_us=30 noise=0 limit=63 rejected: $re" "$what: the warning"
   expect_in "$T/out" "limit=63 tx=(1 ty=|ty=)1 +OK" "$what: the defaults ran"

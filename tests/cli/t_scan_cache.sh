@@ -155,6 +155,32 @@ expect_in "$T/out" 'sc_a n=8  *OK'
 expect_in "$T/out" 'sc_b n=8 extra=x  *ERROR .*sc_b\.so changed since it was scanned'
 cp "$T/keep_b.so" "$P/sc_b.so"
 
+# A same-size build copied over a plugin (same inode) with its mtime set
+# back (cp, then touch -d; cp -p likewise): the ctime changed, so it is
+# scanned again, and its own description and SHA-256 are the ones used
+# (issue 40, finding 8).
+build "$P/sc_c.so" sc_c
+build "$T/sc_c2.so" sc_c -DDESC='"plugin sc_c SECOND"'
+size=$(( $(stat -c %s "$P/sc_c.so") + $(stat -c %s "$T/sc_c2.so") ))
+truncate -s "$size" "$P/sc_c.so"
+truncate -s "$size" "$T/sc_c2.so"
+run_bench --list -v --plugin-dir "$P" --plugin sc_c
+expect_in "$T/out" 'plugin sc_c$' "sc_c: its first description"
+ino=$(stat -c %i "$P/sc_c.so")
+mtime=$(stat -c %y "$P/sc_c.so")
+cp "$T/sc_c2.so" "$P/sc_c.so"
+touch -d "$mtime" "$P/sc_c.so"
+expect_eq "$(stat -c %i.%s.%y "$P/sc_c.so")" "$ino.$size.$mtime" "same inode, size and mtime"
+rm -f "$SCAN_MARKER"
+run_bench --list -v --plugin-dir "$P" --plugin sc_c
+expect_nonempty "copied over with its mtime restored: scanned again" $(loaded sc_c | grep -v '^0$')
+expect_in "$T/out" 'plugin sc_c SECOND' "copied over: its own description"
+run_bench --preset "$PRESET" --plugin-dir "$P" --plugin sc_c --results-dir "$T/rc"
+json=$(ls "$T"/rc/*sc_c*.json 2>/dev/null | head -1)
+sha=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plugin"]["sha256"])' "$json" 2>/dev/null)
+expect_eq "$sha" "$(sha256sum "$P/sc_c.so" | cut -d' ' -f1)" "copied over: the new file's sha256 in the result"
+rm -f "$P/sc_c.so"
+
 # ---- corrupt caches: rebuilt silently, the run is right --------------------
 warm_again() { # WHAT: after a rebuild the cache is whole and warm again
   cache_ok "$1"
@@ -211,7 +237,8 @@ expect_rc 0 "list after a field edit with a right checksum"
 expect_in "$T/out" '^sc_a	cpu	none	n$'
 expect_eq "$(loaded sc_a)" 1 "edited record: scanned again"
 expect_eq "$(loaded sc_b)" 0 "edited record: only that one"
-sed -i '1s/^bench-scan-cache	1	[^	]*/bench-scan-cache	1	0.0.0-other/' "$CACHE"
+sed -i '1s/^\(bench-scan-cache	[0-9]*\)	[^	]*/\1	0.0.0-other/' "$CACHE"
+expect_in "$CACHE" '0\.0\.0-other' "the version edit"
 corrupt_case "cache of another bench version"
 
 # ---- concurrent runs: each writes a whole cache, both succeed -----------------

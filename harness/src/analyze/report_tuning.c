@@ -111,7 +111,9 @@ static void rows_of(const char *path, const struct tuning_cache *c, const struct
       if (dev && *dev && *device && strcmp(dev, device) != 0) continue;
       const char *note = kv_list_get(e->r->ninfo, e->r->info, "note");
       if (note && strstr(note, tuned_note)) tuned++;
-      else if (note && strstr(note, "default (no tuning entry)")) dflt++;
+      else if (note && (strstr(note, "default (no tuning entry)") ||
+                        strstr(note, "default (tuning entry rejected: ")))
+        dflt++;
     }
     json_t *o = json_object();
     json_object_set_new(o, "file", json_string(path));

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "core/child.h"
+#include "core/term.h"
 #include "core/util.h"
 #include "plan/plan.h"
 #include "preset/preset.h"
@@ -123,24 +124,24 @@ static int tune_parse(int argc, char **argv, struct options *o, struct tune_args
 }
 
 static void print_outcome(const char *plugin, const char *problem, const struct tune_outcome *r) {
-  printf("%s %s: ", plugin, problem);
+  printf("%s %s: ", term_str(plugin), term_str(problem));
   if (!r->winner) {
     printf("no correct candidate (%zu tried)\n", r->tried);
   } else {
-    printf("winner %s %.4g us [%.4g, %.4g]", r->winner, r->winner_ns / 1e3, r->winner_lo / 1e3,
+    printf("winner %s %.4g us [%.4g, %.4g]", term_str(r->winner), r->winner_ns / 1e3, r->winner_lo / 1e3,
            r->winner_hi / 1e3);
     if (r->versus && r->kept_default && strcmp(r->versus_verdict, "FAILED") == 0)
-      printf("; the best, %s, could not be compared with it: the default kept", r->challenger);
+      printf("; the best, %s, could not be compared with it: the default kept", term_str(r->challenger));
     else if (r->versus && r->kept_default)
-      printf("; the best, %s, against it: %.3fx [%.3f, %.3f] %s: the default kept", r->challenger,
+      printf("; the best, %s, against it: %.3fx [%.3f, %.3f] %s: the default kept", term_str(r->challenger),
              r->speedup, r->speedup_lo, r->speedup_hi, r->versus_verdict);
     else if (r->versus)
-      printf(", speedup over the default %s %.3fx [%.3f, %.3f] FASTER", r->default_label,
+      printf(", speedup over the default %s %.3fx [%.3f, %.3f] FASTER", term_str(r->default_label),
              r->speedup, r->speedup_lo, r->speedup_hi);
     if (r->versus)
       printf(" (paired: %zu rounds, %zu pairs)", r->versus_rounds, r->versus_pairs);
     else if (r->default_ns > 0 && strcmp(r->winner, r->default_label) != 0)
-      printf(", default %s %.4g us", r->default_label, r->default_ns / 1e3);
+      printf(", default %s %.4g us", term_str(r->default_label), r->default_ns / 1e3);
     printf("\n");
   }
   printf("  %zu of %zu candidates tried (%zu measured now), %zu disqualified, %zu skipped, %.1f s%s%s\n",
@@ -150,8 +151,8 @@ static void print_outcome(const char *plugin, const char *problem, const struct 
   if (r->final_cmp)
     printf("  finalists: %zu compared with the leader through bench ab's driver (%zu rounds, %zu pairs)\n",
            r->final_cmp, r->final_rounds, r->final_pairs);
-  if (r->disq_list) printf("  disqualified: %s\n", r->disq_list);
-  if (r->skip_list) printf("  cannot run here: %s\n", r->skip_list);
+  if (r->disq_list) printf("  disqualified: %s\n", term_str(r->disq_list));
+  if (r->skip_list) printf("  cannot run here: %s\n", term_str(r->skip_list));
   fflush(stdout);
 }
 
@@ -163,7 +164,7 @@ static int tune_plugin(const struct plugin *pl, const struct case_list *cases, s
   char reason[300];
   int rc = tune_device_probe(pl, preset->policy.timeout_s, o->debug, &dev, reason, sizeof reason);
   if (rc == BENCH_SKIP) { /* no device: SKIPPED, as its cases are in a run */
-    printf("bench tune: %s SKIPPED: %s (nothing tuned)\n", pl->desc->name, reason);
+    printf("bench tune: %s SKIPPED: %s (nothing tuned)\n", term_str(pl->desc->name), term_str(reason));
     fflush(stdout);
     return 0;
   }
@@ -174,8 +175,9 @@ static int tune_plugin(const struct plugin *pl, const struct case_list *cases, s
     tune_device_release(&dev);
     return error("no tuning cache folder (neither XDG_CACHE_HOME nor HOME is set): use --tuning-file");
   }
-  printf("bench tune: %s on %s, strategy %s, cache %s\n", pl->desc->name, dev.name,
-         tune_strategy_name(a->strategy), path);
+  /* the device name comes from a driver through the plugin, the path from the user: escaped */
+  printf("bench tune: %s on %s, strategy %s, cache %s\n", term_str(pl->desc->name), term_str(dev.name),
+         tune_strategy_name(a->strategy), term_str(path));
   fflush(stdout);
   char **done = NULL;
   size_t ndone = 0;

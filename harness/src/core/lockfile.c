@@ -11,8 +11,10 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "core/term.h"
 #include "core/util.h"
 
 /* ---- the temporary name ------------------------------------------------------ */
@@ -249,4 +251,79 @@ long lock_holder_pid(int fd) {
   }
   fclose(f);
   return holder;
+}
+
+/* ---- a bounded wait that says what it waits for ---------------------------------- */
+
+static volatile sig_atomic_t wait_stop;
+static void on_wait_signal(int sig) { wait_stop = sig; }
+
+static const int wait_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NWAIT_SIGNALS (sizeof wait_signals / sizeof wait_signals[0])
+
+double lock_wait_max_s(double dflt) {
+  const char *v = getenv("BENCH_LOCK_WAIT_S");
+  double d;
+  if (v && *v) {
+    if (parse_double(v, &d) == 0 && d >= 0) return d;
+    warning("BENCH_LOCK_WAIT_S='%s' is not a number of seconds >= 0; waiting at most %g s", v, dflt);
+  }
+  return dflt;
+}
+
+void lock_describe_holder(int fd, char *out, size_t len) {
+  long pid = lock_holder_pid(fd);
+  if (pid <= 0) {
+    snprintf(out, len, "held by another process");
+    return;
+  }
+  char comm[64] = "";
+  char *path = xasprintf("/proc/%ld/comm", pid);
+  FILE *f = fopen(path, "re");
+  if (f) {
+    if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = '\0';
+    fclose(f);
+  }
+  free(path);
+  if (comm[0])
+    snprintf(out, len, "held by pid %ld (%s)", pid, term_str(comm));
+  else
+    snprintf(out, len, "held by pid %ld", pid);
+}
+
+int lockfile_take_bounded(struct lockfile *lk, const char *what, double max_s, int *sig,
+                          char *holder, size_t holderlen) {
+  *sig = 0;
+  snprintf(holder, holderlen, "held by another process");
+  int r = lockfile_take(lk, 1);
+  if (r != 1) return r; /* held now, or cannot be locked */
+  struct sigaction sa, old[NWAIT_SIGNALS];
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_wait_signal;
+  sigemptyset(&sa.sa_mask);
+  wait_stop = 0;
+  for (size_t i = 0; i < NWAIT_SIGNALS; i++) sigaction(wait_signals[i], &sa, &old[i]);
+  double t0 = now_s(), next_note = t0 + 1.0;
+  for (;;) {
+    if ((r = lockfile_take(lk, 1)) != 1) break;
+    double t = now_s();
+    if (wait_stop || t - t0 >= max_s) break;
+    if (t >= next_note) {
+      lock_describe_holder(lk->fd, holder, holderlen);
+      fprintf(stderr,
+              "bench: waiting for the lock on %s (%s): %.0f s of at most %g s (BENCH_LOCK_WAIT_S); "
+              "Ctrl-C stops waiting\n",
+              what, holder, t - t0, max_s);
+      fflush(stderr);
+      next_note = t + LOCK_WAIT_NOTE_S;
+    }
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL); /* a signal cuts it short */
+  }
+  for (size_t i = 0; i < NWAIT_SIGNALS; i++) sigaction(wait_signals[i], &old[i], NULL);
+  if (r != 1) return r;
+  lock_describe_holder(lk->fd, holder, holderlen);
+  lockfile_release(lk);
+  *sig = wait_stop;
+  return *sig ? LOCK_INTERRUPTED : LOCK_GAVE_UP;
 }

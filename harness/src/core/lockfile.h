@@ -93,6 +93,28 @@ int lockfile_take(struct lockfile *lk, int nowait);
 int lockfile_acquire(struct lockfile *lk, const char *path, int flags);
 /* Drop the lock and close (nothing when lk is empty). */
 void lockfile_release(struct lockfile *lk);
+/* Take the exclusive lock on the open lk, waiting at most max_s seconds
+ * while another process holds it: after a second, and then every
+ * LOCK_WAIT_NOTE_S, one line on stderr says what is waited for ("bench:
+ * waiting for the lock on WHAT (held by pid N (comm)): 3 s of at most 30 s
+ * (BENCH_LOCK_WAIT_S); Ctrl-C stops waiting"); SIGINT, SIGTERM or SIGHUP
+ * end the wait. 0 when held; LOCK_GAVE_UP when the bound passed and
+ * LOCK_INTERRUPTED (*sig the signal) when a signal came: lk is released,
+ * holder says who held it ("held by pid 12 (flock)"), and the caller says
+ * what that means in one line, then raises *sig again so that its own
+ * handler or the default action sees it. -1 with errno set when the file
+ * system cannot lock it. */
+#define LOCK_GAVE_UP 1
+#define LOCK_INTERRUPTED 2
+#define LOCK_WAIT_NOTE_S 5.0
+int lockfile_take_bounded(struct lockfile *lk, const char *what, double max_s, int *sig,
+                          char *holder, size_t holderlen);
+/* The longest wait for a lock: BENCH_LOCK_WAIT_S when it is a number of
+ * seconds >= 0 (else a warning), otherwise dflt. */
+double lock_wait_max_s(double dflt);
+/* "held by pid N (comm)" / "held by another process": who holds the lock
+ * on the file open as fd. */
+void lock_describe_holder(int fd, char *out, size_t len);
 /* The pid of a process holding a lock on the file open as fd, from
  * /proc/locks (flock or POSIX, read or write), or 0 when none is listed or
  * it cannot be told (no /proc, another pid namespace). */

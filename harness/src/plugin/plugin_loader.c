@@ -316,7 +316,7 @@ int plugin_scan_rescan(void) { return scan_rescan; }
 
 #define SCAN_CACHE_FILE "scan-v1.cache"
 
-/* One cached file: "F", path, dev, ino, size, mtime_ns, then its record. */
+/* One cached file: "F", path, dev, ino, size, mtime_ns, ctime_ns, then its record. */
 struct scan_line {
   char *path;
   struct scan_key key;
@@ -333,12 +333,12 @@ struct scan_table {
 static int parse_scan_line(const char *line, struct scan_line *out) {
   if (strncmp(line, "F\t", 2) != 0) return -1;
   char *copy = xstrdup(line);
-  char *f[7];
+  char *f[8];
   int rc = -1;
   size_t n = 0;
-  /* the first six fields; the record is the rest */
+  /* the first seven fields; the record is the rest */
   char *p = copy;
-  for (; n < 6; n++) {
+  for (; n < 7; n++) {
     char *tab = strchr(p, '\t');
     if (!tab) break;
     *tab = '\0';
@@ -346,16 +346,17 @@ static int parse_scan_line(const char *line, struct scan_line *out) {
     p = tab + 1;
   }
   f[n] = p;
-  uint64_t mt;
+  uint64_t mt, ct;
   char *path = NULL;
-  if (n == 6 && scan_field_get(f[1], &path) == 0 && path && path[0] == '/' &&
+  if (n == 7 && scan_field_get(f[1], &path) == 0 && path && path[0] == '/' &&
       scan_field_u64(f[2], &out->key.dev) == 0 && scan_field_u64(f[3], &out->key.ino) == 0 &&
       scan_field_u64(f[4], &out->key.size) == 0 && scan_field_u64(f[5], &mt) == 0 &&
-      mt <= INT64_MAX) {
+      mt <= INT64_MAX && scan_field_u64(f[6], &ct) == 0 && ct <= INT64_MAX) {
     out->key.mtime_ns = (int64_t)mt;
+    out->key.ctime_ns = (int64_t)ct;
     out->path = path;
     path = NULL;
-    out->rec = xstrdup(f[6]);
+    out->rec = xstrdup(f[7]);
     out->used = 0;
     rc = 0;
   }
@@ -428,8 +429,8 @@ static void scan_table_save(struct scan_table *t) {
     struct strbuf sb = STRBUF_INIT;
     strbuf_adds(&sb, "F\t");
     scan_field_put(&sb, l->path);
-    strbuf_addf(&sb, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%s", l->key.dev,
-                l->key.ino, l->key.size, l->key.mtime_ns, l->rec);
+    strbuf_addf(&sb, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%s",
+                l->key.dev, l->key.ino, l->key.size, l->key.mtime_ns, l->key.ctime_ns, l->rec);
     lines[n++] = strbuf_detach(&sb);
   }
   char *header = scan_cache_header("scan");

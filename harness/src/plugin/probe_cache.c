@@ -11,7 +11,7 @@
 #include "plugin/scan_cache.h"
 
 #define PROBE_CACHE_FILE "probe-v1.cache"
-#define FIELDS 9
+#define FIELDS 10
 
 extern char **environ;
 
@@ -63,19 +63,21 @@ static void verdict_free(struct probe_verdict *v) {
 static int parse_line(char *line, const char *be, struct probe_verdict *out) {
   char *f[FIELDS + 1];
   if (scan_fields_split(line, f, FIELDS) != FIELDS || strcmp(f[0], "P") != 0) return -1;
-  uint64_t mt, rc;
+  uint64_t mt, ct, rc;
   memset(out, 0, sizeof *out);
   if (scan_field_get(f[1], &out->path) != 0 || !out->path ||
       scan_field_u64(f[2], &out->key.dev) != 0 || scan_field_u64(f[3], &out->key.ino) != 0 ||
       scan_field_u64(f[4], &out->key.size) != 0 || scan_field_u64(f[5], &mt) != 0 ||
-      mt > INT64_MAX || scan_field_u64(f[7], &rc) != 0 || rc > BENCH_ERROR ||
-      scan_field_get(f[8], &out->reason) != 0 || !out->reason) {
+      mt > INT64_MAX || scan_field_u64(f[6], &ct) != 0 || ct > INT64_MAX ||
+      scan_field_u64(f[8], &rc) != 0 || rc > BENCH_ERROR ||
+      scan_field_get(f[9], &out->reason) != 0 || !out->reason) {
     verdict_free(out);
     return -1;
   }
   out->key.mtime_ns = (int64_t)mt;
+  out->key.ctime_ns = (int64_t)ct;
   out->rc = (int)rc;
-  return strcmp(f[6], be) == 0 ? 0 : 1; /* 1: another boot or environment */
+  return strcmp(f[7], be) == 0 ? 0 : 1; /* 1: another boot or environment */
 }
 
 void probe_cache_load(struct probe_cache *c) {
@@ -147,8 +149,9 @@ void probe_cache_save(struct probe_cache *c) {
     struct strbuf sb = STRBUF_INIT;
     strbuf_adds(&sb, "P\t");
     scan_field_put(&sb, v->path);
-    strbuf_addf(&sb, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%s\t%d\t", v->key.dev,
-                v->key.ino, v->key.size, v->key.mtime_ns, c->boot_env, v->rc);
+    strbuf_addf(&sb, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%s\t%d\t",
+                v->key.dev, v->key.ino, v->key.size, v->key.mtime_ns, v->key.ctime_ns, c->boot_env,
+                v->rc);
     scan_field_put(&sb, v->reason);
     lines[n++] = strbuf_detach(&sb);
   }

@@ -13,11 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cache_trust.h"
 #include "core/hash.h"
 #include "core/lockfile.h"
 #include "core/version.h"
 
-#define CACHE_FORMAT 1
+#define CACHE_FORMAT 2 /* 2: the key has the ctime (issue 40) */
 #define CACHE_CAP (64u << 20)
 #define MAX_PARAMS 4096
 #define PARAM_FIELDS 14 /* ... defaults[4], then 1.4's tunable, candidates, step */
@@ -31,11 +32,13 @@ int scan_key_of(const char *path, struct scan_key *k) {
   k->ino = (uint64_t)st.st_ino;
   k->size = (uint64_t)st.st_size;
   k->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+  k->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
   return 0;
 }
 
 int scan_key_eq(const struct scan_key *a, const struct scan_key *b) {
-  return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
+  return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+         a->ctime_ns == b->ctime_ns;
 }
 
 /* ---- fields ---- */
@@ -368,12 +371,18 @@ int cache_file_read(const char *name, const char *header, char ***lines, size_t 
     return -1;
   }
   char *path = xasprintf("%s/%s", dir, name);
-  free(dir);
   struct strbuf sb = STRBUF_INIT;
-  char err[128];
   int rc = -1;
-  if (read_regular_file(path, CACHE_CAP, &sb, err, sizeof err) != 0) {
-    snprintf(why, whylen, "%s: %s", path, err);
+  int trust = cache_dir_ready(dir, dir, 0, why, whylen);
+  free(dir);
+  if (trust == CACHE_OK) trust = cache_file_load(path, CACHE_CAP, &sb, why, whylen);
+  if (trust != CACHE_OK) {
+    int e = errno;
+    if (trust == CACHE_UNTRUSTED) {
+      cache_untrusted_warn(why);
+      e = EPERM;
+    }
+    errno = e;
     goto out;
   }
   if (strlen(sb.buf) != sb.len || sb.len == 0 || sb.buf[sb.len - 1] != '\n') {
@@ -411,22 +420,6 @@ out:
   return rc;
 }
 
-/* mkdir -p without messages. */
-static int mkdirs_quiet(const char *path) {
-  char *p = xstrdup(path);
-  int rc = 0;
-  for (char *s = p + 1; rc == 0; s++) {
-    if (*s != '/' && *s) continue;
-    char c = *s;
-    *s = '\0';
-    if (mkdir(p, 0700) != 0 && errno != EEXIST) rc = -1;
-    *s = c;
-    if (!c) break;
-  }
-  free(p);
-  return rc;
-}
-
 int cache_file_write(const char *name, const char *header, char *const *lines, size_t n,
                      char *why, size_t whylen) {
   char *dir = scan_cache_dir();
@@ -437,11 +430,12 @@ int cache_file_write(const char *name, const char *header, char *const *lines, s
   int rc = -1;
   char *path = xasprintf("%s/%s", dir, name);
   struct tempfile t = TEMPFILE_INIT;
-  if (mkdirs_quiet(dir) != 0) {
-    snprintf(why, whylen, "cannot create folder '%s': %s", dir, strerror(errno));
+  int trust = cache_dir_ready(dir, dir, 1, why, whylen);
+  if (trust != CACHE_OK) {
+    if (trust == CACHE_UNTRUSTED) cache_untrusted_warn(why);
     goto out;
   }
-  if (tempfile_open(&t, path) != 0) {
+  if (cache_tempfile_open(&t, path) != 0) {
     snprintf(why, whylen, "cannot write in '%s': %s", dir, strerror(errno));
     goto out;
   }

@@ -1,6 +1,7 @@
 /* The scan cache: what discovery learned of each plugin file (its entry and
  * parameters, or why it is broken), kept under $XDG_CACHE_HOME/bench/ and
- * keyed by the file's identity (path, device, inode, size, mtime in ns) and
+ * keyed by the file's identity (path, device, inode, size, mtime and ctime
+ * in ns) and
  * this bench's build, so that a run loads in a child only the files that
  * changed. Every cache file is one header line, one line per record and an
  * end line with the record count and a checksum; anything else, a record
@@ -15,10 +16,12 @@
 #include "bench/plugin.h"
 #include "core/util.h"
 
-/* A file's identity: a change in any field means "scan it again". */
+/* A file's identity: a change in any field means "scan it again". The
+ * ctime is there because the mtime can be set back (touch -d, cp -p) and
+ * rm + cp can reuse the inode; the ctime cannot be set by the user. */
 struct scan_key {
   uint64_t dev, ino, size;
-  int64_t mtime_ns;
+  int64_t mtime_ns, ctime_ns;
 };
 
 /* stat(path) into k. 0, or -1 (errno set). */

@@ -2,20 +2,26 @@
 #include "plugin/tuning_cache.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cache_trust.h"
 #include "core/dirs.h"
 #include "core/lockfile.h"
+#include "core/term.h"
 #include "core/util.h"
 #include "cases/cases.h"
 #include "plugin/scan_cache.h"
 
 /* A tuning file larger than this is not one bench wrote. */
 #define TUNING_FILE_MAX (256u << 20)
+/* The longest wait for the file's lock (BENCH_LOCK_WAIT_S sets another). */
+#define TUNING_LOCK_WAIT_S 30.0
 
 char *tuning_field(const char *s) {
   char *t = xstrdup(s ? s : "");
@@ -50,60 +56,152 @@ static size_t split_tabs(char *line, char **f, size_t max) {
   return n;
 }
 
-static int parse_text(const char *path, char *text, struct tuning_cache *c, char *why,
-                      size_t whylen) {
-  size_t lineno = 0;
-  char *save = NULL;
-  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    lineno++;
-    if (lineno == 1) {
-      if (strcmp(line, TUNING_HEADER) != 0) {
-        snprintf(why, whylen, "'%s' is not a bench tuning cache (its first line is not '%s')",
-                 path, TUNING_HEADER);
-        return -1;
-      }
-      continue;
-    }
-    char *f[6];
-    size_t n = split_tabs(line, f, 6);
-    struct tuning_rec r = {0};
-    if (n == 5 && strcmp(f[0], "M") == 0) {
-      r = (struct tuning_rec){'M', xstrdup(f[1]), xstrdup(f[2]), xstrdup(f[3]), xstrdup(f[4])};
-    } else if (n == 4 && strcmp(f[0], "W") == 0) {
-      r = (struct tuning_rec){'W', xstrdup(f[1]), xstrdup(f[2]), NULL, xstrdup(f[3])};
-    } else {
-      snprintf(why, whylen, "'%s' line %zu: not a tuning record (corrupt file)", path, lineno);
-      return -1;
-    }
-    c->recs = grow_for_one(c->recs, c->n, sizeof *c->recs);
-    c->recs[c->n++] = r;
-  }
-  if (lineno == 0) {
-    snprintf(why, whylen, "'%s' is empty, not a bench tuning cache", path);
+/* What a load keeps: every record, or only those of one kind whose key
+ * holds a string (a run needs only its plugins' winners: a file of a
+ * million records then costs a read, not its size in memory). */
+struct load_filter {
+  char kind;          /* 0: any */
+  const char *key_has; /* NULL: any */
+};
+
+/* One line (lineno from 1, no newline) into c when the filter keeps it.
+ * 0, or -1 with why. */
+static int parse_line(const char *path, size_t lineno, char *line, const struct load_filter *lf,
+                      struct tuning_cache *c, char *why, size_t whylen) {
+  if (lineno == 1) {
+    if (strcmp(line, TUNING_HEADER) == 0) return 0;
+    snprintf(why, whylen, "'%s' is not a bench tuning cache (its first line is not '%s')", path,
+             TUNING_HEADER);
     return -1;
   }
+  char *f[6];
+  size_t n = split_tabs(line, f, 6);
+  char kind = n == 5 && strcmp(f[0], "M") == 0 ? 'M' : n == 4 && strcmp(f[0], "W") == 0 ? 'W' : 0;
+  if (!kind) {
+    snprintf(why, whylen, "'%s' line %zu: not a tuning record (corrupt file)", path, lineno);
+    return -1;
+  }
+  if (lf && ((lf->kind && kind != lf->kind) || (lf->key_has && !strstr(f[1], lf->key_has))))
+    return 0;
+  struct tuning_rec r = {0};
+  if (kind == 'M')
+    r = (struct tuning_rec){'M', xstrdup(f[1]), xstrdup(f[2]), xstrdup(f[3]), xstrdup(f[4])};
+  else
+    r = (struct tuning_rec){'W', xstrdup(f[1]), xstrdup(f[2]), NULL, xstrdup(f[3])};
+  c->recs = grow_for_one(c->recs, c->n, sizeof *c->recs);
+  c->recs[c->n++] = r;
   return 0;
 }
 
-int tuning_cache_load(const char *path, struct tuning_cache *c, char *why, size_t whylen) {
+/* Read the open file line by line (empty lines skipped, as ever). */
+static int parse_stream(const char *path, int fd, const struct load_filter *lf,
+                        struct tuning_cache *c, char *why, size_t whylen) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || (unsigned long long)st.st_size > TUNING_FILE_MAX) {
+    snprintf(why, whylen, "cannot read tuning cache '%s': larger than %u bytes", path,
+             TUNING_FILE_MAX);
+    close(fd);
+    return -1;
+  }
+  FILE *f = fdopen(fd, "r");
+  if (!f) {
+    snprintf(why, whylen, "cannot read tuning cache '%s': %s", path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  char *line = NULL;
+  size_t cap = 0, lineno = 0, total = 0;
+  ssize_t len;
+  int rc = 0;
+  while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+    total += (size_t)len;
+    if (total > TUNING_FILE_MAX) { /* grew while read */
+      snprintf(why, whylen, "cannot read tuning cache '%s': larger than %u bytes", path,
+               TUNING_FILE_MAX);
+      rc = -1;
+      break;
+    }
+    if (strlen(line) != (size_t)len) {
+      snprintf(why, whylen, "'%s' holds NUL bytes: not a bench tuning cache", path);
+      rc = -1;
+      break;
+    }
+    if (len && line[len - 1] == '\n') line[--len] = '\0';
+    if (!len) continue;
+    rc = parse_line(path, ++lineno, line, lf, c, why, whylen);
+  }
+  if (rc == 0 && ferror(f)) {
+    snprintf(why, whylen, "cannot read tuning cache '%s': %s", path, strerror(errno));
+    rc = -1;
+  }
+  free(line);
+  fclose(f);
+  if (rc == 0 && lineno == 0) {
+    snprintf(why, whylen, "'%s' is empty, not a bench tuning cache", path);
+    rc = -1;
+  }
+  return rc;
+}
+
+/* The folder of path when it is in bench's cache folder (the default
+ * files): *top that folder, the result path's folder; else NULL. */
+static char *cache_folder_of(const char *path, char **top) {
+  *top = scan_cache_dir();
+  size_t n = *top ? strlen(*top) : 0;
+  const char *slash = strrchr(path, '/');
+  if (!*top || strncmp(path, *top, n) != 0 || path[n] != '/' || !slash) {
+    free(*top);
+    *top = NULL;
+    return NULL;
+  }
+  return xstrndup(path, (size_t)(slash - path));
+}
+
+/* tuning_cache_load, and LOAD_UNTRUSTED (after the warning) when the file
+ * or its cache folder is not only the user's. */
+#define LOAD_UNTRUSTED -2
+static int load(const char *path, const struct load_filter *lf, struct tuning_cache *c, char *why,
+                size_t whylen) {
   memset(c, 0, sizeof *c);
-  struct strbuf sb = STRBUF_INIT;
-  char rwhy[200];
-  if (access(path, F_OK) != 0 && errno == ENOENT) return 0;
-  if (read_regular_file(path, TUNING_FILE_MAX, &sb, rwhy, sizeof rwhy) != 0) {
-    snprintf(why, whylen, "cannot read tuning cache '%s': %s", path, rwhy);
-    strbuf_release(&sb);
+  char *top, *dir = cache_folder_of(path, &top);
+  int trust = dir ? cache_dir_ready(top, dir, 0, why, whylen) : CACHE_OK;
+  free(top);
+  free(dir);
+  if (trust == CACHE_MISSING) return 0; /* no folder: nothing tuned yet */
+  char rwhy[400];
+  int fd = -1;
+  if (trust == CACHE_OK) fd = cache_file_open(path, &trust, rwhy, sizeof rwhy);
+  else snprintf(rwhy, sizeof rwhy, "%s", why);
+  if (fd < 0) {
+    int e = errno;
+    if (trust == CACHE_UNTRUSTED) {
+      cache_untrusted_warn(rwhy);
+      return LOAD_UNTRUSTED;
+    }
+    if (e == ENOENT) return 0;
+    snprintf(why, whylen, "cannot read tuning cache '%s': %s", path,
+             e == EINVAL ? "not a regular file" : rwhy);
     return -1;
   }
-  if (memchr(sb.buf, '\0', sb.len)) {
-    snprintf(why, whylen, "'%s' holds NUL bytes: not a bench tuning cache", path);
-    strbuf_release(&sb);
-    return -1;
-  }
-  int rc = parse_text(path, sb.buf, c, why, whylen);
-  strbuf_release(&sb);
+  int rc = parse_stream(path, fd, lf, c, why, whylen);
   if (rc != 0) tuning_cache_release(c);
   return rc;
+}
+
+int tuning_cache_load(const char *path, struct tuning_cache *c, char *why, size_t whylen) {
+  int rc = load(path, NULL, c, why, whylen);
+  return rc == LOAD_UNTRUSTED ? 0 : rc;
+}
+
+int tuning_cache_load_winners(const char *path, const char *plugin, const char *sha256,
+                              struct tuning_cache *c, char *why, size_t whylen) {
+  char *has = xasprintf("|plugin=%s|sha256=%s|", plugin, sha256);
+  char *field = tuning_field(has); /* as tuning_key writes it */
+  free(has);
+  struct load_filter lf = {'W', field};
+  int rc = load(path, &lf, c, why, whylen);
+  free(field);
+  return rc == LOAD_UNTRUSTED ? 0 : rc;
 }
 
 const struct tuning_rec *tuning_cache_find(const struct tuning_cache *c, char kind,
@@ -136,13 +234,57 @@ static void merge(struct tuning_cache *c, const struct tuning_rec *r) {
   d->data = tuning_field(r->data);
 }
 
+/* Make the folder of path: in bench's cache folder under its rule
+ * (cache_trust.h), elsewhere (--tuning-file) as asked. 0, or -1 after one
+ * line. */
 static int folder_of(const char *path) {
+  char *top, *dir = cache_folder_of(path, &top);
+  if (dir) {
+    char why[600];
+    int trust = cache_dir_ready(top, dir, 1, why, sizeof why);
+    free(top);
+    free(dir);
+    if (trust == CACHE_UNTRUSTED) {
+      cache_untrusted_warn(why);
+      return -1;
+    }
+    return trust == CACHE_OK ? 0 : error("%s", why);
+  }
   const char *slash = strrchr(path, '/');
   if (!slash || slash == path) return 0;
-  char *dir = xstrndup(path, (size_t)(slash - path));
+  dir = xstrndup(path, (size_t)(slash - path));
   int rc = make_dirs(dir, "the tuning cache");
   free(dir);
   return rc;
+}
+
+/* The bounded wait for the lock (lockfile_take_bounded). 0 when held, or
+ * -1 after one line. */
+static int take_lock(struct lockfile *lk, const char *path) {
+  struct stat st;
+  if (fstat(lk->fd, &st) == 0 && st.st_uid == geteuid())
+    (void)fchmod(lk->fd, 0600); /* nobody else may even open it (flock -s needs only read) */
+  char *what = xasprintf("the tuning cache %s", term_str(path));
+  double max = lock_wait_max_s(TUNING_LOCK_WAIT_S);
+  char holder[160];
+  int sig;
+  int r = lockfile_take_bounded(lk, what, max, &sig, holder, sizeof holder);
+  free(what);
+  if (r == 0) return 0;
+  if (r < 0) return error("cannot lock the tuning cache '%s': %s", path, strerror(errno));
+  if (r == LOCK_INTERRUPTED) {
+    fprintf(stderr,
+            "bench: interrupted by %s while waiting for the lock on the tuning cache %s (%s): what "
+            "was measured is reported, not saved in the cache\n",
+            strsignal(sig), term_str(path), holder);
+    fflush(stderr);
+    raise(sig);
+    return -1;
+  }
+  warning("gave up waiting for the lock on the tuning cache %s after %g s (%s; BENCH_LOCK_WAIT_S sets "
+          "the bound): what was measured is reported, not saved in the cache",
+          term_str(path), max, holder);
+  return -1;
 }
 
 int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n) {
@@ -155,15 +297,19 @@ int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n) 
     return rc;
   }
   free(lockpath);
-  if (lockfile_take(&lk, 0) != 0) {
-    int rc = error("cannot lock the tuning cache '%s': %s", path, strerror(errno));
+  if (take_lock(&lk, path) != 0) {
     lockfile_release(&lk);
-    return rc;
+    return -1;
   }
   struct tuning_cache c;
   char why[600];
   int rc = 0;
-  if (tuning_cache_load(path, &c, why, sizeof why) != 0) {
+  int lr = load(path, NULL, &c, why, sizeof why);
+  if (lr == LOAD_UNTRUSTED) { /* said once already */
+    rc = -1;
+    goto out;
+  }
+  if (lr != 0) {
     rc = error("%s; not overwritten (remove it or use another --tuning-file)", why);
     goto out;
   }
@@ -178,7 +324,7 @@ int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n) 
       strbuf_addf(&sb, "W\t%s\t%s\t%s\n", r->key, r->cand, r->data);
   }
   struct tempfile t = TEMPFILE_INIT;
-  if (tempfile_open(&t, path) != 0 || tempfile_write(&t, sb.buf, sb.len) != 0) {
+  if (cache_tempfile_open(&t, path) != 0 || tempfile_write(&t, sb.buf, sb.len) != 0) {
     rc = error("cannot write the tuning cache '%s': %s", path, strerror(errno));
     tempfile_rollback(&t);
   } else if (tempfile_commit(&t) != 0) {

@@ -13,9 +13,13 @@
  * one-line reason. A W record's DATA is "median_ns default_median_ns tried
  * disqualified skipped". A changed plugin binary has another sha256: its
  * old records are never found. Updates take an exclusive lock on
- * FILE.lock, read the file again, merge (a record of the same kind, key
- * and candidate is replaced) and replace the file atomically, so
- * concurrent tuners lose nothing. */
+ * FILE.lock (0600; the wait is bounded by BENCH_LOCK_WAIT_S, default 30 s,
+ * said after a second and ended by Ctrl-C: lockfile_take_bounded), read
+ * the file again, merge (a record of the same kind, key and candidate is
+ * replaced) and replace the file atomically (0600), so concurrent tuners
+ * lose nothing. The file, and its folder when it is the default one, are
+ * used only when they are the user's alone (core/cache_trust.h): else a
+ * load is an empty cache and a put fails, after one warning. */
 #ifndef BENCH_TUNING_CACHE_H
 #define BENCH_TUNING_CACHE_H
 
@@ -40,6 +44,11 @@ struct tuning_cache {
  * not a tuning cache (another header) or has a malformed line: -1, with
  * one line naming the file and the line in why; c is then empty. */
 int tuning_cache_load(const char *path, struct tuning_cache *c, char *why, size_t whylen);
+/* tuning_cache_load keeping only the winners (W) of one plugin file (its
+ * name and SHA-256): what a run needs. The whole file is still read and
+ * checked line by line, but only those records are kept in memory. */
+int tuning_cache_load_winners(const char *path, const char *plugin, const char *sha256,
+                              struct tuning_cache *c, char *why, size_t whylen);
 void tuning_cache_release(struct tuning_cache *c);
 
 /* The record of that kind, key and candidate (cand NULL: any, the first). */
@@ -47,8 +56,9 @@ const struct tuning_rec *tuning_cache_find(const struct tuning_cache *c, char ki
                                            const char *key, const char *cand);
 
 /* Merge recs[0..n) into the file at path under its lock (see above),
- * making its folder. 0, or -1 after error() with one line naming the file
- * (a foreign or corrupt file is refused, never overwritten). */
+ * making its folder. 0, or -1 after one line naming the file (a foreign or
+ * corrupt file is refused, never overwritten; a lock wait given up or
+ * interrupted, the signal raised again; an untrusted file or folder). */
 int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n);
 
 /* The default file of a device: $XDG_CACHE_HOME/bench/tuning/<device>.tsv

@@ -285,11 +285,13 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   /* check: how the output was checked; "unchecked" when the case was timed
    * and nothing checked it; empty when it never got that far. */
   add_sep_field(sb, c->checked ? c->method : timed ? "unchecked" : NULL);
-  /* tuning: "tuned (cache FILE)" or "default (no tuning entry)" for a case
+  /* tuning: "tuned (cache FILE)", "default (no tuning entry)" or "default
+   * (tuning entry rejected: WHY)" for a case
    * whose tunables were left at auto (its note says it); else empty */
   const char *note = kv_list_get(r->ninfo, r->info, "note");
   const char *tn = note ? strstr(note, "tuned (cache ") : NULL;
   if (!tn && note) tn = strstr(note, "default (no tuning entry)");
+  if (!tn && note) tn = strstr(note, "default (tuning entry rejected: ");
   char *tuning = NULL;
   if (tn) {
     const char *end = strchr(tn, ')');

@@ -7,6 +7,7 @@
 
 #include "core/child.h"
 #include "core/stats.h"
+#include "core/term.h"
 #include "core/util.h"
 #include "cases/tunables.h"
 #include "plugin/tuning_cache.h"
@@ -569,7 +570,7 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
   for (size_t k = 0; k < t.n; k++) res->resumed += t.c[k].resumed;
   if (res->resumed)
     fprintf(o->out, "tune: %zu of %zu candidates already measured in %s (resuming)\n", res->resumed,
-            t.n, o->cache_path);
+            t.n, term_str(o->cache_path));
   /* The tuning policy: the preset's stopping rule and limits, a short
    * warm-up per case (every candidate is a case of its own). */
   struct run_policy pol = *o->pol;

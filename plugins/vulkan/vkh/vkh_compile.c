@@ -18,6 +18,7 @@
 struct vkh_compiler {
   shaderc_compiler_t compiler; /* made at the first compilation the cache does not hold */
   int hits, misses, corrupt;
+  int said;                    /* an untrusted cache was logged */
   char dir[600];               /* the cache folder, for the result's info */
 };
 
@@ -65,7 +66,17 @@ static void cache_key(const char *source, const char *const *defines, size_t nde
   for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-static void note(struct vkh *vk, struct vkh_compiler *c, const char *path) {
+/* The result's info: "N hits, M misses in DIR", "off", or "off: WHY" for a
+ * cache folder or file that is not the user's alone (also logged, once). */
+static void note(struct vkh *vk, struct vkh_compiler *c, const char *path, const char *untrusted) {
+  if (untrusted && *untrusted) {
+    char buf[800];
+    snprintf(buf, sizeof buf, "off: %s", untrusted);
+    vk->host->set_info(vk->host, "vk_spirv_cache", buf);
+    if (!c->said) vk->host->log(vk->host, "not using the SPIR-V cache: %s", untrusted);
+    c->said = 1;
+    return;
+  }
   if (!path) {
     vk->host->set_info(vk->host, "vk_spirv_cache", "off");
     return;
@@ -122,16 +133,21 @@ int vkh_compile(struct vkh *vk, struct vkh_compiler *c, const char *source, cons
                 const char *const *defines, size_t ndefines, uint32_t **words, size_t *bytes) {
   *words = NULL;
   *bytes = 0;
-  char key[65], path[700];
+  char key[65], path[700], why[700] = "";
   cache_key(source, defines, ndefines, key);
-  const int cached = vkh_spirv_cache_path(key, path, sizeof path) == 0;
+  const int where = vkh_spirv_cache_path(key, path, sizeof path, why, sizeof why);
+  int cached = where == 0;
   if (cached) {
     int corrupt = 0;
-    *words = vkh_spirv_cache_read(path, bytes, &corrupt);
-    c->corrupt += corrupt;
+    *words = vkh_spirv_cache_read(path, key, bytes, &corrupt, why, sizeof why);
+    if (corrupt < 0 && !c->said) /* not the user's alone: not read; replaced like a corrupt one */
+      vk->host->log(vk->host, "not using a SPIR-V cache file: %s", why);
+    c->said |= corrupt < 0;
+    c->corrupt += corrupt != 0;
+    why[0] = '\0';
     if (*words) {
       c->hits++;
-      note(vk, c, path);
+      note(vk, c, path, NULL);
       return BENCH_OK;
     }
   }
@@ -139,8 +155,8 @@ int vkh_compile(struct vkh *vk, struct vkh_compiler *c, const char *source, cons
   if (rc != BENCH_OK) return rc;
   if (cached) {
     c->misses++;
-    vkh_spirv_cache_write(path, *words, *bytes); /* no cache: only time lost */
+    vkh_spirv_cache_write(path, key, *words, *bytes); /* no cache: only time lost */
   }
-  note(vk, c, cached ? path : NULL);
+  note(vk, c, cached ? path : NULL, cached ? NULL : why);
   return BENCH_OK;
 }

@@ -1,10 +1,15 @@
 /* Compiled pipelines kept on disk between processes: one VkPipelineCache per
  * device and driver, in $XDG_CACHE_HOME/bench/ (else ~/.cache/bench/), next
  * to vk_gemm_auto's tuning cache. The file name holds vendorID, deviceID,
- * driverVersion and pipelineCacheUUID; the data's own header is checked
- * against the device again before it is handed to the driver. Written once
- * at deinit, to a temporary file renamed over the old one. A cache that
- * cannot be read or written costs nothing but the time it would have saved. */
+ * driverVersion and pipelineCacheUUID; the file starts with "VKHPCA1\n",
+ * the SHA-256 of that name (the key this run computed: a file renamed over
+ * another's name is not used) and the SHA-256 of the key and the data, and
+ * the data's own header is checked against the device again before it is
+ * handed to the driver. The folder and file follow the rule of bench's
+ * caches (vkh_cachefs.h): not the user's alone means no cache. Written
+ * once at deinit, to a random temporary name renamed over the old one. A
+ * cache that cannot be read or written costs nothing but the time it would
+ * have saved. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -15,24 +20,46 @@
 #include <unistd.h>
 
 #include "vkh.h"
+#include "vkh_cachefs.h"
+#include "vkh_sha256.h"
 
 #define PCACHE_MAX_BYTES (64u << 20)
 #define PCACHE_HEADER_BYTES (16u + VK_UUID_SIZE)
+#define FILE_MAGIC "VKHPCA1\n"
+#define FILE_HEAD (8 + 32 + 32)
 
-static int cache_path(const VkPhysicalDeviceProperties *p, char *buf, size_t len) {
+/* The file of this device and driver; -1 when there is none (no folder
+ * named), -2 when the folder is not the user's alone (why). */
+static int cache_path(const VkPhysicalDeviceProperties *p, char *buf, size_t len, char *why,
+                      size_t whylen) {
   char uuid[2 * VK_UUID_SIZE + 1];
   for (unsigned i = 0; i < VK_UUID_SIZE; i++) snprintf(uuid + 2 * i, 3, "%02x", p->pipelineCacheUUID[i]);
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
   char dir[384];
-  if (xdg && xdg[0] == '/') /* the XDG spec: a relative value is ignored */
-    snprintf(dir, sizeof dir, "%s/bench", xdg);
-  else if (home && *home)
-    snprintf(dir, sizeof dir, "%s/.cache/bench", home);
-  else
-    return -1;
+  if (vkh_cache_top(dir, sizeof dir) != 0) return -1;
+  int rc = vkh_cache_dir_ready(dir, dir, 1, why, whylen);
+  if (rc == VKH_CACHE_UNTRUSTED) return -2;
+  if (rc != VKH_CACHE_OK) return -1;
   int n = snprintf(buf, len, "%s/vk_pipelines_%04x_%04x_%08x_%s.bin", dir, p->vendorID, p->deviceID,
                    p->driverVersion, uuid);
   return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* The key of the file at path (its name), and the digest of key and data. */
+static void file_key(const char *path, unsigned char key[32]) {
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  struct vkh_sha256 s;
+  vkh_sha256_init(&s);
+  vkh_sha256_add(&s, name, strlen(name));
+  vkh_sha256_done(&s, key);
+}
+static void file_digest(const unsigned char key[32], const unsigned char *d, size_t n,
+                        unsigned char md[32]) {
+  struct vkh_sha256 s;
+  vkh_sha256_init(&s);
+  vkh_sha256_add(&s, key, 32);
+  vkh_sha256_add(&s, d, n);
+  vkh_sha256_done(&s, md);
 }
 
 /* Does data start with this device's pipeline cache header? */
@@ -45,30 +72,24 @@ static int header_matches(const unsigned char *d, size_t n, const VkPhysicalDevi
          memcmp(d + 16, p->pipelineCacheUUID, VK_UUID_SIZE) == 0;
 }
 
-/* A regular file of at most PCACHE_MAX_BYTES, or NULL. */
-static unsigned char *read_cache(const char *path, size_t *n) {
+/* The driver's data kept in path for it (malloc'd), or NULL (absent,
+ * another key's, damaged, or not the user's alone: *why then says why). */
+static unsigned char *read_cache(const char *path, size_t *n, char *why, size_t whylen) {
   *n = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return NULL;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-      (unsigned long long)st.st_size > PCACHE_MAX_BYTES) {
-    close(fd);
+  unsigned char *d;
+  size_t got;
+  if (vkh_cache_read(path, PCACHE_MAX_BYTES + FILE_HEAD, &d, &got, why, whylen) != VKH_CACHE_OK)
     return NULL;
-  }
-  unsigned char *d = malloc((size_t)st.st_size);
-  size_t got = 0;
-  while (d && got < (size_t)st.st_size) {
-    ssize_t r = read(fd, d + got, (size_t)st.st_size - got);
-    if (r <= 0) break;
-    got += (size_t)r;
-  }
-  close(fd);
-  if (!d || got != (size_t)st.st_size) {
+  unsigned char key[32], md[32];
+  file_key(path, key);
+  if (got > FILE_HEAD) file_digest(key, d + FILE_HEAD, got - FILE_HEAD, md);
+  if (got <= FILE_HEAD || memcmp(d, FILE_MAGIC, 8) != 0 || memcmp(d + 8, key, 32) != 0 ||
+      memcmp(d + 40, md, 32) != 0) {
     free(d);
     return NULL;
   }
-  *n = got;
+  memmove(d, d + FILE_HEAD, got - FILE_HEAD);
+  *n = got - FILE_HEAD;
   return d;
 }
 
@@ -76,12 +97,25 @@ void vkh_pipeline_cache_open(struct vkh *vk) {
   vk->pcache = VK_NULL_HANDLE;
   vk->pcache_loaded = 0;
   if (getenv("BENCH_VK_NO_PIPELINE_CACHE")) return;
-  if (cache_path(&vk->props, vk->pcache_path, sizeof vk->pcache_path) != 0) {
+  char why[700] = "";
+  int where = cache_path(&vk->props, vk->pcache_path, sizeof vk->pcache_path, why, sizeof why);
+  size_t n = 0;
+  unsigned char *data = where == 0 ? read_cache(vk->pcache_path, &n, why, sizeof why) : NULL;
+  if (why[0]) { /* a folder or file not the user's alone: said, not read */
+    char info[800];
+    snprintf(info, sizeof info, "off: %s", why);
+    vk->host->log(vk->host, "not using the pipeline cache: %s", why);
+    if (where != 0) { /* the folder: nothing read or written */
+      vk->host->set_info(vk->host, "vk_pipeline_cache", info);
+      vk->pcache_path[0] = '\0';
+      return;
+    }
+    /* the file, in the user's own folder: replaced at deinit like a damaged one */
+  }
+  if (where != 0) {
     vk->pcache_path[0] = '\0';
     return;
   }
-  size_t n = 0;
-  unsigned char *data = read_cache(vk->pcache_path, &n);
   if (data && !header_matches(data, n, &vk->props)) {
     free(data);
     data = NULL;
@@ -108,24 +142,6 @@ void vkh_pipeline_cache_open(struct vkh *vk) {
   vk->host->set_info(vk->host, "vk_pipeline_cache", info);
 }
 
-/* mkdir -p of the folder holding path. */
-static int make_parents(const char *path) {
-  char dir[512];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (!slash || slash == dir) return 0;
-  *slash = '\0';
-  for (char *p = dir + 1;; p++) {
-    if (*p != '/' && *p != '\0') continue;
-    char c = *p;
-    *p = '\0';
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return -1;
-    *p = c;
-    if (c == '\0') break;
-  }
-  return 0;
-}
-
 void vkh_pipeline_cache_close(struct vkh *vk) {
   if (!vk->pcache) return;
   size_t n = 0;
@@ -133,18 +149,14 @@ void vkh_pipeline_cache_close(struct vkh *vk) {
   if (vk->pcache_created && vkGetPipelineCacheData(vk->device, vk->pcache, &n, NULL) == VK_SUCCESS &&
       n > 0 && n <= PCACHE_MAX_BYTES && n != vk->pcache_loaded && (data = malloc(n)) &&
       vkGetPipelineCacheData(vk->device, vk->pcache, &n, data) == VK_SUCCESS &&
-      header_matches(data, n, &vk->props) && make_parents(vk->pcache_path) == 0) {
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", vk->pcache_path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    int ok = fd >= 0;
-    for (size_t off = 0; ok && off < n;) {
-      ssize_t w = write(fd, data + off, n - off);
-      if (w <= 0) ok = 0;
-      else off += (size_t)w;
-    }
-    if (fd >= 0 && close(fd) != 0) ok = 0;
-    if (!ok || rename(tmp, vk->pcache_path) != 0) unlink(tmp);
+      header_matches(data, n, &vk->props) && vk->pcache_path[0]) {
+    unsigned char head[FILE_HEAD];
+    memcpy(head, FILE_MAGIC, 8);
+    file_key(vk->pcache_path, head + 8);
+    file_digest(head + 8, data, n, head + 40);
+    const void *parts[2] = {head, data};
+    const size_t lens[2] = {sizeof head, n};
+    (void)vkh_cache_write(vk->pcache_path, parts, lens, 2);
   }
   free(data);
   vkDestroyPipelineCache(vk->device, vk->pcache, NULL);

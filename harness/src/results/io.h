@@ -156,7 +156,7 @@ char *results_run_name(const char *date, const char *plugin, const char *preset,
  * (results_clean_stale). While another process holds the lock (another
  * bench's rollup, a reader's `flock -s`), it waits at most
  * BENCH_LOCK_WAIT_S seconds (ROLLUP_LOCK_WAIT_S when unset), printing after
- * a second and then every ROLLUP_LOCK_NOTE_S what it waits for (the folder, the holder's pid from
+ * a second and then every LOCK_WAIT_NOTE_S (core/lockfile.h) what it waits for (the folder, the holder's pid from
  * /proc/locks); SIGINT, SIGTERM or SIGHUP end the wait (the signal is
  * raised again after it, for the caller's handler or the default action).
  * Either way it returns ROLLUP_LEFT after one message saying the result
@@ -182,7 +182,6 @@ char *results_run_name(const char *date, const char *plugin, const char *preset,
  * label only. */
 #define ROLLUP_PARAM_PREFIX "param."
 #define ROLLUP_LOCK_WAIT_S 60.0
-#define ROLLUP_LOCK_NOTE_S 5.0
 enum { ROLLUP_LEFT = 1, ROLLUP_PER_USER = 2 };
 int rollup_write(const char *dir);
 /* The rollup's fixed header columns, for documentation and tests; ends with

@@ -320,52 +320,12 @@ static void add_row_with_params(struct strbuf *sb, const struct row *w, const st
 
 /* ---- the whole rollup ------------------------------------------------------ */
 
-/* ---- the lock: a bounded wait that says what it waits for ---------------- */
-
-static volatile sig_atomic_t wait_stop;
-static void on_wait_signal(int sig) { wait_stop = sig; }
-
-static const int wait_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define NWAIT_SIGNALS (sizeof wait_signals / sizeof wait_signals[0])
-
-/* The longest wait for the lock: BENCH_LOCK_WAIT_S when it is a number of
- * seconds >= 0, else ROLLUP_LOCK_WAIT_S. */
-static double lock_wait_max(void) {
-  const char *v = getenv("BENCH_LOCK_WAIT_S");
-  double d;
-  if (v && *v) {
-    if (parse_double(v, &d) == 0 && d >= 0) return d;
-    warning("BENCH_LOCK_WAIT_S='%s' is not a number of seconds >= 0; waiting at most %g s", v,
-            ROLLUP_LOCK_WAIT_S);
-  }
-  return ROLLUP_LOCK_WAIT_S;
-}
-
-static void describe_holder(int fd, char *out, size_t len) {
-  long pid = lock_holder_pid(fd);
-  if (pid <= 0) {
-    snprintf(out, len, "held by another process");
-    return;
-  }
-  char comm[64] = "";
-  char *path = xasprintf("/proc/%ld/comm", pid);
-  FILE *f = fopen(path, "re");
-  if (f) {
-    if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = '\0';
-    fclose(f);
-  }
-  free(path);
-  if (comm[0])
-    snprintf(out, len, "held by pid %ld (%s)", pid, comm);
-  else
-    snprintf(out, len, "held by pid %ld", pid);
-}
-
 /* Hold an exclusive flock on the folder itself (no lock file to leave
  * behind): concurrent runs rebuild one after the other, each from what is
  * on disk then, so an older snapshot never replaces a newer one. While
- * another process holds it, wait at most lock_wait_max() seconds, saying
- * every ROLLUP_LOCK_NOTE_S what is waited for; SIGINT, SIGTERM or SIGHUP
+ * another process holds it, wait at most BENCH_LOCK_WAIT_S (else
+ * ROLLUP_LOCK_WAIT_S) seconds, saying what is waited for
+ * (lockfile_take_bounded); SIGINT, SIGTERM or SIGHUP
  * end the wait. 0 with lk held (lockfile_release); ROLLUP_LEFT after one
  * message when the wait ended (by the bound: a warning; by a signal: the
  * signal is raised again once the wait is over, so the caller's handler
@@ -375,44 +335,11 @@ static void describe_holder(int fd, char *out, size_t len) {
 static int lock_folder(const char *dir, struct lockfile *lk) {
   if (lockfile_open(lk, dir, LOCKFILE_FOLDER) != 0)
     return error("cannot read results folder %s: %s", dir, strerror(errno));
-  int fd = lk->fd;
-  if (lockfile_take(lk, 1) != 1) return 0; /* held, or a folder that cannot be locked */
-
-  struct sigaction sa, old[NWAIT_SIGNALS];
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_wait_signal;
-  sigemptyset(&sa.sa_mask);
-  wait_stop = 0;
-  for (size_t i = 0; i < NWAIT_SIGNALS; i++) sigaction(wait_signals[i], &sa, &old[i]);
-
-  /* the first line after a second: a concurrent run's rebuild is usually over by then */
-  double max = lock_wait_max(), t0 = now_s(), next_note = t0 + 1.0;
-  char holder[128];
-  int got = 0;
-  for (;;) {
-    if (lockfile_take(lk, 1) != 1) {
-      got = 1;
-      break;
-    }
-    double t = now_s();
-    if (wait_stop || t - t0 >= max) break;
-    if (t >= next_note) {
-      describe_holder(fd, holder, sizeof holder);
-      fprintf(stderr,
-              "bench: waiting for the lock on results folder %s (%s) to rebuild its rollup: %.0f s of at "
-              "most %g s (BENCH_LOCK_WAIT_S); Ctrl-C stops waiting, the results stay saved\n",
-              term_str(dir), holder, t - t0, max);
-      fflush(stderr);
-      next_note = t + ROLLUP_LOCK_NOTE_S;
-    }
-    struct timespec ts = {0, 50 * 1000 * 1000};
-    nanosleep(&ts, NULL); /* a signal cuts it short */
-  }
-  for (size_t i = 0; i < NWAIT_SIGNALS; i++) sigaction(wait_signals[i], &old[i], NULL);
-  if (got) return 0;
-  describe_holder(fd, holder, sizeof holder);
-  lockfile_release(lk);
-  int sig = wait_stop;
+  double max = lock_wait_max_s(ROLLUP_LOCK_WAIT_S);
+  char holder[128], *what = xasprintf("results folder %s", term_str(dir));
+  int sig = 0, r = lockfile_take_bounded(lk, what, max, &sig, holder, sizeof holder);
+  free(what);
+  if (r != LOCK_GAVE_UP && r != LOCK_INTERRUPTED) return 0; /* held, or a folder that cannot be locked */
   if (sig)
     fprintf(stderr,
             "bench: interrupted by %s while waiting for the lock on results folder %s (%s): the result files "

@@ -55,7 +55,9 @@ rm -rf "$T/results"
 "$BENCH" ab --preset "$T/long.ini" --results-dir "$T/results" "$AB/base" "$AB/same" --plugin ab_spin \
   >"$T/out" 2>"$T/err" &
 pid=$!
-has_worker() { pgrep -P "$pid" >/dev/null; }
+# a worker of the case: a child after the header (children before it are
+# the plugins' probes, and a Ctrl-C then comes before the first case)
+has_worker() { grep -q ' ab: ' "$T/out" && pgrep -P "$pid" >/dev/null; }
 wait_for 30 has_worker && ok || fail "no worker appeared"
 workers=$(pgrep -P "$pid")
 kill -INT "$pid"

@@ -302,9 +302,12 @@ static void gpu_end(struct case_gpu *g, const struct host_state *h, struct case_
     if (bits & ~(unsigned)GPU_THR_GPU_IDLE) bits &= ~(unsigned)GPU_THR_GPU_IDLE;
     char names[96] = "";
     gpu_throttle_names(bits, names, sizeof names);
-    snprintf(t->throttled_by, sizeof t->throttled_by, "%sclock %.0f MHz < %g%% of %.0f MHz%s%s%s",
-             g->thr_inband ? "in-band " : "", g->thr_clock_n ? g->thr_clock_sum / (double)g->thr_clock_n : 0,
-             t->threshold * 100, t->reference_mhz, names[0] ? " (" : "", names, names[0] ? ")" : "");
+    /* a long list of reasons may be cut here: telemetry.throttle_reasons has them all */
+    if (snprintf(t->throttled_by, sizeof t->throttled_by, "%sclock %.0f MHz < %g%% of %.0f MHz%s%s%s",
+                 g->thr_inband ? "in-band " : "", g->thr_clock_n ? g->thr_clock_sum / (double)g->thr_clock_n : 0,
+                 t->threshold * 100, t->reference_mhz, names[0] ? " (" : "", names,
+                 names[0] ? ")" : "") >= (int)sizeof t->throttled_by)
+      t->throttled_by[sizeof t->throttled_by - 2] = ')';
   }
 }
 

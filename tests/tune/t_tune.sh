@@ -66,6 +66,20 @@ expect_in "$T/out" "^1 case ran tunables at their defaults: no tuning entry for 
 expect_in "$(ls -t "$T"/r/*fx_tune*.txt | head -1)" "default \(no tuning entry\)"
 expect_eq "$(csv_field "$T/r/rollup.csv" fx_tune "base_us=31" tuning)" "default (no tuning entry)" "rollup: default"
 
+# ---- a budget spent before the search's best met the default (every
+# candidate resumed from the cache, then 1 ms): nothing is installed, the
+# output says so, and runs keep the default (issue 39: a winner never shown
+# faster was installed)
+grep -v '^W	' "$C" >"$T/unproven.tsv"
+run_bench tune "${P[@]}" --tuning-file "$T/unproven.tsv" --param base_us=30 --budget 1ms
+expect_rc 0 "tune out of budget before the final comparison"
+expect_in "$T/out" 'winner tx=1 ty=1 .*; the best measured, tx=5 ty=3 \([0-9.]+ us\), was not compared with it before the budget ran out: nothing installed'
+expect_eq "$(grep -c '^W	' "$T/unproven.tsv")" 0 "no winner record for an unproven pick"
+run_bench "${P[@]}" --preset "$SRC/tests/cli/presets/fast.ini" --tuning-file "$T/unproven.tsv" --param base_us=30 \
+  --results-dir "$T/ru"
+expect_rc 0 "run after an unproven tune"
+expect_in "$(ls -t "$T"/ru/*fx_tune*.txt | head -1)" "default \(no tuning entry\)"
+
 # ---- the default file of the device, under $XDG_CACHE_HOME
 run_bench tune "${P[@]}" --strategy grid --param base_us=30 --param noise=0
 expect_rc 0 "tune into the default file"

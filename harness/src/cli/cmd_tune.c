@@ -130,7 +130,11 @@ static void print_outcome(const char *plugin, const char *problem, const struct 
   } else {
     printf("winner %s %.4g us [%.4g, %.4g]", term_str(r->winner), r->winner_ns / 1e3, r->winner_lo / 1e3,
            r->winner_hi / 1e3);
-    if (r->versus && r->kept_default && strcmp(r->versus_verdict, "FAILED") == 0)
+    if (r->unproven)
+      printf("; the best measured, %s (%.4g us), was not compared with it before the budget ran out: "
+             "nothing installed, runs keep the default (a rerun with a larger --budget resumes and compares them)",
+             term_str(r->challenger), r->challenger_ns / 1e3);
+    else if (r->versus && r->kept_default && strcmp(r->versus_verdict, "FAILED") == 0)
       printf("; the best, %s, could not be compared with it: the default kept", term_str(r->challenger));
     else if (r->versus && r->kept_default)
       printf("; the best, %s, against it: %.3fx [%.3f, %.3f] %s: the default kept", term_str(r->challenger),

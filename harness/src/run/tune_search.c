@@ -603,7 +603,16 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
    * speedup is not the drift of the machine between the measurements;
    * unless FASTER the default keeps its place, as the tie rule says. */
   struct cand *d = &t.c[0];
-  if (w && w != d && d->st == ST_OK && !t.interrupted && !stop_now(&t)) {
+  if (w && w != d && d->st == ST_OK && !t.interrupted && stop_now(&t)) {
+    /* the budget ran out before the pick met the default: a winner never
+     * shown faster is not installed (no winner record), the default keeps
+     * its place */
+    res->unproven = 1;
+    res->kept_default = 1;
+    res->challenger = xstrdup(w->label);
+    res->challenger_ns = w->s.median;
+    w = d;
+  } else if (w && w != d && d->st == ST_OK && !t.interrupted) {
     struct tune_ab a;
     final_ab(&t, &pol, d, w, "the default", &a);
     res->versus = 1;
@@ -635,7 +644,9 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
     res->winner_ns = w->s.median;
     res->winner_lo = w->s.ci_lo;
     res->winner_hi = w->s.ci_hi;
-    if (!t.interrupted && !t.write_failed) {
+    /* an unproven pick installs nothing (runs keep the default; a rerun
+     * with a larger budget resumes from the measurements and compares) */
+    if (!t.interrupted && !t.write_failed && !res->unproven) {
       /* ... then the comparison with the default: speedup, its interval,
        * verdict (DEFAULT: the default won the search), rounds, pairs */
       char *data = xasprintf("%.6g %.6g %.6g %.6g %zu %zu %zu %s %.6g %.6g %.6g %s %zu %zu",

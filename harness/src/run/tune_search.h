@@ -67,6 +67,9 @@ struct tune_outcome {
   char *disq_list;       /* "tx=8 ty=1 (WRONG_ANSWER: ...); ..." or NULL */
   char *skip_list;
   int interrupted, out_of_budget;
+  int unproven;          /* the budget ran out before the search's best (challenger,
+                            challenger_ns) was compared with the default: the default kept */
+  double challenger_ns;
   double wall_s;
 };
 void tune_outcome_release(struct tune_outcome *o);

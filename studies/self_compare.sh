@@ -117,7 +117,9 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 v = [r["verdict"] for r in rows]
 other = sum(x not in ("FASTER", "SLOWER", "SAME", "NOISY") for x in v)
-steady = sum(r.get("old_machine") == r.get("new_machine") == "steady" for r in rows)
+# steady: the host's steadiness, or the GPU's for a device-timed case
+steady = sum(r.get("old_machine") in ("steady", "device-steady") and
+             r.get("new_machine") in ("steady", "device-steady") for r in rows)
 print(len(v), v.count("FASTER"), v.count("SLOWER"), v.count("SAME"), v.count("NOISY"), other, sys.argv[2], steady)
 PY
 }

@@ -483,6 +483,52 @@ struct bench_ext_device {
   void (*set_clock)(const struct bench_host *host, double mhz);
 };
 
+/* ---- extension "bench.roof/1": a case that measures a roof of its device -
+ * For a plugin of operation "peak": a kernel made to reach one ceiling of
+ * the device (an FMA chain, a copy over a working set, a pointer chase, an
+ * empty launch) that `bench peak` turns into the device's roofs file and
+ * `bench report` draws. Correctness-gated: a case sets a roof only when it
+ * ended OK and its verify() compared its output with the plugin's
+ * reference through bench.compare/1's compare() (matched() alone, or no
+ * check, never sets a roof): a chain the compiler dead-coded, a kernel
+ * that ran on part of its threads or wrote nothing fails that comparison.
+ *   - set_roof, from setup(): which roof this case measures.
+ *       kind       the figure (from the case's work)       ids, by convention
+ *       COMPUTE    GFLOP/s (set_work's flops)              fp32 fp64 fp16 bf16 int8,
+ *                                                          fp16_matrix bf16_matrix int8_matrix
+ *       BANDWIDTH  GB/s (set_work's bytes)                 l1 l2 l3 dram (CPU), l2 hbm lds (GPU)
+ *       LATENCY    ns per item (bench.items/1)             lat_l1 .. lat_dram, launch
+ *     id: lower-case letters, digits and '_', 1 to 31 characters, with an
+ *     optional suffix ".1t" for a CPU's one-thread roof ("fp32.1t"); the
+ *     cases of one id compete and the best is the roof (the highest rate,
+ *     the lowest latency). method (optional): how, e.g. "copy", "vec4 fma".
+ *     capacity_bytes: a memory level's size, which places a case's working
+ *     set in a level (0: unknown, or the last level). datasheet: the same
+ *     figure computed from what the device reports (clock x units x width,
+ *     bus width x memory clock), 0 when it cannot tell; datasheet_how says
+ *     how ("2 cores x 2 FMA x 16 lanes x 2 FLOP x 3.70 GHz").
+ *   Returns BENCH_OK, or BENCH_ERROR through host->fail when the roof is
+ *   malformed (the case ends as ERROR: a plugin bug).
+ * BENCH_NO_ROOF_EXT=1 hides the extension (a plugin then runs unchanged,
+ * and its cases set no roof). */
+#define BENCH_EXT_ROOF "bench.roof/1"
+enum bench_roof_kind {
+  BENCH_ROOF_COMPUTE = 0,
+  BENCH_ROOF_BANDWIDTH = 1,
+  BENCH_ROOF_LATENCY = 2
+};
+struct bench_roof {
+  enum bench_roof_kind kind;
+  const char *id;
+  const char *method;
+  double capacity_bytes;
+  double datasheet;
+  const char *datasheet_how;
+};
+struct bench_ext_roof {
+  int (*set_roof)(const struct bench_host *host, const struct bench_roof *roof);
+};
+
 #ifdef __cplusplus
 }
 #endif

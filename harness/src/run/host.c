@@ -444,6 +444,61 @@ static void host_set_clock(const struct bench_host *api, double mhz) {
 
 static const struct bench_ext_device ext_device = {host_set_device, host_set_clock};
 
+/* ---- bench.roof/1 ------------------------------------------------------ */
+
+/* A roof id: [a-z0-9_]{1,31}, optionally ".1t". */
+static int roof_id_ok(const char *id) {
+  if (!id) return 0;
+  size_t n = strlen(id);
+  if (n > 3 && strcmp(id + n - 3, ".1t") == 0) n -= 3;
+  if (n < 1 || n > 31) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '0' && id[i] <= '9') || id[i] == '_')) return 0;
+  return 1;
+}
+
+static int roof_bug(struct host_state *h, const char *what) {
+  if (!h->bug) snprintf(h->message, sizeof h->message, "plugin bug: set_roof: %s", what);
+  h->bug = 1;
+  return BENCH_ERROR;
+}
+
+/* The roof goes into the case's info (roof, roof_kind, roof_method,
+ * roof_capacity_bytes, roof_datasheet, roof_datasheet_how): the result
+ * files carry it, and bench peak and the report read it from there. */
+static int host_set_roof(const struct bench_host *api, const struct bench_roof *roof) {
+  struct host_state *h = state_of(api);
+  if (!roof) return roof_bug(h, "roof is NULL");
+  if (!roof_id_ok(roof->id))
+    return roof_bug(h, "id must be 1 to 31 lower-case letters, digits or '_', optionally ending in \".1t\"");
+  const char *kind = roof->kind == BENCH_ROOF_COMPUTE     ? "compute"
+                     : roof->kind == BENCH_ROOF_BANDWIDTH ? "bandwidth"
+                     : roof->kind == BENCH_ROOF_LATENCY   ? "latency"
+                                                          : NULL;
+  if (!kind) return roof_bug(h, "kind must be BENCH_ROOF_COMPUTE, _BANDWIDTH or _LATENCY");
+  if (!(roof->capacity_bytes >= 0) || !isfinite(roof->capacity_bytes))
+    return roof_bug(h, "capacity_bytes must be finite and >= 0");
+  if (!(roof->datasheet >= 0) || !isfinite(roof->datasheet))
+    return roof_bug(h, "datasheet must be finite and >= 0 (0: unknown)");
+  if (!h->cdef) return roof_bug(h, "call it from setup()");
+  char num[64];
+  host_set_info(api, "roof", roof->id);
+  host_set_info(api, "roof_kind", kind);
+  if (roof->method && *roof->method) host_set_info(api, "roof_method", roof->method);
+  if (roof->capacity_bytes > 0) {
+    snprintf(num, sizeof num, "%.17g", roof->capacity_bytes);
+    host_set_info(api, "roof_capacity_bytes", num);
+  }
+  if (roof->datasheet > 0) {
+    snprintf(num, sizeof num, "%.17g", roof->datasheet);
+    host_set_info(api, "roof_datasheet", num);
+    if (roof->datasheet_how && *roof->datasheet_how) host_set_info(api, "roof_datasheet_how", roof->datasheet_how);
+  }
+  return BENCH_OK;
+}
+
+static const struct bench_ext_roof ext_roof = {host_set_roof};
+
 static const void *host_get_extension(const struct bench_host *api, const char *id) {
   (void)api;
   if (!id) return NULL;
@@ -451,6 +506,7 @@ static const void *host_get_extension(const struct bench_host *api, const char *
   if (strcmp(id, BENCH_EXT_COMPARE) == 0) return &ext_compare;
   if (strcmp(id, BENCH_EXT_PROCESS) == 0 && !getenv("BENCH_NO_PROCESS_SLOTS")) return &ext_process;
   if (strcmp(id, BENCH_EXT_DEVICE) == 0 && !getenv("BENCH_NO_DEVICE_EXT")) return &ext_device;
+  if (strcmp(id, BENCH_EXT_ROOF) == 0 && !getenv("BENCH_NO_ROOF_EXT")) return &ext_roof;
   return NULL;
 }
 

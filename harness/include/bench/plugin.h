@@ -496,7 +496,7 @@ struct bench_ext_device {
  *       kind       the figure (from the case's work)       ids, by convention
  *       COMPUTE    GFLOP/s (set_work's flops)              fp32 fp64 fp16 bf16 int8,
  *                                                          fp16_matrix bf16_matrix int8_matrix
- *       BANDWIDTH  GB/s (set_work's bytes)                 l1 l2 l3 dram (CPU), l2 hbm lds (GPU)
+ *       BANDWIDTH  GB/s (set_work's bytes)                 l1 l2 l3 dram (CPU); l2 dram lds (GPU: dram is device memory)
  *       LATENCY    ns per item (bench.items/1)             lat_l1 .. lat_dram, launch
  *     id: lower-case letters, digits and '_', 1 to 31 characters, with an
  *     optional suffix ".1t" for a CPU's one-thread roof ("fp32.1t"); the

@@ -2,10 +2,12 @@
  * commands.c's table; this is the dispatch and the only place that exits.
  * `bench [run] [options]` and `bench list` share one option table. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "core/parse_options.h"
+#include "core/suggest.h"
 #include "core/util.h"
 
 static int run_or_list(int argc, char **argv, int sub) {
@@ -27,9 +29,29 @@ static int run_or_list(int argc, char **argv, int sub) {
   return rc;
 }
 
+/* `bench comapre`: bench takes no arguments, so a word close to a
+ * command's name is a mistyped command. 1 after the error, else 0. */
+static int mistyped_command(const char *word) {
+  if (word[0] == '-') return 0;
+  size_t n = 0;
+  for (const struct command *c = bench_commands; c->spec; c++) n++;
+  const char **names = xcalloc(n + 2, sizeof *names);
+  n = 0;
+  names[n++] = "run";
+  for (const struct command *c = bench_commands; c->spec; c++)
+    if (*c->spec->name) names[n++] = c->spec->name;
+  struct strbuf sb = STRBUF_INIT;
+  int hit = suggest_add(&sb, word, names, n, "") > 0;
+  if (hit) error("unknown command '%s'%s (see bench --help)", word, sb.buf);
+  strbuf_release(&sb);
+  free(names);
+  return hit;
+}
+
 int main(int argc, char **argv) {
   for (const struct command *c = bench_commands; argc >= 2 && c->spec; c++)
     if (c->fn && strcmp(argv[1], c->spec->name) == 0) return c->fn(argc - 1, argv + 1);
   int sub = argc >= 2 && (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "list") == 0);
+  if (argc >= 2 && !sub && mistyped_command(argv[1])) return EXIT_USAGE;
   return run_or_list(argc, argv, sub);
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/suggest.h"
+
 #define HELP_COL 24   /* the column option help starts in */
 #define HELP_WIDTH 80 /* --help wraps its text to this width */
 
@@ -98,14 +100,47 @@ static int take(const struct cmd_spec *cmd, const struct opt *o, const char *arg
   return -1;
 }
 
+/* "unknown option '--min-smaples'; did you mean '--min-samples'?", or
+ * "ambiguous option '--min' (--min-samples, --min-time)": one line. */
+static int unknown_long(const struct cmd_spec *cmd, const char *s, size_t len, int ambiguous) {
+  size_t n = 0;
+  for (const struct opt *o = cmd->options; o->type != OPT_END; o++) n += 1 + (o->alias != NULL);
+  const char **names = xcalloc(n + 2, sizeof *names);
+  n = 0;
+  for (const struct opt *o = cmd->options; o->type != OPT_END; o++) {
+    names[n++] = o->name;
+    if (o->alias) names[n++] = o->alias;
+  }
+  names[n++] = help_opt.name;
+  char *typed = xstrndup(s, len);
+  struct strbuf sb = STRBUF_INIT;
+  if (ambiguous) {
+    strbuf_addf(&sb, "ambiguous option '--%s' (", typed);
+    const char *sep = "";
+    for (const struct opt *o = cmd->options; o->type != OPT_END; o++)
+      if (strncmp(o->name, typed, len) == 0 || (o->alias && strncmp(o->alias, typed, len) == 0)) {
+        strbuf_addf(&sb, "%s--%s", sep, o->name); /* each option once, by its name */
+        sep = ", ";
+      }
+    strbuf_adds(&sb, ")");
+  } else {
+    strbuf_addf(&sb, "unknown option '--%s'", typed);
+    suggest_add(&sb, typed, names, n, "--");
+  }
+  int rc = usage_error(cmd, "%s", sb.buf);
+  strbuf_release(&sb);
+  free(typed);
+  free(names);
+  return rc;
+}
+
 /* One "--name[=value]" at argv[*i]; may take the next argument as its value. */
 static int parse_long(const struct cmd_spec *cmd, int argc, char **argv, int *i, void *base) {
   const char *s = argv[*i] + 2, *eq = strchr(s, '=');
   size_t len = eq ? (size_t)(eq - s) : strlen(s);
   int ambiguous;
   const struct opt *o = find_long(cmd, s, len, &ambiguous);
-  if (!o)
-    return usage_error(cmd, "%s option '--%.*s'", ambiguous ? "ambiguous" : "unknown", (int)len, s);
+  if (!o) return unknown_long(cmd, s, len, ambiguous);
   if (o == &help_opt) {
     print_help(stdout, cmd);
     return PARSE_DONE;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/suggest.h"
 #include "core/util.h"
 
 int plugins_load(const char *const *cli_dirs, size_t ncli, struct plugin_set *set) {
@@ -43,9 +44,18 @@ int plugins_select(const struct plugin_set *set, const char *const *patterns, si
         }
       }
       if (!hit) {
+        /* a mistyped name (not a glob) gets the closest names found */
+        struct strbuf mean = STRBUF_INIT;
+        if (!strpbrk(tok, "*?[")) {
+          const char **all = xcalloc(set->n + 1, sizeof *all);
+          for (size_t j = 0; j < set->n; j++) all[j] = set->items[j].desc->name;
+          suggest_add(&mean, tok, all, set->n, "");
+          free(all);
+        }
         char *names = known_names(set);
-        rc = error("no plugin named '%s' (found: %s)", tok, names);
+        rc = error("no plugin named '%s'%s (found: %s)", tok, mean.len ? mean.buf : "", names);
         free(names);
+        strbuf_release(&mean);
         break;
       }
     }

@@ -52,3 +52,19 @@ char *fmt_rate(double v, const char *unit) {
   free(num);
   return s;
 }
+
+char *fmt_bytes(double bytes) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (!isfinite(bytes)) return xstrdup("-");
+  double v = bytes;
+  size_t u = 0;
+  while (u < 4 && fabs(v) >= 1023.95) {
+    v /= 1024;
+    u++;
+  }
+  if (u == 0) return xasprintf("%.0f B", v);
+  char *num = fmt_sig4(v);
+  char *s = xasprintf("%s %s", num, units[u]);
+  free(num);
+  return s;
+}

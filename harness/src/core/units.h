@@ -30,4 +30,8 @@ char *fmt_fixed(double v, int decimals);
 /* A rate with its unit ("47.66 GFLOP/s", "4.468 GB/s"). */
 char *fmt_rate(double v, const char *unit);
 
+/* A size in bytes in binary units that keep 1..1023 ("812 B", "45.20 MiB",
+ * "1.250 GiB"); "-" when not finite. */
+char *fmt_bytes(double bytes);
+
 #endif

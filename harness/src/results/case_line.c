@@ -1,6 +1,7 @@
 /* The terminal's line for one finished case, like a test runner's. */
 #include "results/case_line.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #define W_STATUS 7  /* "SKIPPED"; longer failure names push their message */
 #define W_TIME 8    /* "12.35 us" */
 #define W_NOISE 7   /* "+-0.91%", "+-12.3%", "cv 4.1%" */
+#define W_RANGE 13  /* "130.1..141.0": min..max in the median's unit */
 #define W_RATE 13   /* "47.66 GFLOP/s" */
 #define W_CHECK 11  /* "err 2.8e-06", "unchecked" */
 #define W_DET 9     /* " det=same" */
@@ -53,7 +55,7 @@ static int prefix_width(int total) {
 }
 
 static int rest_width(const struct case_line_style *st) {
-  return SEP + W_STATUS + SEP + W_TIME + 1 + W_NOISE + SEP + W_RATE + SEP + W_CHECK +
+  return SEP + W_STATUS + SEP + W_TIME + 1 + W_NOISE + (st->range ? 1 + W_RANGE : 0) + SEP + W_RATE + SEP + W_CHECK +
          (st->determinism ? W_DET : 0);
 }
 
@@ -108,6 +110,20 @@ static char *noise_text(const struct case_result *r) {
   return xasprintf("%s%.0f%%", lead, pct);
 }
 
+/* "130.1..141.0": the fastest and the slowest sample in the median's unit
+ * (hyperfine's range), "" below two samples. */
+static char *range_text(const struct case_result *r) {
+  const struct stats *t = case_time(r);
+  if (!(t->median > 0) || t->n < 2 || !(t->min > 0) || !(t->max >= t->min) || !isfinite(t->max)) return xstrdup("");
+  double scale = 1;
+  for (int u = 0; u < 3 && t->median / scale >= 999.95; u++) scale *= 1e3; /* as fmt_time_ns */
+  char *lo = fmt_sig4(t->min / scale), *hi = fmt_sig4(t->max / scale);
+  char *s = xasprintf("%s..%s", lo, hi);
+  free(lo);
+  free(hi);
+  return s;
+}
+
 /* One throughput: per item when the plugin named its items (the most
  * specific), else GFLOP/s, else GB/s; all of them are in the files. */
 static char *rate_text(const struct case_result *r) {
@@ -130,11 +146,16 @@ static char *check_text(const struct case_result *r) {
 
 static void add_measured(struct strbuf *sb, const struct case_result *r, const struct case_line_style *st) {
   char *med = fmt_time_ns(case_time(r)->median), *noise = noise_text(r), *rate = rate_text(r),
-       *check = check_text(r);
+       *check = check_text(r), *range = range_text(r);
   strbuf_adds(sb, "  ");
   add_padded(sb, med, W_TIME, 1);
   strbuf_adds(sb, " ");
   add_padded(sb, noise, W_NOISE, 0);
+  if (st->range) {
+    strbuf_adds(sb, " ");
+    add_padded(sb, range, W_RANGE, 0);
+  }
+  free(range);
   strbuf_adds(sb, "  ");
   add_padded(sb, rate, W_RATE, 1);
   strbuf_adds(sb, "  ");

@@ -16,6 +16,8 @@ struct case_line_style {
   int label_width;   /* the plugin + case column, padded to this (0: as long as it is) */
   int settle_notes;  /* print "did not settle" under a case (preset perf or report_settle) */
   int determinism;   /* the preset checks determinism: room for it in the check column */
+  int range;         /* the range column (min..max) is shown: the plugin's labels leave room
+                        for it (run/run_lines.c; a label is never cut for it) */
 };
 
 /* A case as its line names it: "cpu_gemm variant=packed m=n=k=512 f32
@@ -33,7 +35,8 @@ int case_line_label_width(int widest, int total, const struct case_line_style *s
 /* "[ 3/12] cpu_gemm m=n=k=64 f32      OK     12.35 us +-0.91%   47.66 GFLOP/s
  * err 2.8e-06\n": the case, its status, the median with the noise figure
  * the stopping rule bounded (+-x%: the 95% interval's half-width; cv x%
- * under stop = cv), one throughput and the check; the CV, sample count and
+ * under stop = cv), the range of the samples (min..max, in the median's
+ * unit; when the style has room for it), one throughput and the check; the CV, sample count and
  * timer are in the files. A case the throttle rule marked (its telemetry's
  * throttled) ends its line with "  THROTTLED: <why>". Then indented lines: the settle note (when the
  * style asks), the plugin's note, a failed case's stderr tail. total is the

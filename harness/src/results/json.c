@@ -333,6 +333,13 @@ static json_t *case_to_json(const struct case_result *r, const struct gpu_facts 
   put(o, "samples", s);
   /* optional: absent when the plugin named no device and reported no clock */
   if (r->telemetry) put(o, "telemetry", telemetry_to_json(r->telemetry, devices, ndevices, line));
+  if (r->memory.known) { /* optional: absent when not measured */
+    json_t *m = json_object();
+    put(m, "peak_rss_bytes", ju64(r->memory.peak_rss_bytes));
+    put(m, "start_rss_bytes", ju64(r->memory.start_rss_bytes));
+    put(m, "method", jstr(r->memory.method));
+    put(o, "memory", m);
+  }
   return o;
 }
 
@@ -952,6 +959,20 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, int a
       read_samples(&sub, samples, "device_ns", r->nsamples, 1, &r->device_ns) ||
       clock_samples_from_json(&sub, samples, r->nsamples, &r->clock_mhz))
     return -1;
+  const json_t *mem = json_object_get(o, "memory");
+  if (mem && !json_is_null(mem)) { /* optional: absent when not measured */
+    char mctx[128];
+    struct reader msub = sub_reader(rd, "memory", -1, mctx, sizeof mctx);
+    struct case_memory *m = &r->memory;
+    if (!json_is_object(mem)) return fail(rd, "memory", "expected an object");
+    if (read_u64(&msub, mem, "peak_rss_bytes", &m->peak_rss_bytes) ||
+        read_u64(&msub, mem, "start_rss_bytes", &m->start_rss_bytes) ||
+        read_str_buf(&msub, mem, "method", m->method, sizeof m->method))
+      return -1;
+    if (strcmp(m->method, "case") != 0 && strcmp(m->method, "process") != 0)
+      return fail(&msub, "method", "unknown value \"%s\" (expected case or process)", m->method);
+    m->known = 1;
+  }
   const json_t *t = json_object_get(o, "telemetry");
   if (t && !json_is_null(t)) { /* optional: absent when no device was named */
     r->telemetry = xcalloc(1, sizeof *r->telemetry);

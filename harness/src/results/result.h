@@ -80,6 +80,23 @@ struct case_telemetry {
   char throttled_by[128];      /* why, e.g. "clock 1080 MHz < 75% of 1980 MHz (sw_power_cap)" */
 };
 
+/* The measuring process's memory over a case (run/measure.c): its resident
+ * set (RSS) from /proc/self/status. method "case": the high-water mark
+ * (VmHWM) was reset when the case began (/proc/self/clear_refs "5"), so
+ * peak is this case's own, from its setup to its last timed sample (the
+ * harness's check afterwards is not in it); "process": the kernel would not
+ * reset it, so peak is the process's highest since it started (in a worker
+ * that ran other cases before, theirs too: an upper bound). The process's
+ * own footprint (bench, the plugin's libraries) is in both: start is the
+ * resident set when the case began. known 0: not measured (older files, a
+ * case that ended before its first sample). JSON case "memory". */
+struct case_memory {
+  int known;
+  uint64_t peak_rss_bytes;
+  uint64_t start_rss_bytes;
+  char method[16]; /* "case" or "process" */
+};
+
 struct case_result {
   /* identity */
   char *plugin;
@@ -131,6 +148,8 @@ struct case_result {
    * and reported no clock (CPU plugins, lavapipe) */
   struct case_telemetry *telemetry;
   double *clock_mhz;    /* in-band SM clock of each kept sample (JSON samples.clock_mhz), or NULL */
+
+  struct case_memory memory; /* the measuring process's peak RSS over the case */
 };
 
 /* 1 when the case ran to the end (OK) but nothing checked its output: an

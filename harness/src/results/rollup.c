@@ -31,6 +31,8 @@ const char *const rollup_columns[] = {
     /* the GPU over the case (telemetry); empty without it */
     "sm_clock_mhz_mean", "sm_clock_mhz_min", "mem_clock_mhz_mean", "power_w_mean", "power_w_max",
     "power_limit_w", "temp_c_max", "throttle", "throttled", "throttle_discarded",
+    /* the slowest sample (min_ms is the fastest), the measuring process's peak RSS */
+    "max_ms", "peak_rss_bytes", "peak_rss_method",
     NULL,
 };
 
@@ -300,6 +302,10 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   add_sep_field(sb, tuning);
   free(tuning);
   add_telemetry(sb, r->telemetry);
+  add_sep_number(sb, timed, t->max / 1e6);
+  if (r->memory.known) strbuf_addf(sb, ",%llu", (unsigned long long)r->memory.peak_rss_bytes);
+  else strbuf_adds(sb, ",");
+  add_sep_field(sb, r->memory.known ? r->memory.method : NULL);
   strbuf_adds(sb, "\n");
 }
 

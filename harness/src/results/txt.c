@@ -270,8 +270,8 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
 
 /* ---- table ------------------------------------------------------------ */
 
-enum { COL_INDEX, COL_PARAMS, COL_STATUS, COL_SAMPLES, COL_TIMER, COL_MEDIAN, COL_MIN, COL_CV,
-       COL_GFLOPS, COL_GBPS, COL_ERR, COL_TOL, COL_SETTLED, COL_CI, COL_BATCH, COL_OUTLIERS, NCOLS };
+enum { COL_INDEX, COL_PARAMS, COL_STATUS, COL_SAMPLES, COL_TIMER, COL_MEDIAN, COL_MIN, COL_MAX, COL_CV,
+       COL_GFLOPS, COL_GBPS, COL_ERR, COL_TOL, COL_SETTLED, COL_CI, COL_BATCH, COL_OUTLIERS, COL_RSS, NCOLS };
 
 static const struct {
   const char *title;
@@ -280,12 +280,13 @@ static const struct {
     [COL_INDEX] = {"#", 1},           [COL_PARAMS] = {"params", 0},
     [COL_STATUS] = {"status", 0},     [COL_SAMPLES] = {"samples", 1},
     [COL_TIMER] = {"timer", 0},       [COL_MEDIAN] = {"median", 1},
-    [COL_MIN] = {"min", 1},           [COL_CV] = {"cv", 1},
+    [COL_MIN] = {"min", 1},           [COL_MAX] = {"max", 1},
+    [COL_CV] = {"cv", 1},
     [COL_GFLOPS] = {"GFLOP/s", 1},    [COL_GBPS] = {"GB/s", 1},
     [COL_ERR] = {"max_abs_err", 1},   [COL_TOL] = {"rtol/atol", 0},
     [COL_SETTLED] = {"settled", 0},
     [COL_CI] = {"ci95", 1},           [COL_BATCH] = {"batch", 1},
-    [COL_OUTLIERS] = {"outliers", 1},
+    [COL_OUTLIERS] = {"outliers", 1}, [COL_RSS] = {"peak_rss", 1},
 };
 
 static void row_cells(const struct case_result *r, char **cell) {
@@ -300,6 +301,7 @@ static void row_cells(const struct case_result *r, char **cell) {
   cell[COL_TIMER] = xstrdup(timed ? case_timer_name(r) : "-");
   cell[COL_MEDIAN] = timed ? fmt_time_ns(t->median) : xstrdup("-");
   cell[COL_MIN] = timed ? fmt_time_ns(t->min) : xstrdup("-");
+  cell[COL_MAX] = timed ? fmt_time_ns(t->max) : xstrdup("-");
   cell[COL_CV] = timed && t->n >= 2 ? xasprintf("%.2f%%", t->cv * 100.0) : xstrdup("-");
   double gf = case_gflops(r), gb = case_gbps(r);
   cell[COL_GFLOPS] = gf > 0 ? fmt_sig4(gf) : xstrdup("-");
@@ -317,6 +319,13 @@ static void row_cells(const struct case_result *r, char **cell) {
                      : xstrdup("-");
   cell[COL_BATCH] = timed ? xasprintf("%d", r->batch) : xstrdup("-");
   cell[COL_OUTLIERS] = timed ? xasprintf("%zu", t->outliers) : xstrdup("-");
+  if (r->memory.known) { /* "<=" when only the process's high-water mark was known */
+    char *b = fmt_bytes((double)r->memory.peak_rss_bytes);
+    cell[COL_RSS] = xasprintf("%s%s", strcmp(r->memory.method, "case") == 0 ? "" : "<=", b);
+    free(b);
+  } else {
+    cell[COL_RSS] = xstrdup("-");
+  }
 }
 
 static void add_row(struct strbuf *sb, char *const *cell, const size_t *width) {
@@ -353,7 +362,9 @@ static void add_table(struct strbuf *sb, const struct run_file *f) {
   strbuf_adds(sb, "\ntimes per iteration, of the timer shown (device when the plugin "
                   "reported it, else host); cv = stddev / mean; ci95 = half-width of the "
                   "median's 95% confidence interval, relative; batch = iterations per sample; "
-                  "outliers = samples with a modified z-score above 3.5\n");
+                  "outliers = samples with a modified z-score above 3.5; peak_rss = the measuring "
+                  "process's highest resident set from the case's setup to its last sample ('<=': the "
+                  "process's high-water mark, which could not be reset for the case)\n");
 }
 
 /* ---- notes ------------------------------------------------------------ */

@@ -367,6 +367,8 @@ static int take_result(struct ab_worker *w, const char *line, struct case_result
     if (!kv_list_get(r->ninfo, r->info, got.info[i].key))
       kv_list_add(&r->ninfo, &r->info, got.info[i].key, got.info[i].value);
   if (got.warmup_iters > r->warmup_iters) r->warmup_iters = got.warmup_iters;
+  if (got.memory.known && (!r->memory.known || got.memory.peak_rss_bytes > r->memory.peak_rss_bytes))
+    r->memory = got.memory; /* the highest of its workers' */
   telemetry_fold(&r->telemetry, &got.telemetry);
   case_result_release(&got);
   return r->status == CASE_OK ? 0 : -1;

@@ -2,11 +2,14 @@
 #include "run/measure.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "plugin/abi.h"
 #include "core/hash.h"
@@ -457,6 +460,47 @@ static int sample_loop(const struct plugin *pl, struct host_state *h, void *stat
   return BENCH_OK;
 }
 
+/* ---- the process's memory over a case (result.h struct case_memory) ---- */
+
+/* A "Vm...:  123 kB" line of /proc/self/status in bytes, or 0 when unknown. */
+static uint64_t proc_status_kb(const char *key) {
+  FILE *f = fopen("/proc/self/status", "re");
+  if (!f) return 0;
+  char line[256];
+  size_t kl = strlen(key);
+  unsigned long long kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, key, kl) == 0 && sscanf(line + kl, " %llu", &kb) == 1) break;
+  fclose(f);
+  return (uint64_t)kb * 1024;
+}
+
+/* Before the case's setup: reset the process's RSS high-water mark
+ * (Linux: "5" into /proc/self/clear_refs sets VmHWM to the RSS now), so
+ * that the case's peak is its own; where the kernel does not allow it the
+ * peak read later is the process's since it started, and said so. */
+static void memory_begin(struct case_memory *m) {
+  memset(m, 0, sizeof *m);
+  int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  int reset = fd >= 0 && write(fd, "5", 1) == 1;
+  if (fd >= 0) close(fd);
+  snprintf(m->method, sizeof m->method, "%s", reset ? "case" : "process");
+  m->start_rss_bytes = proc_status_kb("VmRSS:");
+}
+
+/* After the last timed sample (before the harness's check, whose reference
+ * buffers are not the plugin's): the high-water mark, else getrusage's. */
+static void memory_end(struct case_memory *m) {
+  m->peak_rss_bytes = proc_status_kb("VmHWM:");
+  if (!m->peak_rss_bytes) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0) m->peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;
+    snprintf(m->method, sizeof m->method, "process"); /* never reset */
+  }
+  m->known = m->peak_rss_bytes > 0;
+  if (m->peak_rss_bytes < m->start_rss_bytes) m->start_rss_bytes = m->peak_rss_bytes;
+}
+
 /* verify() of an operation "none" plugin returned host->fail(): there is
  * no harness reference, so the plugin checked its output itself and found
  * it wrong (plugin.h states the rule). WRONG_ANSWER with the plugin's
@@ -589,6 +633,8 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
   struct samples s = {0};
   struct case_gpu g;
   memset(&g, 0, sizeof g);
+  struct case_memory mem;
+  memory_begin(&mem);
   int rc = pl->desc->setup(&h->api, pr->ctx, &state);
   if (rc != BENCH_OK || h->bug) {
     record_failure(r, h, rc, "setup");
@@ -607,6 +653,8 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
   }
   gpu_begin(&g, h, pol, r);
   rc = sample_loop(pl, h, state, pol, r, &s, &g);
+  memory_end(&mem);
+  if (rc == BENCH_OK && s.n) r->memory = mem;
   gpu_end(&g, h, r, s.clock, s.n);
   if (rc != BENCH_OK || h->bug) {
     free(r->clock_mhz); /* no samples for it to go with */
@@ -650,6 +698,7 @@ int measure_begin(struct plugin_run *pr, const struct case_def *c, const struct 
   snprintf(r->check.method, sizeof r->check.method, "none");
   h->device = pr->device;
   *state = NULL;
+  memory_begin(&r->memory); /* known once measure_end reads the peak */
   int rc = pl->desc->setup(&h->api, pr->ctx, state);
   const char *where = "setup";
   if (rc == BENCH_OK && !h->bug) {
@@ -665,6 +714,7 @@ int measure_begin(struct plugin_run *pr, const struct case_def *c, const struct 
     return BENCH_OK;
   }
   record_failure(r, h, rc, where);
+  memset(&r->memory, 0, sizeof r->memory);
   if (*state && pl->desc->teardown) pl->desc->teardown(&h->api, *state);
   *state = NULL;
   return BENCH_ERROR;
@@ -700,8 +750,11 @@ void measure_end(struct plugin_run *pr, void *state, const struct run_policy *po
     pr->gpu = NULL;
   }
   if (ok) {
+    memory_end(&r->memory); /* before the check, as measure_one */
     r->status = CASE_OK;
     verify_output(pl, &pr->h, state, pol, r);
+  } else {
+    memset(&r->memory, 0, sizeof r->memory);
   }
   if (state && pl->desc->teardown) pl->desc->teardown(&pr->h.api, state);
 }

@@ -120,8 +120,15 @@ static void plan_styles(struct run_lines *l, int colour) {
     st->determinism = pol->determinism;
     st->settle_notes = pol->report_settle > 0 || (pol->report_settle < 0 && pol->tier == BENCH_TIER_PERF);
     /* Room for a resolved value longer than the requested one
-     * (stores=auto ran as stores=nontemporal), within the budget. */
+     * (stores=auto ran as stores=nontemporal), within the budget; the
+     * range of the samples (min..max) only where the labels keep all of
+     * theirs with it (the files always have min and max). */
+    st->range = 1;
     st->label_width = case_line_label_width(widest[i] + RESOLVED_SLACK, l->total, st);
+    if (st->label_width < widest[i] + RESOLVED_SLACK) {
+      st->range = 0;
+      st->label_width = case_line_label_width(widest[i] + RESOLVED_SLACK, l->total, st);
+    }
   }
   free(widest);
 }

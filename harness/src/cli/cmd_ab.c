@@ -38,6 +38,7 @@ struct ab_cli {
   const char *format; /* --format text|md */
   int md;
   struct ab_opts ab;
+  struct sampling_overrides sampling; /* --warmup, --max-time: what ab's policy uses */
 };
 
 static int seed_cb(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
@@ -63,6 +64,8 @@ static const struct opt ab_options[] = {
             "rounds before fresh workers (at least; default 4)"),
     OPT_INT("min-pairs", O, ab.min_pairs, 2, 1000000, "N", "worker pairs before an early stop (default 6)"),
     OPT_CALLBACK("seed", O, ab.seed, "N", NULL, seed_cb, "the sides' order in the rounds (default: random)"),
+    OPT_WARMUP(O, sampling),
+    OPT_MAX_TIME(O, sampling),
     OPT_RESULTS_DIR(O, results_dir),
     OPT_FORMAT(O, format, ab_formats, "terminal table as text (default) or Markdown"),
     OPT_END(),
@@ -120,7 +123,7 @@ static int side_load(struct plan *s, const char *what, const char *dir, const st
     return error("%s '%s': no such folder or .so file", what, term_str(dir));
   struct plan_request rq = {.preset = o->preset, .side = dir, .plugins = o->plugins, .nplugins = o->nplugins,
                             .params = o->params, .nparams = o->nparams, .filters = o->filters,
-                            .nfilters = o->nfilters};
+                            .nfilters = o->nfilters, .sampling = &o->sampling};
   return plan_build(&rq, s);
 }
 
@@ -289,9 +292,12 @@ int cmd_ab(int argc, char **argv) {
   }
   o.ab.max_time_s = S[1].preset.policy.max_time_s;
   exit_code = EXIT_OK;
-  printf("bench %s ab: %s (old) against %s (new), preset %s, threshold %.3g%%, max %.3g s per case\n",
+  char *overridden = sampling_overrides_text(&o.sampling);
+  printf("bench %s ab: %s (old) against %s (new), preset %s%s%s%s, threshold %.3g%%, max %.3g s per case\n",
          bench_version(), term_str(o.old_dir), term_str(o.new_dir), term_str(S[1].preset.name),
-         o.threshold * 100, o.ab.max_time_s);
+         *overridden ? " (overridden: " : "", term_str(overridden), *overridden ? ")" : "", o.threshold * 100,
+         o.ab.max_time_s);
+  free(overridden);
   if (o.md) {
     printf("| plugin | case | old | new | new/old [95%% CI] | verdict | rounds |\n");
     printf("|---|---|---|---|---|---|---|\n");

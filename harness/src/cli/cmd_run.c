@@ -184,7 +184,7 @@ static int prepare(struct suite *s, const struct options *o) {
       .params = o->params, .nparams = o->nparams, .filters = o->filters, .nfilters = o->nfilters,
       .rescan = o->rescan, .verbose = o->verbose, .check_unselected = 1,
       /* tunables at auto: the tuning cache's winner, else the default */
-      .tune = tune_apply, .tuning_file = o->tuning_file, .debug = o->debug};
+      .tune = tune_apply, .tuning_file = o->tuning_file, .debug = o->debug, .sampling = &o->sampling};
   if (plan_build(&rq, &s->plan) != 0) return -1;
   struct plan *p = &s->plan;
   if (s->hooks && s->hooks->plan_ready) {
@@ -253,9 +253,12 @@ int run_suite(int argc, char **argv, const struct options *o, const struct run_h
   const char **names = plan_plugin_names(p);
   events_suite_start(&s.events, s.total, names, p->nplugins, p->preset.name, o->tag);
   free(names);
-  fprintf(s.out, "bench %s: preset %s (%s), %d %s in %zu %s, results in %s\n", bench_version(),
-          term_str(p->preset.name), tier_name(p->preset.policy.tier), s.total, plural(s.total, "case", "cases"),
-          p->nplugins, plural((long)p->nplugins, "plugin", "plugins"), term_str(o->results_dir));
+  char *overridden = sampling_overrides_text(&o->sampling); /* said where the preset is named */
+  fprintf(s.out, "bench %s: preset %s (%s%s%s), %d %s in %zu %s, results in %s\n", bench_version(),
+          term_str(p->preset.name), tier_name(p->preset.policy.tier), *overridden ? "; overridden: " : "",
+          term_str(overridden), s.total, plural(s.total, "case", "cases"), p->nplugins,
+          plural((long)p->nplugins, "plugin", "plugins"), term_str(o->results_dir));
+  free(overridden);
   fflush(s.out);
 
   int save_failed = 0;

@@ -59,6 +59,11 @@ static const struct opt tune_options[] = {
     OPT_CALLBACK("budget", O, budget_s, "DURATION", NULL, opt_cb_budget,
                  "start no new measurement after this long (10m, 90s)"),
     OPT_INT("random", O, random_n, 1, INT_MAX, "N", "with --strategy random: the candidates to try"),
+    OPT_WARMUP(O, o.sampling),
+    OPT_MIN_SAMPLES(O, o.sampling),
+    OPT_MAX_SAMPLES(O, o.sampling),
+    OPT_MAX_TIME(O, o.sampling),
+    OPT_TARGET_NOISE(O, o.sampling),
     OPT_TUNING_FILE(O, o.tuning_file),
     OPT_PLUGIN_DIR(O, o.plugin_dirs, o.nplugin_dirs),
     OPT_RESCAN(O, o.rescan),
@@ -171,6 +176,9 @@ static int tune_plugin(const struct plugin *pl, const struct case_list *cases, s
   /* the device name comes from a driver through the plugin, the path from the user: escaped */
   printf("bench tune: %s on %s, strategy %s, cache %s\n", term_str(pl->desc->name), term_str(dev.name),
          tune_strategy_name(a->strategy), term_str(path));
+  char *overridden = sampling_overrides_text(&o->sampling);
+  if (*overridden) printf("bench tune: preset %s overridden: %s\n", term_str(preset->name), term_str(overridden));
+  free(overridden);
   fflush(stdout);
   char **done = NULL;
   size_t ndone = 0;
@@ -218,7 +226,7 @@ int cmd_tune(int argc, char **argv) {
       .preset = o.preset, .plugins = o.plugins, .nplugins = o.nplugins,
       .plugin_dirs = o.plugin_dirs, .nplugin_dirs = o.nplugin_dirs,
       .params = o.params, .nparams = o.nparams, .filters = o.filters, .nfilters = o.nfilters,
-      .rescan = o.rescan, .verbose = o.verbose};
+      .rescan = o.rescan, .verbose = o.verbose, .sampling = &o.sampling};
   child_install_signal_handlers(); /* a signal from here on is said (cmd_interrupted_early) */
   if (plan_load(&rq, &plan) != 0 || check_tunables(&plan) != 0 || plan_cases(&rq, &plan) != 0 ||
       child_interrupted()) {

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "preset/overrides.h"
+
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 
 /* Options shared by run and list. */
@@ -33,6 +35,7 @@ struct options {
   const char *baseline;      /* --baseline FILE|DIR: compare each case with it */
   int colour;                /* --color: an enum term_colour (auto by default) */
   const char *tuning_file;   /* --tuning-file: the tuning cache (bench tune; runs read it) */
+  struct sampling_overrides sampling; /* --warmup, --min-samples, ... over the preset's */
 };
 
 /* A command built on the run pipeline (bench peak): its hooks. */

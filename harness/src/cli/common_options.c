@@ -6,6 +6,7 @@
 
 #include "analyze/compare_case.h"
 #include "core/term.h"
+#include "preset/overrides.h"
 #include "preset/values.h"
 
 const char *const colour_words[] = {"auto", "always", "never", NULL};
@@ -50,5 +51,14 @@ int opt_cb_budget(const struct cmd_spec *cmd, const struct opt *opt, const char 
   snprintf(dur, sizeof dur, "%s%s", arg, vl > 1 && arg[vl - 1] == 'm' && arg[vl - 2] != 'm' ? "in" : "");
   if (preset_parse_duration(dur, field) != 0 || !(*(double *)field > 0))
     return usage_error(cmd, "--budget must be a duration above 0 (90s, 10m), not '%s'", arg);
+  return 0;
+}
+
+int opt_cb_sampling(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
+  int o = sampling_opt_find(opt->name);
+  char why[512];
+  if (o < 0) return usage_error(cmd, "--%s: not a sampling option", opt->name);
+  if (sampling_override_check((enum sampling_opt)o, arg, why, sizeof why) != 0) return usage_error(cmd, "%s", why);
+  *(const char **)field = arg;
   return 0;
 }

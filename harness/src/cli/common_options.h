@@ -5,6 +5,7 @@
 #define BENCH_COMMON_OPTIONS_H
 
 #include "core/parse_options.h"
+#include "preset/overrides.h"
 
 extern const char *const colour_words[];  /* auto always never */
 extern const char *const fail_on_words[]; /* slower wrong missing noisy none */
@@ -20,6 +21,42 @@ int opt_cb_threshold(const struct cmd_spec *cmd, const struct opt *opt, const ch
 int opt_cb_budget(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field);
 /* --mode perf|debug: 1 for debug into an int. */
 int opt_cb_mode(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field);
+
+/* --warmup, --min-samples, ... (preset/overrides.h): the value checked as the
+ * preset's key is, kept as typed in a const char * (field: a struct
+ * sampling_overrides). */
+int opt_cb_sampling(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field);
+
+/* The sampling overrides, one macro each (a command offers those its
+ * policy uses); OPT_SAMPLING is all six. field: a struct
+ * sampling_overrides in type. --min-runs and --max-runs are hyperfine's
+ * names for the sample counts. */
+#define OPT_SAMPLING_ONE(n, alias, type, field, which, a, h)                                         \
+  {OPT_CALLBACK, n, 0, alias, offsetof(type, field.arg[which]), 0, a, h, NULL, 0, 0, opt_cb_sampling}
+#define OPT_WARMUP(type, field)                                                                      \
+  OPT_SAMPLING_ONE("warmup", NULL, type, field, SO_WARMUP, "N|DURATION",                             \
+                   "warm up for N iterations (a whole number) or for DURATION (200ms, 1s) instead of " \
+                   "the preset's warmup_iters and warmup_time (the other one is then 0)")
+#define OPT_MIN_SAMPLES(type, field)                                                        \
+  OPT_SAMPLING_ONE("min-samples", "min-runs", type, field, SO_MIN_SAMPLES, "N",             \
+                   "take at least N samples per case (the preset's min_samples, 1 to 1000000)")
+#define OPT_MAX_SAMPLES(type, field)                                                               \
+  OPT_SAMPLING_ONE("max-samples", "max-runs", type, field, SO_MAX_SAMPLES, "N",                    \
+                   "take at most N samples per case (the preset's max_samples, 1 to 1000000)")
+#define OPT_MIN_TIME(type, field)                                                                    \
+  OPT_SAMPLING_ONE("min-time", NULL, type, field, SO_MIN_TIME, "DURATION",                           \
+                   "sample each case for at least DURATION (the preset's min_time: 500ms, 2s; a plain " \
+                   "number is seconds)")
+#define OPT_MAX_TIME(type, field)                                                                  \
+  OPT_SAMPLING_ONE("max-time", NULL, type, field, SO_MAX_TIME, "DURATION",                         \
+                   "sample each case for at most DURATION (the preset's max_time; 0 or 1ns to 3600s)")
+#define OPT_TARGET_NOISE(type, field)                                                                    \
+  OPT_SAMPLING_ONE("target-noise", NULL, type, field, SO_TARGET_NOISE, "X",                              \
+                   "stop sampling once the noise is at most X, a percentage or fraction (the preset's " \
+                   "target_noise: 2% or 0.02)")
+#define OPT_SAMPLING(type, field)                                                                   \
+  OPT_WARMUP(type, field), OPT_MIN_SAMPLES(type, field), OPT_MAX_SAMPLES(type, field),              \
+      OPT_MIN_TIME(type, field), OPT_MAX_TIME(type, field), OPT_TARGET_NOISE(type, field)
 
 #define OPT_COLOR(type, field)                                                                          \
   {OPT_CALLBACK, "color", 0, "colour", offsetof(type, field), 0, NULL,                                 \

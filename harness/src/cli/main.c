@@ -24,6 +24,12 @@ static int run_or_list(int argc, char **argv, int sub) {
     options_release(&o);
     return EXIT_USAGE;
   }
+  if (sampling_overrides_any(&o.sampling) && o.list) {
+    error("--warmup, --min-samples, --max-samples, --min-time, --max-time and --target-noise are options of a run, "
+          "not of --list (see bench --help)");
+    options_release(&o);
+    return EXIT_USAGE;
+  }
   rc = o.list ? cmd_list(&o) : cmd_run(argc, argv, &o);
   options_release(&o);
   return rc;

@@ -66,6 +66,7 @@ static const struct opt run_options[] = {
     OPT_FLAG("require-check", 0, O, require_check,
              "a case that nothing checked (\"unchecked\": operation none without a self-check, or verify "
              "= none) fails as ERROR"),
+    OPT_SAMPLING(O, sampling),
     OPT_ACTION("version", version_cb, "print bench's version and plugin ABI"),
     OPT_END(),
 };

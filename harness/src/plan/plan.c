@@ -53,6 +53,7 @@ static int load_plugins(const struct plan_request *rq, struct plan *p) {
 int plan_load(const struct plan_request *rq, struct plan *p) {
   memset(p, 0, sizeof *p);
   if (rq->preset && load_preset(rq->preset, &p->preset) != 0) return -1;
+  if (rq->preset && sampling_overrides_apply(rq->sampling, &p->preset.policy, p->preset.name) != 0) return -1;
   plugin_scan_configure(rq->rescan, rq->verbose);
   return load_plugins(rq, p);
 }

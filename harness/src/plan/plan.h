@@ -9,6 +9,7 @@
 
 #include "cases/cases.h"
 #include "plugin/plugin_loader.h"
+#include "preset/overrides.h"
 #include "preset/preset.h"
 
 /* The tuning step (run/tune_apply.c, a layer above): tunables at auto take
@@ -35,6 +36,7 @@ struct plan_request {
   plan_tune_fn tune;                 /* NULL: tunables at auto stay as expanded */
   const char *tuning_file;           /* for tune: --tuning-file, or NULL */
   int debug;                         /* for tune: --mode debug */
+  const struct sampling_overrides *sampling; /* --warmup, --min-samples, ... over the preset's, or NULL */
 };
 
 struct plan {

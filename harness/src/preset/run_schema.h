@@ -51,6 +51,9 @@ struct run_policy {
   int telemetry;            /* read the GPU's management library during a case
                                that names its device (telemetry = on, the default) */
   int telemetry_interval_ms; /* its period (10 to 1000, default 50) */
+  unsigned from_cli;        /* bits 1u << enum run_key_id: the keys the command line
+                               set (--min-samples, ...: preset/overrides.h), for the
+                               result header; 0 for a preset alone */
 };
 /* The defaults used where a preset says nothing (those of "standard"). */
 void run_policy_defaults(struct run_policy *p);

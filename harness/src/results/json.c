@@ -373,6 +373,25 @@ static json_t *steady_to_json(const struct run_steady *m) {
   return o;
 }
 
+/* "sampling": the policy the cases ran under, and which keys the command
+ * line set ("overridden", their preset key names). */
+static json_t *sampling_to_json(const struct run_sampling *m) {
+  json_t *o = json_object();
+  put(o, "warmup_iters", json_integer(m->warmup_iters));
+  put(o, "warmup_time_s", jnum(m->warmup_s));
+  put(o, "min_samples", json_integer(m->min_samples));
+  put(o, "max_samples", json_integer(m->max_samples));
+  put(o, "min_time_s", jnum(m->min_time_s));
+  put(o, "max_time_s", jnum(m->max_time_s));
+  put(o, "target_noise", jnum(m->target_noise));
+  put(o, "stop_rule", jstr(m->stop_rule));
+  json_t *a = json_array();
+  for (int k = 0; k < RS_NKEYS; k++)
+    if (m->from_cli & 1u << k) json_array_append_new(a, json_string(run_sampling_keys[k]));
+  put(o, "overridden", a);
+  return o;
+}
+
 static json_t *env_to_json(const struct run_env *e, const struct gpu_facts *devices, size_t ndevices) {
   json_t *o = json_object();
   put(o, "date", jstr(e->date));
@@ -390,6 +409,7 @@ static json_t *env_to_json(const struct run_env *e, const struct gpu_facts *devi
   put(o, "tag", jstr(e->tag));
   put(o, "mode", jstr(e->mode));
   if (e->steady.known) put(o, "steadiness", steady_to_json(&e->steady));
+  if (e->sampling.known) put(o, "sampling", sampling_to_json(&e->sampling));
   if (ndevices) { /* optional: only runs whose cases named a device the library described */
     json_t *a = json_array();
     for (size_t i = 0; i < ndevices; i++) json_array_append_new(a, facts_to_json(&devices[i]));
@@ -1053,6 +1073,35 @@ static int steady_from_json(const struct reader *rd, const json_t *env, struct r
   return 0;
 }
 
+/* The optional "sampling" (files before it have none: known stays 0). */
+static int sampling_from_json(const struct reader *rd, const json_t *env, struct run_sampling *m) {
+  memset(m, 0, sizeof *m);
+  const json_t *o = json_object_get(env, "sampling");
+  if (!o || json_is_null(o)) return 0;
+  if (!json_is_object(o)) return fail(rd, "sampling", "expected an object");
+  char ctx[48];
+  snprintf(ctx, sizeof ctx, "%s.sampling", rd->ctx);
+  struct reader sub = {rd->err, rd->errlen, ctx};
+  json_t *a;
+  if (read_int(&sub, o, "warmup_iters", &m->warmup_iters) || read_double(&sub, o, "warmup_time_s", &m->warmup_s) ||
+      read_int(&sub, o, "min_samples", &m->min_samples) || read_int(&sub, o, "max_samples", &m->max_samples) ||
+      read_double(&sub, o, "min_time_s", &m->min_time_s) || read_double(&sub, o, "max_time_s", &m->max_time_s) ||
+      read_double(&sub, o, "target_noise", &m->target_noise) ||
+      read_str_buf(&sub, o, "stop_rule", m->stop_rule, sizeof m->stop_rule) || member(&sub, o, "overridden", &a))
+    return -1;
+  if (!json_is_array(a)) return fail(&sub, "overridden", "expected an array of sampling key names");
+  for (size_t i = 0; i < json_array_size(a); i++) {
+    const json_t *v = json_array_get(a, i);
+    int k = -1;
+    for (int j = 0; j < RS_NKEYS && json_is_string(v); j++)
+      if (strcmp(json_string_value(v), run_sampling_keys[j]) == 0) k = j;
+    if (k < 0) return fail(&sub, "overridden", "item %zu is not a sampling key's name", i);
+    m->from_cli |= 1u << k;
+  }
+  m->known = 1;
+  return 0;
+}
+
 /* The optional "devices" (runs with no device described have none). */
 static int devices_from_json(const struct reader *rd, const json_t *env, struct run_env *e) {
   const json_t *a = json_object_get(env, "devices");
@@ -1086,7 +1135,7 @@ static int env_from_json(const struct reader *rd, const json_t *root, struct run
       read_str(&sub, o, "preset_sha256", &e->preset_sha256) ||
       read_str(&sub, o, "tag", &e->tag) || read_str(&sub, o, "mode", &e->mode) ||
       caches_from_json(&sub, o, &e->caches) || steady_from_json(&sub, o, &e->steady) ||
-      devices_from_json(&sub, o, e))
+      sampling_from_json(&sub, o, &e->sampling) || devices_from_json(&sub, o, e))
     return -1;
   return 0;
 }

@@ -412,3 +412,6 @@ int run_file_validate(const struct run_file *f, char *err, size_t errlen) {
   }
   return 0;
 }
+
+const char *const run_sampling_keys[RS_NKEYS] = {"warmup_iters", "warmup_time", "min_samples", "max_samples",
+                                                 "min_time",     "max_time",    "target_noise"};

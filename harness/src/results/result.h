@@ -195,6 +195,26 @@ struct run_steady {
   double steal;                        /* steal share of CPU time over the run; NAN: unknown */
 };
 
+/* The sampling policy the run's cases ran under: the preset's [run] keys
+ * after the command line's overrides (--min-samples, ...). known 0: not
+ * recorded (files from before it). JSON env "sampling". */
+struct run_sampling {
+  int known;
+  int warmup_iters;
+  double warmup_s;
+  int min_samples, max_samples;
+  double min_time_s, max_time_s;
+  double target_noise;
+  char stop_rule[8];                   /* "ci" or "cv" */
+  unsigned from_cli;                   /* bits 1u << RS_*: the keys the command line set */
+};
+/* The sampling keys, in the order of run_sampling_keys (their preset names:
+ * "warmup_iters", "warmup_time", "min_samples", "max_samples", "min_time",
+ * "max_time", "target_noise"). */
+enum { RS_WARMUP_ITERS, RS_WARMUP_TIME, RS_MIN_SAMPLES, RS_MAX_SAMPLES, RS_MIN_TIME, RS_MAX_TIME,
+       RS_TARGET_NOISE, RS_NKEYS };
+extern const char *const run_sampling_keys[RS_NKEYS];
+
 /* The environment of a run, recorded in the header of a run file. */
 struct run_env {
   char *date;          /* local "YYYY-MM-DD" */
@@ -212,6 +232,7 @@ struct run_env {
   char *tag;           /* --tag or NULL */
   char *mode;          /* "perf" or "debug" */
   struct run_steady steady; /* JSON "steadiness", absent when not known */
+  struct run_sampling sampling; /* JSON "sampling", absent when not known */
   /* The GPUs of the run as the JSON reader found them in env.devices (one
    * per bus id); the reader has already put each into the cases that name
    * it (their telemetry->facts). The writers ignore this list and build

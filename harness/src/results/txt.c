@@ -11,6 +11,7 @@
 #include "backend/backends.h"
 
 #include "core/units.h"
+#include "preset/values.h"
 
 /* ---- text helpers ----------------------------------------------------- */
 
@@ -207,6 +208,29 @@ static void add_devices(struct strbuf *sb, const struct run_file *f) {
   free(src);
 }
 
+/* "sampling  warmup_iters 2, warmup_time 100ms, min_samples 20, ...", and
+ * "overridden  min_samples, max_time (from the command line)" when the
+ * command line set any. */
+static void add_sampling(struct strbuf *sb, const struct run_sampling *m) {
+  if (!m->known) return;
+  char wt[32], lo[32], hi[32];
+  preset_duration_text(m->warmup_s, wt, sizeof wt);
+  preset_duration_text(m->min_time_s, lo, sizeof lo);
+  preset_duration_text(m->max_time_s, hi, sizeof hi);
+  char *text = xasprintf("warmup_iters %d, warmup_time %s, min_samples %d, max_samples %d, min_time %s, "
+                         "max_time %s, target_noise %g%%",
+                         m->warmup_iters, wt, m->min_samples, m->max_samples, lo, hi, m->target_noise * 100);
+  header_line(sb, "sampling", text);
+  free(text);
+  if (!m->from_cli) return;
+  struct strbuf keys = STRBUF_INIT;
+  for (int k = 0; k < RS_NKEYS; k++)
+    if (m->from_cli & 1u << k) strbuf_addf(&keys, "%s%s", keys.len ? ", " : "", run_sampling_keys[k]);
+  strbuf_adds(&keys, " (from the command line, over the preset's)");
+  header_line(sb, "overridden", keys.buf);
+  strbuf_release(&keys);
+}
+
 static void add_header(struct strbuf *sb, const struct run_file *f) {
   const struct run_env *e = &f->env;
   strbuf_adds(sb, "bench results\n");
@@ -253,6 +277,7 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   char *rule = stop_rules(f);
   header_line(sb, "stop rule", rule);
   free(rule);
+  add_sampling(sb, &e->sampling); /* only files that record it */
 
   struct strbuf counts = STRBUF_INIT;
   strbuf_addf(&counts, "%zu", f->ncases);

@@ -62,3 +62,23 @@ void run_env_collect(struct run_env *e, int argc, char **argv, const char *prese
   e->tag = tag ? xstrdup(tag) : NULL;
   e->mode = xstrdup(mode ? mode : "perf");
 }
+
+void run_env_sampling(struct run_env *e, const struct run_policy *pol) {
+  struct run_sampling *m = &e->sampling;
+  memset(m, 0, sizeof *m);
+  m->known = 1;
+  m->warmup_iters = pol->warmup_iters;
+  m->warmup_s = pol->warmup_s;
+  m->min_samples = pol->min_samples;
+  m->max_samples = pol->max_samples;
+  m->min_time_s = pol->min_time_s;
+  m->max_time_s = pol->max_time_s;
+  m->target_noise = pol->target_noise;
+  snprintf(m->stop_rule, sizeof m->stop_rule, "%s", stop_rule_name(pol->stop_rule));
+  static const enum run_key_id keys[RS_NKEYS] = {
+      [RS_WARMUP_ITERS] = RUN_WARMUP_ITERS, [RS_WARMUP_TIME] = RUN_WARMUP_TIME, [RS_MIN_SAMPLES] = RUN_MIN_SAMPLES,
+      [RS_MAX_SAMPLES] = RUN_MAX_SAMPLES,   [RS_MIN_TIME] = RUN_MIN_TIME,       [RS_MAX_TIME] = RUN_MAX_TIME,
+      [RS_TARGET_NOISE] = RUN_TARGET_NOISE};
+  for (int k = 0; k < RS_NKEYS; k++)
+    if (pol->from_cli & 1u << keys[k]) m->from_cli |= 1u << k;
+}

@@ -11,6 +11,7 @@ void result_file_open(struct result_file *rf, const struct plugin *pl, const str
                       const char *tag, int debug, const char *dir, int argc, char **argv) {
   memset(rf, 0, sizeof *rf);
   run_env_collect(&rf->f.env, argc, argv, p->name, p->sha256, tag, debug ? "debug" : "perf");
+  run_env_sampling(&rf->f.env, &p->policy);
   rf->f.plugin = xstrdup(pl->desc->name);
   rf->f.plugin_path = xstrdup(pl->path);
   rf->f.plugin_sha256 = xstrdup(pl->sha256);

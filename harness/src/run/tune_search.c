@@ -574,7 +574,7 @@ int tune_problem(const struct plugin *pl, const struct case_def *problem, const 
   /* The tuning policy: the preset's stopping rule and limits, a short
    * warm-up per case (every candidate is a case of its own). */
   struct run_policy pol = *o->pol;
-  if (pol.warmup_s > 0.01) pol.warmup_s = 0.01;
+  if (pol.warmup_s > 0.01 && !(pol.from_cli & 1u << RUN_WARMUP_TIME)) pol.warmup_s = 0.01; /* --warmup stands */
   pol.min_time_s = 0;
   pol.determinism = 0;
   if (o->strategy == TUNE_RANDOM) pick_random(&t, o->random_n);

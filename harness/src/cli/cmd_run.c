@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "core/version.h"
 #include "plan/plan.h"
+#include "results/export.h"
 #include "results/io.h"
 #include "results/run_summary.h"
 #include "run/eta.h"
@@ -43,6 +44,8 @@ struct suite {
   struct run_policy run_pol;     /* the policy the workers get: ticks every second on a terminal */
   double next_heartbeat;         /* when the next HEARTBEAT event is due (elapsed s) */
   const struct run_hooks *hooks; /* a command built on the run (bench peak), or NULL */
+  int exporting;                 /* --export-json/-csv/-md: the files are kept for it */
+  struct run_export exports;
 };
 
 /* The preset's guess for a case never seen: warm-up, the sampling time
@@ -166,13 +169,34 @@ static int run_group(struct suite *s, int argc, char **argv, size_t *pi, size_t 
   run_plugins_cases(jobs, njobs, s->isolation);
   int rc = 0;
   for (size_t g = 0; g < n; g++) {
-    if (result_file_close(&pp[g].rf) != 0) rc = -1;
+    struct run_file kept = {0};
+    char *source = NULL;
+    if (result_file_close_keep(&pp[g].rf, s->exporting ? &kept : NULL, s->exporting ? &source : NULL) != 0) rc = -1;
+    if (kept.ncases) run_export_add(&s->exports, &kept, source); /* --export-*: the whole run at its end */
+    run_file_release(&kept);
+    free(source);
     free(pp[g].label);
   }
   free(jobs);
   free(pp);
   *pi += n;
   return rc;
+}
+
+/* --export-json/-csv/-md: three different files, each one a file can be
+ * written as (found now, not after the whole run). 0, or -1 after error(). */
+static int export_check(struct suite *s, const struct options *o) {
+  const char *path[3] = {o->export_json, o->export_csv, o->export_md};
+  static const char *const name[3] = {"--export-json", "--export-csv", "--export-md"};
+  for (int i = 0; i < 3; i++) {
+    if (!path[i]) continue;
+    for (int j = 0; j < i; j++)
+      if (path[j] && strcmp(path[i], path[j]) == 0)
+        return error("%s and %s name the same file '%s'", name[j], name[i], path[i]);
+    if (run_export_check(name[i], path[i]) != 0) return -1;
+    s->exporting = 1;
+  }
+  return 0;
 }
 
 /* Everything that can be wrong with the command is found here, before any
@@ -198,6 +222,7 @@ static int prepare(struct suite *s, const struct options *o) {
   }
   s->isolation = o->isolation >= 0 ? (enum isolation)o->isolation : p->preset.policy.isolation;
   if (o->require_check) p->preset.policy.require_check = 1;
+  if (export_check(s, o) != 0) return -1;
   /* Make the folder and see that it can take this run's files: found now,
    * not after the whole suite. */
   const char **names = plan_plugin_names(p);
@@ -271,6 +296,8 @@ int run_suite(int argc, char **argv, const struct options *o, const struct run_h
   run_lines_flush(&s.lines);
   int rollup = rollup_write(o->results_dir); /* a signal during its lock wait counts too */
   if (rollup < 0) save_failed = 1;
+  /* the whole run in one file each; one that fails is said, the result files stay */
+  int export_failed = s.exporting && run_export_write(&s.exports, o->export_json, o->export_csv, o->export_md) != 0;
   int interrupted = child_interrupted() != 0;
   double wall = now_s() - s.t0;
   events_suite_end(&s.events, s.done, s.failed, s.skipped, s.total, wall, interrupted);
@@ -285,7 +312,7 @@ int run_suite(int argc, char **argv, const struct options *o, const struct run_h
   if (save_failed) error("some results could not be written to '%s' (see above); the run counts as failed", o->results_dir);
   if (interrupted)
     exit_code = EXIT_INTERRUPTED;
-  else if (s.failed || save_failed || rollup == ROLLUP_LEFT)
+  else if (s.failed || save_failed || rollup == ROLLUP_LEFT || export_failed)
     exit_code = EXIT_FAILED;
 out:
   events_close(&s.events);
@@ -295,5 +322,6 @@ out:
   eta_release(&s.eta);
   run_lines_release(&s.lines);
   run_summary_release(&s.summary);
+  run_export_release(&s.exports);
   return exit_code;
 }

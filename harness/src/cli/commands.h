@@ -36,6 +36,9 @@ struct options {
   int colour;                /* --color: an enum term_colour (auto by default) */
   const char *tuning_file;   /* --tuning-file: the tuning cache (bench tune; runs read it) */
   struct sampling_overrides sampling; /* --warmup, --min-samples, ... over the preset's */
+  const char *export_json;   /* --export-json FILE: the whole run in one file (results/export.h) */
+  const char *export_csv;    /* --export-csv FILE */
+  const char *export_md;     /* --export-md FILE */
 };
 
 /* A command built on the run pipeline (bench peak): its hooks. */

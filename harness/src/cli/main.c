@@ -24,9 +24,13 @@ static int run_or_list(int argc, char **argv, int sub) {
     options_release(&o);
     return EXIT_USAGE;
   }
-  if (sampling_overrides_any(&o.sampling) && o.list) {
-    error("--warmup, --min-samples, --max-samples, --min-time, --max-time and --target-noise are options of a run, "
-          "not of --list (see bench --help)");
+  const char *runs_only = sampling_overrides_any(&o.sampling) ? "--warmup, --min-samples, --max-samples, "
+                                                               "--min-time, --max-time and --target-noise are"
+                          : o.export_json || o.export_csv || o.export_md ? "--export-json, --export-csv and "
+                                                                           "--export-md are"
+                                                                         : NULL;
+  if (runs_only && o.list) {
+    error("%s options of a run, not of --list (see bench --help)", runs_only);
     options_release(&o);
     return EXIT_USAGE;
   }

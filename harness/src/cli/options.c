@@ -31,6 +31,14 @@ static int isolation_cb(const struct cmd_spec *cmd, const struct opt *opt, const
   return 0;
 }
 
+static int export_cb(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
+  if (!*arg) return usage_error(cmd, "--%s needs a file name", opt->name);
+  if (strcmp(arg, "-") == 0)
+    return usage_error(cmd, "--%s needs a file name ('-' is not one: the case lines are on stdout)", opt->name);
+  *(const char **)field = arg;
+  return 0;
+}
+
 static int version_cb(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
   (void)cmd, (void)opt, (void)arg, (void)field;
   printf("bench %s (%s), plugin ABI %d.%d\n", bench_version(), bench_git_revision(), BENCH_ABI_MAJOR,
@@ -67,6 +75,14 @@ static const struct opt run_options[] = {
              "a case that nothing checked (\"unchecked\": operation none without a self-check, or verify "
              "= none) fails as ERROR"),
     OPT_SAMPLING(O, sampling),
+    OPT_CALLBACK("export-json", O, export_json, "FILE", NULL, export_cb,
+                 "also write the whole run (every plugin's cases, with the header) to FILE as one JSON "
+                 "document, schema bench-run/1"),
+    OPT_CALLBACK("export-csv", O, export_csv, "FILE", NULL, export_cb,
+                 "also write the run's cases to FILE as CSV, one row per case, the rollup's columns"),
+    {OPT_CALLBACK, "export-md", 0, "export-markdown", offsetof(O, export_md), 0, "FILE",
+     "also write the run's cases to FILE as a Markdown table (to paste into a pull request)", NULL, 0, 0,
+     export_cb},
     OPT_ACTION("version", version_cb, "print bench's version and plugin ABI"),
     OPT_END(),
 };

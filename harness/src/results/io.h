@@ -33,6 +33,14 @@ int run_file_from_json_buf(const char *text, size_t len, struct run_file *f, cha
 int case_result_from_json_buf(const char *text, size_t len, size_t i, struct case_result *r,
                               char *err, size_t errlen);
 char *case_result_to_json_line(const struct case_result *r);        /* one line, no \n */
+/* The whole run in one document (bench run --export-json), schema
+ * BENCH_RUN_SCHEMA: "env" (the first file's header, its steadiness left
+ * out: each plugin's is in its entry; "devices" of every case), "plugins"
+ * (name, path, sha256, result_file = sources[i], cases, steadiness) and
+ * "cases": every case of every file in order, each as in bench-result/1.
+ * Written only (the result files are what bench reads back). */
+#define BENCH_RUN_SCHEMA "bench-run/1"
+char *run_export_to_json(const struct run_file *files, const char *const *sources, size_t n);
 /* Telemetry: in the file form a case whose device facts are the header's
  * (env.devices) refers to them ("telemetry.device": the bus id); the line
  * form carries them inline ("telemetry.facts"). run_file_from_json[_buf]
@@ -184,6 +192,11 @@ char *results_run_name(const char *date, const char *plugin, const char *preset,
 #define ROLLUP_LOCK_WAIT_S 60.0
 enum { ROLLUP_LEFT = 1, ROLLUP_PER_USER = 2 };
 int rollup_write(const char *dir);
+/* The CSV of the run files files[0..n) alone, in the rollup's columns (the
+ * header, then every case of each file by index; no case counted once
+ * across files: they are one run's), sources[i] the source column of
+ * files[i]: bench run --export-csv. Appended to sb. */
+void rollup_csv_of(const struct run_file *files, const char *const *sources, size_t n, struct strbuf *sb);
 /* The rollup's fixed header columns, for documentation and tests; ends with
  * NULL. */
 extern const char *const rollup_columns[];

@@ -450,6 +450,45 @@ char *run_file_to_json(const struct run_file *f) {
   return dump(root, JSON_PRESERVE_ORDER | JSON_INDENT(2) | DUMP_REAL, 1);
 }
 
+char *run_export_to_json(const struct run_file *files, const char *const *sources, size_t n) {
+  json_t *root = json_object();
+  put(root, "schema", json_string(BENCH_RUN_SCHEMA));
+  /* the devices of every file's cases, once each: a view of all the cases */
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) total += files[i].ncases;
+  struct run_file all = {0};
+  all.cases = xcalloc(total + 1, sizeof *all.cases);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < files[i].ncases; k++) all.cases[all.ncases++] = files[i].cases[k];
+  struct gpu_facts *devices = NULL;
+  size_t ndevices = run_file_devices(&all, &devices);
+  if (n) { /* the run's header: the first plugin's (each plugin's steadiness is its own, below) */
+    struct run_env env = files[0].env;
+    env.steady.known = 0;
+    put(root, "env", env_to_json(&env, devices, ndevices));
+  } else {
+    put(root, "env", json_null());
+  }
+  json_t *plugins = json_array();
+  for (size_t i = 0; i < n; i++) {
+    json_t *p = json_object();
+    put(p, "name", jstr(files[i].plugin));
+    put(p, "path", jstr(files[i].plugin_path));
+    put(p, "sha256", jstr(files[i].plugin_sha256));
+    put(p, "result_file", jstr(sources[i]));
+    put(p, "cases", json_integer((json_int_t)files[i].ncases));
+    if (files[i].env.steady.known) put(p, "steadiness", steady_to_json(&files[i].env.steady));
+    json_array_append_new(plugins, p);
+  }
+  put(root, "plugins", plugins);
+  json_t *cases = json_array();
+  for (size_t k = 0; k < all.ncases; k++) json_array_append_new(cases, case_to_json(&all.cases[k], devices, ndevices, 0));
+  put(root, "cases", cases);
+  free(devices);
+  free(all.cases); /* a view: the cases are the files' */
+  return dump(root, JSON_PRESERVE_ORDER | JSON_INDENT(2) | DUMP_REAL, 1);
+}
+
 char *case_result_to_json_line(const struct case_result *r) {
   return dump(case_to_json(r, NULL, 0, 1), JSON_PRESERVE_ORDER | JSON_COMPACT | DUMP_REAL, 0);
 }

@@ -361,6 +361,8 @@ static int lock_folder(const char *dir, struct lockfile *lk) {
   return ROLLUP_LEFT;
 }
 
+static void rows_to_csv(struct row *rows, size_t nrows, struct strbuf *sb);
+
 /* Build the CSV of the result files names[0 .. n) of dir. */
 static void build_csv(const char *dir, char **names, size_t n, struct strbuf *sb) {
   struct run_file *files = xcalloc(n ? n : 1, sizeof *files);
@@ -378,7 +380,25 @@ static void build_csv(const char *dir, char **names, size_t n, struct strbuf *sb
     free(path);
   }
   count_each_case_once(rows, nrows);
+  rows_to_csv(rows, nrows, sb);
+  for (size_t i = 0; i < nrows; i++) free(rows[i].key);
+  free(rows);
+  for (size_t i = 0; i < n; i++) run_file_release(&files[i]);
+  free(files);
+}
 
+void rollup_csv_of(const struct run_file *files, const char *const *sources, size_t n, struct strbuf *sb) {
+  struct row *rows = NULL;
+  size_t nrows = 0;
+  for (size_t i = 0; i < n; i++) add_file_rows(&rows, &nrows, &files[i], i, sources[i]);
+  rows_to_csv(rows, nrows, sb);
+  for (size_t i = 0; i < nrows; i++) free(rows[i].key);
+  free(rows);
+}
+
+/* The header (the fixed columns, then one param.NAME per parameter seen in
+ * the rows kept) and the rows kept. */
+static void rows_to_csv(struct row *rows, size_t nrows, struct strbuf *sb) {
   struct names params = {0, 0, NULL, STRMAP_INIT};
   for (size_t i = 0; i < nrows; i++)
     for (size_t k = 0; rows[i].keep && k < rows[i].r->nparams; k++)
@@ -398,12 +418,7 @@ static void build_csv(const char *dir, char **names, size_t n, struct strbuf *sb
   for (size_t i = 0; i < nrows; i++)
     if (rows[i].keep) add_row_with_params(sb, &rows[i], &params, field);
   free(field);
-
   names_release(&params);
-  for (size_t i = 0; i < nrows; i++) free(rows[i].key);
-  free(rows);
-  for (size_t i = 0; i < n; i++) run_file_release(&files[i]);
-  free(files);
 }
 
 /* "<dir>/rollup.<user>.csv" for this process's user. */

@@ -31,7 +31,9 @@ int result_file_add(struct result_file *rf, struct case_result *r) {
   return 0;
 }
 
-int result_file_close(struct result_file *rf) {
+int result_file_close(struct result_file *rf) { return result_file_close_keep(rf, NULL, NULL); }
+
+int result_file_close_keep(struct result_file *rf, struct run_file *keep, char **source) {
   struct steady_reading end;
   /* the worker is told to go, not waited for: while it ends it is one more
    * runnable process, which made 5 of 40 quiet cpu_gemm runs "busy" */
@@ -39,7 +41,15 @@ int result_file_close(struct result_file *rf) {
   steady_read(&end);
   steady_between(&rf->start, &end, &rf->f.env.steady);
   if (!rf->failed && results_run_finish(&rf->saver, &rf->f) != 0) rf->failed = 1;
+  if (source) { /* "<name>.json", the rollup's source column */
+    const char *base = rf->saver.base ? strrchr(rf->saver.base, '/') : NULL;
+    *source = rf->saver.base ? xasprintf("%s.json", base ? base + 1 : rf->saver.base) : xstrdup("");
+  }
   results_run_release(&rf->saver);
+  if (keep) {
+    *keep = rf->f;
+    memset(&rf->f, 0, sizeof rf->f);
+  }
   run_file_release(&rf->f);
   return rf->failed ? -1 : 0;
 }

@@ -31,5 +31,9 @@ int result_file_add(struct result_file *rf, struct case_result *r);
  * dying worker is still a runnable process), write the file whole and
  * release it. 0, or -1 when it (or a case before) could not be written. */
 int result_file_close(struct result_file *rf);
+/* The same, handing the file over in *keep (when not NULL; a zeroed file
+ * when nothing was kept) and the name it was saved as, "<name>.json", in
+ * *source (malloc'd; "" when no case was saved), for bench run --export-*. */
+int result_file_close_keep(struct result_file *rf, struct run_file *keep, char **source);
 
 #endif

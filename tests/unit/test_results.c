@@ -185,6 +185,9 @@ static void build_run(struct run_file *f) {
   f->env.preset_sha256 = xstrdup("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
   f->env.tag = xstrdup("mi300x");
   f->env.mode = xstrdup("perf");
+  /* the smoke preset with --min-samples 4 --max-time 1s from the command line */
+  f->env.sampling = (struct run_sampling){1, 1, 0.0, 4, 20, 0.0, 1.0, 0.1, "ci",
+                                          1u << RS_MIN_SAMPLES | 1u << RS_MAX_TIME};
   f->plugin = xstrdup("cpu_gemm");
   f->plugin_path = xstrdup("/opt/bench/lib/bench/plugins/cpu_gemm.so");
   f->plugin_sha256 = xstrdup("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -200,6 +203,7 @@ static void build_run(struct run_file *f) {
   snprintf(r->output_hash, sizeof r->output_hash, "%s", "8c3f0a1b2c3d4e5f");
   kv_list_add(&r->ninfo, &r->info, "device", "Example GPU 9000");
   kv_list_add(&r->ninfo, &r->info, "driver", "exdrv 1.2.3");
+  r->memory = (struct case_memory){1, 47u << 20, 5u << 20, "case"};
 
   /* 1: OK, host time only, did not settle. */
   r = new_case(f, 1, "naive");
@@ -210,6 +214,7 @@ static void build_run(struct run_file *f) {
   r->settle_note = xstrdup("did not settle: noise (median's 95% CI) 14.00% > target 2.00% after 5 samples in 1.25 s (max_time)");
   set_check(r, "sampled+freivalds", 1, 1.9073486328125e-06, 3.814697265625e-06, 576, 0);
   kv_list_add(&r->ninfo, &r->info, "device", "Example GPU 9000");
+  r->memory = (struct case_memory){1, 3221225472u, 6u << 20, "process"}; /* 3 GiB, not resettable */
 
   /* 2: SKIPPED before measuring. */
   r = new_case(f, 2, "fp16");
@@ -451,6 +456,28 @@ static void test_round_trip(void) {
   build_run(&f);
   REQUIRE(f.cases[1].device_ns == NULL); /* NULL device samples survive */
   round_trip(&f);
+  {
+    /* the header's sampling and the cases' memory read back as written */
+    char *json = run_file_to_json(&f);
+    struct run_file back;
+    char err[256] = "";
+    REQUIRE(run_file_from_json(json, &back, err, sizeof err) == 0);
+    CHECK(back.env.sampling.known && back.env.sampling.min_samples == 4 && back.env.sampling.max_time_s == 1.0 &&
+          back.env.sampling.from_cli == (1u << RS_MIN_SAMPLES | 1u << RS_MAX_TIME));
+    CHECK(back.cases[0].memory.known && back.cases[0].memory.peak_rss_bytes == 47u << 20 &&
+          strcmp(back.cases[0].memory.method, "case") == 0);
+    CHECK(back.cases[1].memory.peak_rss_bytes == 3221225472u && strcmp(back.cases[1].memory.method, "process") == 0);
+    CHECK(!back.cases[2].memory.known); /* SKIPPED: never measured, no "memory" */
+    run_file_release(&back);
+    /* a method bench never writes is refused */
+    char *bad = xstrdup(json), *at = strstr(bad, "\"method\": \"case\"");
+    REQUIRE(at);
+    memcpy(at, "\"method\": \"cas?\"", strlen("\"method\": \"cas?\""));
+    CHECK(run_file_from_json(bad, &back, err, sizeof err) == -1);
+    CHECK(strstr(err, "memory.method") != NULL);
+    free(bad);
+    free(json);
+  }
   /* Files written before the caches were recorded have no "cpu.caches". */
   memset(&f.env.caches, 0, sizeof f.env.caches);
   char *json = run_file_to_json(&f);
@@ -645,7 +672,9 @@ static void test_stop_rule(void) {
   struct case_result *r = &f.cases[1]; /* the unsettled one */
   free(r->settle_note);
   r->settle_note = NULL;
+  f.env.sampling.known = 0; /* files that named the target "target_cv" did not record the sampling either */
   char *json = run_file_to_json(&f);
+  CHECK(strstr(json, "\"sampling\"") == NULL);
   CHECK(strstr(json, "\"stop_rule\": \"ci\"") != NULL);
   CHECK(strstr(json, "\"target_noise\": 0.02") != NULL);
   char *text = run_file_to_text(&f);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/suggest.h"
 #include "core/units.h"
 #include "results/case_line.h"
 #include "results/run_summary.h"
@@ -78,24 +79,33 @@ static void test_case_line(void) {
   r.host_clock.ci_lo = 10950;
   r.host_clock.ci_hi = 11050;
   r.host_clock.cv = 0.0064;
+  r.host_clock.min = 10900; /* the range: min..max in the median's unit */
+  r.host_clock.max = 11204;
   r.settled = 0;
   r.settle_note = strdup("did not settle: noise \x1b[31m");
   kv_list_add(&r.ninfo, &r.info, "note", "from the plugin");
   kv_list_add(&r.nparams, &r.params, "m", "64");
   kv_list_add(&r.nparams, &r.params, "n", "64");
-  struct case_line_style st = {0, 0, 1, 0};
+  struct case_line_style st = {0, 0, 1, 0, 1};
   char *line = case_line(&r, 12, &st);
-  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  OK       11.00 us +-0.45%  47.66 GFLOP/s  unchecked\n"
+  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  OK       11.00 us +-0.45% 10.90..11.20   47.66 GFLOP/s  unchecked\n"
                   "      did not settle: noise \\x1b[31m\n      note: from the plugin\n");
   free(line);
   /* No settle note unless the style asks; colour around the status only. */
   st.settle_notes = 0;
   st.colour = 1;
   line = case_line(&r, 12, &st);
-  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  \033[32mOK\033[0m       11.00 us +-0.45%  47.66 GFLOP/s  unchecked\n"
+  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  \033[32mOK\033[0m       11.00 us +-0.45% 10.90..11.20   47.66 GFLOP/s  unchecked\n"
                   "      note: from the plugin\n");
   free(line);
   st.colour = 0;
+  /* Without room for the range (a plugin with long labels): the line as before it. */
+  st.range = 0;
+  line = case_line(&r, 12, &st);
+  CHECK_STR(line, "[ 3/12] cpu_gemm m=n=64  OK       11.00 us +-0.45%  47.66 GFLOP/s  unchecked\n"
+                  "      note: from the plugin\n");
+  free(line);
+  st.range = 1;
 
   r.status = CASE_CRASH;
   r.message = strdup("killed by signal 11");
@@ -124,7 +134,7 @@ static void test_case_label(void) {
   r.status = CASE_SKIPPED;
   r.message = strdup("a very long reason why this case cannot run here, repeated: a very long reason why "
                      "this case cannot run here, and more");
-  struct case_line_style st = {0, 20, 0, 0};
+  struct case_line_style st = {0, 20, 0, 0, 0};
   char *line = case_line(&r, 12, &st);
   CHECK_STR(line, "[ 1/12] cpu_gemm variant=p..  SKIPPED  a very long reason why this case cannot run here, "
                   "repeated: a very long reason ..\n");
@@ -157,7 +167,7 @@ static void gpu_case(struct case_result *r, int index, const char *variant, doub
 static void test_case_line_throttled(void) {
   struct case_result r;
   gpu_case(&r, 0, "a", 11000, 1, "");
-  struct case_line_style st = {0, 0, 0, 0};
+  struct case_line_style st = {0, 0, 0, 0, 0};
   char *line = case_line(&r, 12, &st);
   CHECK_STR(line, "[ 1/12] cuda_gemm variant=a  OK       11.00 us +-0.00%                 unchecked  "
                   "THROTTLED: clock 1080 MHz < 75% of 1980 MHz (sw_power_cap)\n");
@@ -260,5 +270,36 @@ static void test_run_lines_telemetry_note(void) {
   run_summary_release(&sum);
 }
 
-TEST_MAIN(TEST_ENTRY(test_times), TEST_ENTRY(test_times_fixed), TEST_ENTRY(test_numbers), TEST_ENTRY(test_case_line),
+/* Sizes in binary units (peak RSS). */
+static void test_bytes(void) {
+  CHECK_FMT(fmt_bytes(0), "0 B");
+  CHECK_FMT(fmt_bytes(812), "812 B");
+  CHECK_FMT(fmt_bytes(4096), "4.000 KiB");
+  CHECK_FMT(fmt_bytes(47.4 * 1048576), "47.40 MiB");
+  CHECK_FMT(fmt_bytes(1.25 * 1073741824.0), "1.250 GiB");
+  CHECK_FMT(fmt_bytes(NAN), "-");
+}
+
+/* "Did you mean": the distance (swaps are one edit) and the closest names. */
+static void test_suggest(void) {
+  CHECK(suggest_distance("min-samples", "min-samples") == 0);
+  CHECK(suggest_distance("min-smaples", "min-samples") == 1); /* a swap */
+  CHECK(suggest_distance("minsamples", "min-samples") == 1);
+  CHECK(suggest_distance("", "abc") == 3);
+  CHECK(suggest_distance("kitten", "sitting") == 3);
+  static const char *const names[] = {"min-samples", "max-samples", "min-time", "max-time", "warmup", NULL};
+  size_t idx[4];
+  CHECK(suggest_closest("max-tme", names, 5, idx, 4) == 1 && idx[0] == 3);
+  CHECK(suggest_closest("mix-time", names, 5, idx, 4) == 2 && idx[0] == 2 && idx[1] == 3); /* a tie: both */
+  CHECK(suggest_closest("warmup-iters", names, 5, idx, 4) == 1 && idx[0] == 4);        /* a longer form */
+  CHECK(suggest_closest("zzzzzz", names, 5, idx, 4) == 0);
+  CHECK(suggest_closest("min-samples", names, 5, idx, 4) == 1 && idx[0] == 1); /* never itself */
+  struct strbuf sb = STRBUF_INIT;
+  CHECK(suggest_add(&sb, "mix-time", names, 5, "--") == 2);
+  CHECK_STR(sb.buf, "; did you mean '--min-time' or '--max-time'?");
+  strbuf_release(&sb);
+}
+
+TEST_MAIN(TEST_ENTRY(test_times), TEST_ENTRY(test_times_fixed), TEST_ENTRY(test_numbers), TEST_ENTRY(test_bytes),
+          TEST_ENTRY(test_suggest), TEST_ENTRY(test_case_line),
           TEST_ENTRY(test_case_label), TEST_ENTRY(test_case_line_throttled), TEST_ENTRY(test_run_lines_telemetry_note))

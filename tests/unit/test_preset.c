@@ -521,7 +521,7 @@ static void test_resolve(void) {
   path = preset_resolve("nosuch", two, 3);
   err = capture_end(&c);
   CHECK(path == NULL);
-  CHECK(strstr(err, "unknown preset 'nosuch' (available: perf, smoke, standard, verify;") != NULL);
+  CHECK(strstr(err, "unknown preset 'nosuch' (available: peak, perf, smoke, standard, verify;") != NULL);
   free(err);
 
   /* Later folders are searched too; the first hit wins. */

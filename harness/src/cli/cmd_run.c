@@ -43,6 +43,7 @@ struct suite {
   size_t cur_plugin_index;
   struct run_policy run_pol;     /* the policy the workers get: ticks every second on a terminal */
   double next_heartbeat;         /* when the next HEARTBEAT event is due (elapsed s) */
+  const struct run_hooks *hooks; /* a command built on the run (bench peak), or NULL */
 };
 
 /* The preset's guess for a case never seen: warm-up, the sampling time
@@ -130,7 +131,9 @@ static void case_ends(void *arg, size_t k, struct case_result *r) {
   progress_clear(&s->progress);
   run_lines_case(&s->lines, r);
   s->cur_label = NULL;
-  result_file_add(&pp->rf, r);
+  result_file_add(&pp->rf, r); /* the file owns it now */
+  if (s->hooks && s->hooks->case_done)
+    s->hooks->case_done(s->hooks->arg, pp->pl, &pp->rf.f.cases[pp->rf.f.ncases - 1]);
   free(label);
 }
 
@@ -186,6 +189,10 @@ static int prepare(struct suite *s, const struct options *o) {
       .tune = tune_apply, .tuning_file = o->tuning_file, .debug = o->debug};
   if (plan_build(&rq, &s->plan) != 0) return -1;
   struct plan *p = &s->plan;
+  if (s->hooks && s->hooks->plan_ready) {
+    int h = s->hooks->plan_ready(s->hooks->arg, p);
+    if (h != 0) return h;
+  }
   s->total = (int)p->cases.n;
   if (o->baseline) {
     s->baseline = xcalloc(1, sizeof *s->baseline);
@@ -225,16 +232,21 @@ int cmd_interrupted_early(void) {
   return EXIT_INTERRUPTED;
 }
 
-int cmd_run(int argc, char **argv, const struct options *o) {
+int cmd_run(int argc, char **argv, const struct options *o) { return run_suite(argc, argv, o, NULL); }
+
+int run_suite(int argc, char **argv, const struct options *o, const struct run_hooks *hk) {
   struct suite s;
   memset(&s, 0, sizeof s);
   s.opt = o;
+  s.hooks = hk;
   const struct plan *p = &s.plan;
   int exit_code = EXIT_OK;
   /* From here a signal is a flag (scans and probes stop at once): one that
    * comes before the first case is said, not a silent death. */
   child_install_signal_handlers();
-  if (prepare(&s, o) != 0 || child_interrupted()) {
+  int prep = prepare(&s, o);
+  if (prep == 1 && !child_interrupted()) goto out; /* a hook: nothing left to run, and said so */
+  if (prep != 0 || child_interrupted()) {
     exit_code = child_interrupted() ? cmd_interrupted_early() : EXIT_USAGE;
     goto out;
   }

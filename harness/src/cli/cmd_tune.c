@@ -44,17 +44,6 @@ struct tune_cli {
   int random_n;         /* --random */
 };
 
-static int budget_cb(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
-  (void)opt;
-  char dur[64];
-  size_t vl = strlen(arg);
-  /* "10m" is ten minutes here (a preset's DURATION says "10min") */
-  snprintf(dur, sizeof dur, "%s%s", arg, vl > 1 && arg[vl - 1] == 'm' && arg[vl - 2] != 'm' ? "in" : "");
-  if (preset_parse_duration(dur, field) != 0 || !(*(double *)field > 0))
-    return usage_error(cmd, "--budget must be a duration above 0 (90s, 10m), not '%s'", arg);
-  return 0;
-}
-
 static const char *const strategy_words[] = {"grid", "random", "halving", NULL};
 
 #define O struct tune_cli
@@ -67,7 +56,7 @@ static const struct opt tune_options[] = {
                "halving (default): race the candidates in rounds of doubling samples, dropping those "
                "whose median's interval lies above the leader's; grid: every candidate to the preset's "
                "noise target; random: grid over the default and a seeded random quarter (--random N)"),
-    OPT_CALLBACK("budget", O, budget_s, "DURATION", NULL, budget_cb,
+    OPT_CALLBACK("budget", O, budget_s, "DURATION", NULL, opt_cb_budget,
                  "start no new measurement after this long (10m, 90s)"),
     OPT_INT("random", O, random_n, 1, INT_MAX, "N", "with --strategy random: the candidates to try"),
     OPT_TUNING_FILE(O, o.tuning_file),

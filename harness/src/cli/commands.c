@@ -13,6 +13,7 @@ const struct command bench_commands[] = {
     {&spec_compare, cmd_compare},
     {&spec_ab, cmd_ab},
     {&spec_tune, cmd_tune},
+    {&spec_peak, cmd_peak},
     {&spec_history, cmd_history},
     {&spec_report, cmd_report},
     {&spec_events, cmd_events},

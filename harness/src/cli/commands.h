@@ -35,6 +35,22 @@ struct options {
   const char *tuning_file;   /* --tuning-file: the tuning cache (bench tune; runs read it) */
 };
 
+/* A command built on the run pipeline (bench peak): its hooks. */
+struct plan;
+struct plugin;
+struct case_result;
+struct run_hooks {
+  void *arg;
+  /* After the plan is built, before anything is written: narrow it. 0 to
+   * run; 1 when nothing is left to run (said so; exit 0); -1 after error(). */
+  int (*plan_ready)(void *arg, struct plan *p);
+  /* Each case's outcome once it is saved in its result file. */
+  void (*case_done)(void *arg, const struct plugin *pl, const struct case_result *r);
+};
+/* bench [run]'s pipeline with hooks (NULL: none): plan, run each case in
+ * its worker, keep every result as it comes, summarise. */
+int run_suite(int argc, char **argv, const struct options *o, const struct run_hooks *hk);
+
 struct cmd_spec;
 
 /* Parse argv[1..] by cmd's table (spec_run or spec_list) into o, which it
@@ -45,7 +61,7 @@ void options_release(struct options *o);
 
 /* Each command's option table and help (core/parse_options.h), in its own file. */
 extern const struct cmd_spec spec_run, spec_list, spec_rollup, spec_events, spec_compare, spec_history,
-    spec_report, spec_results, spec_ab, spec_tune, spec_help, spec_completion;
+    spec_report, spec_results, spec_ab, spec_tune, spec_peak, spec_help, spec_completion;
 
 /* Every command, in the order help, the man page and completion show them;
  * fn is NULL for run and list (main.c calls them with struct options). */
@@ -72,6 +88,7 @@ int cmd_results(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 /* bench tune (issue 25): cmd_tune.c */
 int cmd_tune(int argc, char **argv);
+int cmd_peak(int argc, char **argv);
 /* bench help [--man | --markdown | COMMAND], bench completion bash: cmd_help.c */
 int cmd_help(int argc, char **argv);
 int cmd_completion(int argc, char **argv);

@@ -1,10 +1,12 @@
 /* The callbacks of the shared options (common_options.h). */
 #include "cli/common_options.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "analyze/compare_case.h"
 #include "core/term.h"
+#include "preset/values.h"
 
 const char *const colour_words[] = {"auto", "always", "never", NULL};
 const char *const fail_on_words[] = {"slower", "wrong", "missing", "noisy", "none", NULL};
@@ -37,5 +39,16 @@ int opt_cb_mode(const struct cmd_spec *cmd, const struct opt *opt, const char *a
   if (strcmp(arg, "debug") == 0) *(int *)field = 1;
   else if (strcmp(arg, "perf") == 0) *(int *)field = 0;
   else return usage_error(cmd, "--mode must be perf or debug, not '%s'", arg);
+  return 0;
+}
+
+int opt_cb_budget(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
+  (void)opt;
+  char dur[64];
+  size_t vl = strlen(arg);
+  /* "10m" is ten minutes here (a preset's DURATION says "10min") */
+  snprintf(dur, sizeof dur, "%s%s", arg, vl > 1 && arg[vl - 1] == 'm' && arg[vl - 2] != 'm' ? "in" : "");
+  if (preset_parse_duration(dur, field) != 0 || !(*(double *)field > 0))
+    return usage_error(cmd, "--budget must be a duration above 0 (90s, 10m), not '%s'", arg);
   return 0;
 }

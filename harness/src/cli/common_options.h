@@ -16,6 +16,8 @@ int opt_cb_colour(const struct cmd_spec *cmd, const struct opt *opt, const char 
 int opt_cb_fail_on(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field);
 /* --threshold X: a fraction or percentage below 100% into a double. */
 int opt_cb_threshold(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field);
+/* --budget DURATION (90s, 10m: m is minutes here) into a double of seconds > 0. */
+int opt_cb_budget(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field);
 /* --mode perf|debug: 1 for debug into an int. */
 int opt_cb_mode(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field);
 

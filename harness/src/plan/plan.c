@@ -106,6 +106,34 @@ void plan_release(struct plan *p) {
   memset(p, 0, sizeof *p);
 }
 
+void plan_keep_cases(struct plan *p, plan_keep_fn keep, void *arg) {
+  size_t *newidx = xcalloc(p->nplugins + 1, sizeof *newidx);
+  int *kept = xcalloc(p->nplugins + 1, sizeof *kept);
+  struct case_list drop = {0, xcalloc(p->cases.n + 1, sizeof(struct case_def))};
+  size_t n = 0;
+  for (size_t i = 0; i < p->cases.n; i++) {
+    struct case_def *c = &p->cases.cases[i];
+    if (keep(arg, p->plugins[c->plugin_index], c)) {
+      kept[c->plugin_index] = 1;
+      p->cases.cases[n++] = *c;
+    } else {
+      drop.cases[drop.n++] = *c;
+    }
+  }
+  p->cases.n = n;
+  case_list_release(&drop);
+  size_t np = 0;
+  for (size_t j = 0; j < p->nplugins; j++)
+    if (kept[j]) {
+      newidx[j] = np;
+      p->plugins[np++] = p->plugins[j];
+    }
+  p->nplugins = np;
+  for (size_t i = 0; i < p->cases.n; i++) p->cases.cases[i].plugin_index = newidx[p->cases.cases[i].plugin_index];
+  free(newidx);
+  free(kept);
+}
+
 const char **plan_plugin_names(const struct plan *p) {
   const char **names = xcalloc(p->nplugins + 1, sizeof *names);
   for (size_t i = 0; i < p->nplugins; i++) names[i] = p->plugins[i]->desc->name;

@@ -58,6 +58,12 @@ int plan_cases(const struct plan_request *rq, struct plan *p);
 int plan_build(const struct plan_request *rq, struct plan *p);
 void plan_release(struct plan *p);
 
+/* Keep only the cases for which keep(arg, plugin, case) returns 1, in
+ * order, and the selected plugins that still have a case (bench peak's
+ * plan: its peak plugins, less what is measured already). */
+typedef int (*plan_keep_fn)(void *arg, const struct plugin *pl, const struct case_def *c);
+void plan_keep_cases(struct plan *p, plan_keep_fn keep, void *arg);
+
 /* The names of the selected plugins (an array of p->nplugins; free it). */
 const char **plan_plugin_names(const struct plan *p);
 

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "backend/backends.h"
@@ -12,6 +11,7 @@
 #include "core/util.h"
 #include "machine/cpu_model.h"
 #include "results/io.h"
+#include "results/roofs_file.h"
 #include "run/measure.h"
 
 static void device_child(void *arg, int fd) {
@@ -46,15 +46,8 @@ int tune_device_probe(const struct plugin *pl, double timeout_s, int debug, stru
              out.interrupted ? "interrupted" : out.timed_out ? "hung" : "crashed or exited");
   }
   if (rc == BENCH_OK) {
-    const char *dev = kv_list_get(got.ninfo, got.info, "device");
-    const char *drv = kv_list_get(got.ninfo, got.info, "driver");
-    const char *arch = kv_list_get(got.ninfo, got.info, "arch");
-    char *cpu = NULL;
-    struct utsname u;
-    if (!dev) dev = cpu = cpu_model();
-    if (!arch && uname(&u) == 0) arch = u.machine;
-    d->name = xstrdup(dev ? dev : "unknown");
-    d->key = xasprintf("device=%s;driver=%s;arch=%s", d->name, drv ? drv : "-", arch ? arch : "-");
+    char *cpu = cpu_model();
+    case_device_key(&got, cpu, &d->name, &d->key);
     free(cpu);
   }
   case_result_release(&got);

@@ -386,7 +386,6 @@ static char *failed_case(const struct rs_entry *e) {
 void roofs_build(const struct result_set *s, const size_t *idx, size_t n, const char *results_dir,
                  struct roof_set *out) {
   roofs_load_measured(results_dir, out);
-  size_t nmeasured = out->n;
   int *fallback = NULL; /* per roof: its lines come from the cases and the data sheet */
   /* a device gets a roof only when one of its cases has data (an OK case
    * with samples): a plugin that was only SKIPPED names no device */
@@ -456,7 +455,6 @@ void roofs_build(const struct result_set *s, const size_t *idx, size_t n, const 
     free(compute_why[i]);
     free(memory_why[i]);
   }
-  (void)nmeasured;
   free(compute_why);
   free(memory_why);
   free(fallback);
@@ -723,7 +721,11 @@ void roofs_annotate(const char *results_dir, const struct run_env *env, struct c
   if (roof && roof->n) {
     if (is_cpu(r) && env) fill_caps(roof, &env->caches);
     struct roof_choice c;
-    if (roof_choose(roof, r, &c) >= 0) {
+    int rc = roof_choose(roof, r, &c);
+    /* a peak plugin's case of a roof not in the file yet is that roof's
+     * first measurement (bench peak records it after): nothing to say */
+    if (rc == 1 && info_of(r, "roof")) rc = -1;
+    if (rc >= 0) {
       struct case_roof *x = r->roof = xcalloc(1, sizeof *r->roof);
       x->id = xstrdup(c.id ? c.id : "");
       x->unit = xstrdup(c.unit ? c.unit : "");

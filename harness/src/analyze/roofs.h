@@ -133,8 +133,10 @@ void roof_choice_release(struct roof_choice *c);
 
 /* At run time, as a case ends: its roof from the measured roofs of
  * results_dir (re-read each time, so a bench peak run sees its own
- * records), into r->roof; nothing when that device has no measured roof
- * or the case has nothing to place. env is the run's (CPU model, caches). */
+ * records), into r->roof; nothing when that device has no measured roof,
+ * the case has nothing to place, or it is a peak plugin's case of a roof
+ * the file does not hold yet (its first measurement). env is the run's
+ * (CPU model, caches). */
 void roofs_annotate(const char *results_dir, const struct run_env *env, struct case_result *r);
 
 #endif

@@ -40,6 +40,12 @@ int cpu_peak_roof(const struct bench_host *host, const struct bench_roof *roof, 
   return ext->set_roof(host, &r);
 }
 
+int cpu_peak_compare(const struct bench_host *host, const struct bench_compare *c) {
+  const struct bench_ext_compare *cmp = bench_host_extension(host, BENCH_EXT_COMPARE);
+  if (!cmp) return host->skip(host, "needs a bench harness with bench.compare/1 (ABI 1.1)");
+  return cmp->compare(host, c);
+}
+
 /* ---- memory levels -------------------------------------------------------------- */
 
 int cpu_peak_sharers(int level, int threads) {

@@ -22,6 +22,28 @@
 #define CPU_PEAK_NAME(name) name
 #endif
 
+/* The entry of a peak plugin: its file's params, setup, run, verify and
+ * teardown; ABI 1.1 (bench.compare/1) and later. */
+#define CPU_PEAK_PLUGIN(plugin_name, plugin_description)                         \
+  BENCH_PLUGIN_DEFINE = {                                                         \
+      .abi_version = BENCH_ABI_VERSION,                                           \
+      .name = CPU_PEAK_NAME(plugin_name),                                         \
+      .backend = "cpu",                                                           \
+      .operation = "peak",                                                        \
+      .description = plugin_description,                                          \
+      .params = params,                                                           \
+      .setup = setup,                                                             \
+      .run = run,                                                                 \
+      .verify = verify,                                                           \
+      .teardown = teardown,                                                       \
+      .abi_needed = BENCH_ABI_1_1,                                                \
+      BENCH_PLUGIN_SIZES,                                                         \
+  }
+
+/* From verify(): the output against the plugin's reference through
+ * bench.compare/1 (what gates a roof); SKIPPED on a harness without it. */
+int cpu_peak_compare(const struct bench_host *host, const struct bench_compare *c);
+
 /* ---- the roof ------------------------------------------------------------- */
 
 /* The roof id's suffix for a case on `threads` threads whose `threads`

@@ -231,15 +231,13 @@ static int array_reference(const struct bench_host *host, void *user, int64_t st
 
 static int verify(const struct bench_host *host, void *state) {
   struct bw *s = state;
-  const struct bench_ext_compare *cmp = bench_host_extension(host, BENCH_EXT_COMPARE);
-  if (!cmp) return host->skip(host, "needs a bench harness with bench.compare/1 (ABI 1.1)");
   const int read = s->kernel == READ;
   const struct bench_compare c = {
       .name = read ? "sums" : "dst", .dtype = BENCH_F64, .ref_dtype = BENCH_F64,
       .count = (int64_t)s->threads * (read ? s->units : s->stride), .cols = read ? s->units : s->stride,
       .out = read ? s->sums : s->dst, .ref_fn = read ? sum_reference : array_reference, .user = s,
       .tol = BENCH_TOL_EXACT};
-  return cmp->compare(host, &c);
+  return cpu_peak_compare(host, &c);
 }
 
 static void teardown(const struct bench_host *host, void *state) {
@@ -254,18 +252,6 @@ static void teardown(const struct bench_host *host, void *state) {
   free(s);
 }
 
-BENCH_PLUGIN_DEFINE = {
-    .abi_version = BENCH_ABI_VERSION,
-    .name = CPU_PEAK_NAME("peak_cpu_bw"),
-    .backend = "cpu",
-    .operation = "peak",
-    .description = "bandwidth per cache level and memory: read, write, copy, triad over a "
-                   "working-set sweep, compared exactly (roofs l1 l2 l3 dram, .1t)",
-    .params = params,
-    .setup = setup,
-    .run = run,
-    .verify = verify,
-    .teardown = teardown,
-    .abi_needed = BENCH_ABI_1_1,
-    BENCH_PLUGIN_SIZES,
-};
+CPU_PEAK_PLUGIN("peak_cpu_bw",
+                "bandwidth per cache level and memory: read, write, copy, triad over a "
+                "working-set sweep, compared exactly (roofs l1 l2 l3 dram, .1t)");

@@ -260,13 +260,11 @@ static int reference(const struct bench_host *host, void *user, int64_t start, i
 
 static int verify(const struct bench_host *host, void *state) {
   struct fma *s = state;
-  const struct bench_ext_compare *cmp = bench_host_extension(host, BENCH_EXT_COMPARE);
-  if (!cmp) return host->skip(host, "needs a bench harness with bench.compare/1 (ABI 1.1)");
   const struct bench_compare c = {.name = "accumulators", .dtype = s->dtype, .ref_dtype = BENCH_F64,
                                   .count = (int64_t)s->threads * CHAINS * s->lanes,
                                   .cols = s->lanes, .out = s->out, .ref_fn = reference, .user = s,
                                   .tol = BENCH_TOL_EXACT};
-  return cmp->compare(host, &c);
+  return cpu_peak_compare(host, &c);
 }
 
 static void teardown(const struct bench_host *host, void *state) {
@@ -279,18 +277,6 @@ static void teardown(const struct bench_host *host, void *state) {
   free(s);
 }
 
-BENCH_PLUGIN_DEFINE = {
-    .abi_version = BENCH_ABI_VERSION,
-    .name = CPU_PEAK_NAME("peak_cpu_fma"),
-    .backend = "cpu",
-    .operation = "peak",
-    .description = "FMA peak per dtype and ISA, one thread and every CPU; every accumulator "
-                   "compared exactly (roofs fp32, fp64, .1t)",
-    .params = params,
-    .setup = setup,
-    .run = run,
-    .verify = verify,
-    .teardown = teardown,
-    .abi_needed = BENCH_ABI_1_1,
-    BENCH_PLUGIN_SIZES,
-};
+CPU_PEAK_PLUGIN("peak_cpu_fma",
+                "FMA peak per dtype and ISA, one thread and every CPU; every accumulator "
+                "compared exactly (roofs fp32, fp64, .1t)");

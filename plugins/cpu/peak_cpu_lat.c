@@ -97,14 +97,12 @@ static int run(const struct bench_host *host, void *state) {
 
 static int verify(const struct bench_host *host, void *state) {
   struct lat *s = state;
-  const struct bench_ext_compare *cmp = bench_host_extension(host, BENCH_EXT_COMPARE);
-  if (!cmp) return host->skip(host, "needs a bench harness with bench.compare/1 (ABI 1.1)");
   const int64_t from = s->rank[s->start - s->ring], to = s->rank[s->cursor - s->ring];
   s->went = (int32_t)((to - from + s->n) % s->n);
   const int32_t want = (int32_t)(s->loads % s->n);
   const struct bench_compare c = {.name = "places gone", .dtype = BENCH_I32, .ref_dtype = BENCH_I32,
                                   .count = 1, .out = &s->went, .ref = &want, .tol = BENCH_TOL_EXACT};
-  return cmp->compare(host, &c);
+  return cpu_peak_compare(host, &c);
 }
 
 static void teardown(const struct bench_host *host, void *state) {
@@ -115,18 +113,6 @@ static void teardown(const struct bench_host *host, void *state) {
   free(s);
 }
 
-BENCH_PLUGIN_DEFINE = {
-    .abi_version = BENCH_ABI_VERSION,
-    .name = CPU_PEAK_NAME("peak_cpu_lat"),
-    .backend = "cpu",
-    .operation = "peak",
-    .description = "load-to-use latency per cache level and memory by a random pointer chase, "
-                   "the places gone compared exactly (roofs lat_l1 .. lat_dram)",
-    .params = params,
-    .setup = setup,
-    .run = run,
-    .verify = verify,
-    .teardown = teardown,
-    .abi_needed = BENCH_ABI_1_1,
-    BENCH_PLUGIN_SIZES,
-};
+CPU_PEAK_PLUGIN("peak_cpu_lat",
+                "load-to-use latency per cache level and memory by a random pointer chase, "
+                "the places gone compared exactly (roofs lat_l1 .. lat_dram)");

@@ -11,8 +11,8 @@
 # FMA chains, bytes of the working set). Then: the verify tier's outputs
 # bitwise equal when run twice; with BENCH_NO_ROOF_EXT=1 the same cases
 # run and are checked, and name no roof; with a fake sysfs whose cpufreq
-# says 3 GHz, the datasheet uses it; with sysfs's caches hidden, the cases
-# still run.
+# says 3 GHz, the datasheet uses it; with sysfs's caches hidden, and with
+# no cache source at all (the stated defaults), the cases still run.
 . "$(dirname "$0")/cpu_lib.sh"
 
 PEAK=peak_cpu_fma,peak_cpu_bw,peak_cpu_lat
@@ -141,4 +141,13 @@ BENCH_SYSFS_ROOT="$T/sys" run_bench --preset smoke --plugin "$PEAK" --param size
   --results-dir "$T/clock"
 expect_rc 0 "a fake sysfs"
 check_peak "$T/clock" clock && ok || fail "results with a fake sysfs"
+
+# No cache source at all: the stated default sizes, said in a note; the
+# levels follow them (the header's figures).
+BENCH_CACHE_SOURCES= run_bench --preset smoke --plugin peak_cpu_bw,peak_cpu_lat,peak_cpu_fma --param size=L1/2,2*LLC \
+  --param isa=scalar --results-dir "$T/nocache"
+expect_rc 0 "no cache source"
+check_peak "$T/nocache" smoke && ok || fail "results with no cache source"
+expect_in "$T/out" 'peak_cpu_bw .*OK' "bw cases run"
+expect_in "$T/out" 'note: this machine does not tell its L1d, L2, L3 size' "the defaults' note"
 finish

@@ -9,8 +9,8 @@
  * cache-relative size is that thread's share of the cache (cpu_peak.h:
  * "LLC/2" on 8 threads sharing an L3 is LLC/16 each, half the L3 in all).
  * Each thread has its own part of every array and sweeps it, `passes`
- * times per iteration (as many as make 16 MiB, so that a thread's part in
- * L1 outlasts waking the threads); it takes its own part first, then what
+ * times per iteration (as many as make 64 MiB, at most 2^16, so that an
+ * iteration on a part in L1 lasts far longer than waking the threads); it takes its own part first, then what
  * is left of the others' (a part in pieces where it is in memory), so a
  * part stays in its thread's caches. The case's roof is the level its
  * working set lives in (cpu_peak_level_of), capacity that level's size;
@@ -33,7 +33,8 @@
 #include "cpu_pool.h"
 #include "cpu_stream.h"
 
-#define PASS_BYTES ((int64_t)16 << 20) /* a thread's bytes per iteration, at least */
+#define PASS_BYTES ((int64_t)64 << 20) /* a thread's bytes per iteration, at least */
+#define PASSES_MAX (1 << 16)
 #define PIECES 8                        /* pieces of a part in memory */
 #define LINE_ELEMS 8                    /* doubles in a cache line */
 #define TRIAD_Q 3.0
@@ -122,7 +123,7 @@ static const struct bench_param params[] = {
      .description = "one thread's working set, all its arrays: 64KiB, or its share of a cache: "
                     "L1/2, L2/2, LLC/2, 8*LLC",
      .defaults = {"L1/2,L2/2,2*LLC", "L1/2,L2/2,LLC/2,8*LLC",
-                  "L1/4,L1/2,L2/4,L2/2,LLC/4,LLC/2,8*LLC,16*LLC", "8,1000,L2/2"}},
+                  "L1/2,L2/2,LLC/4,LLC/2,8*LLC", "8,1000,L2/2"}},
     CPU_THREADS_PARAM("1,0", "1,0", "1,0", "1,3,0"),
     {.name = "stores", .type = BENCH_PARAM_STRING,
      .description = "auto (non-temporal when the working set is in memory), normal, nontemporal",
@@ -154,6 +155,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   const int nontemporal = !strcmp(stores, "nontemporal") || (!strcmp(stores, "auto") && !level.level);
   s->stream_bytes = s->kernel == READ ? 0 : cpu_stream_store_bytes(nontemporal);
   s->passes = ws >= PASS_BYTES ? 1 : (int)((PASS_BYTES + ws - 1) / ws);
+  if (s->passes > PASSES_MAX) s->passes = PASSES_MAX;
   s->units = s->passes == 1 ? PIECES : 1;
 
   const size_t n = (size_t)s->threads * (size_t)s->stride;

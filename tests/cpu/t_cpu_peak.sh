@@ -133,8 +133,8 @@ expect_rc 0 "verify tier"
 check_peak "$T/verify" verify && ok || fail "verify results"
 
 # An older harness (or BENCH_NO_ROOF_EXT=1): the same cases, checked, no roof.
-BENCH_NO_ROOF_EXT=1 run_bench --preset smoke --plugin "$PEAK" --param threads=1 --param size=L1/2,2*LLC \
-  --results-dir "$T/noroof"
+BENCH_NO_ROOF_EXT=1 run_bench --preset smoke --plugin "$PEAK" --param threads=1 --param size=L1/2,4*LLC \
+  --param kernel=copy --results-dir "$T/noroof"
 expect_rc 0 "without bench.roof/1"
 check_peak "$T/noroof" noroof && ok || fail "results without bench.roof/1"
 
@@ -142,14 +142,14 @@ check_peak "$T/noroof" noroof && ok || fail "results without bench.roof/1"
 # caches' folder and the topology): 3 GHz; the cases still run and check.
 mkdir -p "$T/sys/devices/system/cpu/cpu0/cpufreq"
 echo 3000000 >"$T/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"
-BENCH_SYSFS_ROOT="$T/sys" run_bench --preset smoke --plugin "$PEAK" --param size=L1/2,L2/2,2*LLC \
-  --results-dir "$T/clock"
+BENCH_SYSFS_ROOT="$T/sys" run_bench --preset smoke --plugin "$PEAK" --param size=L1/2,L2/2,4*LLC \
+  --param kernel=read,triad --results-dir "$T/clock"
 expect_rc 0 "a fake sysfs"
 check_peak "$T/clock" clock && ok || fail "results with a fake sysfs"
 
 # No cache source at all: the stated default sizes, said in a note; the
 # levels follow them (the header's figures).
-BENCH_CACHE_SOURCES= run_bench --preset smoke --plugin peak_cpu_bw,peak_cpu_lat,peak_cpu_fma --param size=L1/2,2*LLC \
+BENCH_CACHE_SOURCES= run_bench --preset smoke --plugin "$PEAK" --param size=L1/2,4*LLC --param kernel=write \
   --param isa=scalar --results-dir "$T/nocache"
 expect_rc 0 "no cache source"
 check_peak "$T/nocache" smoke && ok || fail "results with no cache source"

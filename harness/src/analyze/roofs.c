@@ -536,10 +536,18 @@ static void add_source(struct strbuf *sb, const struct roof_line *l, int with_id
   strbuf_adds(sb, l->source);
 }
 
-/* The note of a placed case: over 100% always says which roof and why. */
-static char *place_note(const struct roof_choice *c, const struct roof_line *bind, struct strbuf *caveat) {
-  if (!(c->fraction > 1 + 1e-9)) return caveat->len ? strbuf_detach(caveat) : NULL;
+/* The note of a placed case: over 100% always says which roof and why.
+ * caveat: what stood in for what (it can overstate the share: a larger
+ * level's roof, a one-thread roof, the vector roof of a matrix case);
+ * also: a ceiling left out of the roofline (it can only understate). */
+static char *place_note(const struct roof_choice *c, const struct roof_line *bind, struct strbuf *caveat,
+                        struct strbuf *also) {
   struct strbuf sb = STRBUF_INIT;
+  if (!(c->fraction > 1 + 1e-9)) {
+    if (caveat->len) strbuf_adds(&sb, caveat->buf);
+    if (also->len) strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", also->buf);
+    return sb.len ? strbuf_detach(&sb) : NULL;
+  }
   strbuf_addf(&sb, "above the %s %s roof: ", origin_word(bind->origin), bind->id);
   if (caveat->len) strbuf_adds(&sb, caveat->buf);
   else if (bind->kind == ROOF_LATENCY ? bind->low > 0 && bind->value / c->fraction >= bind->low
@@ -553,7 +561,7 @@ static char *place_note(const struct roof_choice *c, const struct roof_line *bin
     strbuf_adds(&sb, "the case beats the published figure");
   else
     strbuf_adds(&sb, "the case beats the best case of its kind");
-  strbuf_release(caveat);
+  if (also->len) strbuf_addf(&sb, "; %s", also->buf);
   return strbuf_detach(&sb);
 }
 
@@ -574,7 +582,7 @@ int roof_choose(const struct roof *r, const struct case_result *c, struct roof_c
   out->fraction = -1;
   const struct stats *t = case_time(c);
   if (!r || c->status != CASE_OK || !(c->nsamples > 0 && t->n > 0 && t->median > 0)) return -1;
-  struct strbuf caveat = STRBUF_INIT, src = STRBUF_INIT;
+  struct strbuf caveat = STRBUF_INIT, also = STRBUF_INIT, src = STRBUF_INIT;
   const char *own = info_of(c, "roof");
   int one = one_thread(c);
   const struct roof_line *bind = NULL;
@@ -654,12 +662,12 @@ int roof_choose(const struct roof *r, const struct case_result *c, struct roof_c
     }
     if (c->flops > 0 && !cl) {
       char *w = xasprintf("no %s roof: against the memory roof alone", cwant);
-      caveat_add(&caveat, w);
+      caveat_add(&also, w);
       free(w);
     }
     if (c->flops > 0 && c->bytes > 0 && !ml) {
       char *w = xasprintf("no %s roof: against the compute roof alone", mwant);
-      caveat_add(&caveat, w);
+      caveat_add(&also, w);
       free(w);
     }
     free(cwant);
@@ -689,6 +697,7 @@ int roof_choose(const struct roof *r, const struct case_result *c, struct roof_c
       free(out->id);
       out->id = NULL;
       strbuf_release(&caveat);
+      strbuf_release(&also);
       strbuf_release(&src);
       return -1;
     }
@@ -698,8 +707,9 @@ int roof_choose(const struct roof *r, const struct case_result *c, struct roof_c
   }
   out->unit = bind->unit;
   out->source = strbuf_detach(&src);
-  out->note = place_note(out, bind, &caveat);
+  out->note = place_note(out, bind, &caveat, &also);
   strbuf_release(&caveat);
+  strbuf_release(&also);
   return 0;
 }
 

@@ -12,7 +12,7 @@
 
 struct summary_case {
   const struct bench_plugin *pl;
-  struct case_result r; /* identity, status, message, median, settled only */
+  struct case_result r; /* identity, status, message, median, settled, work only */
   int throttled;        /* the throttle rule marked it (telemetry) */
   char *throttled_by;
 };
@@ -30,6 +30,9 @@ void run_summary_add(struct run_summary *s, const struct bench_plugin *pl, const
   d->status = r->status;
   d->message = r->message ? xstrdup(r->message) : NULL;
   d->settled = r->settled;
+  d->flops = r->flops;
+  d->bytes = r->bytes;
+  d->items = r->items;
   d->host_clock = r->host_clock;
   d->device = r->device;
   c->throttled = r->telemetry && r->telemetry->throttled;

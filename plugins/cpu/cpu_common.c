@@ -92,6 +92,43 @@ int cpu_stream_output(const struct bench_host *host, int64_t bytes) {
   return bytes > cpu_llc_bytes();
 }
 
+/* ---- pointer rings ------------------------------------------------------------ */
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void cpu_ring_link(struct cpu_ring_node *ring, uint32_t *order, int64_t n, uint64_t seed) {
+  /* Sattolo's shuffle: a uniformly random single cycle through all nodes. */
+  for (int64_t i = 0; i < n; i++) order[i] = (uint32_t)i;
+  for (int64_t i = n - 1; i > 0; i--) {
+    const int64_t j = (int64_t)(splitmix64(&seed) % (uint64_t)i);
+    const uint32_t t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  for (int64_t i = 0; i < n; i++) ring[order[i]].next = &ring[order[(i + 1) % n]];
+}
+
+const struct cpu_ring_node *cpu_ring_chase(const struct cpu_ring_node *p, int64_t loads) {
+  int64_t i = 0;
+  for (; i + 8 <= loads; i += 8) {
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+    p = p->next;
+  }
+  for (; i < loads; i++) p = p->next;
+  return p;
+}
+
 /* ---- element types ---------------------------------------------------------- */
 
 #if defined(__x86_64__) && defined(__GNUC__)

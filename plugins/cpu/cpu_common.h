@@ -60,6 +60,24 @@ void cpu_stream_fence(void);
  * larger than the last-level cache (cpu_caches_note when that is a default). */
 int cpu_stream_output(const struct bench_host *host, int64_t bytes);
 
+/* ---- pointer rings (memlat_cpu, peak_cpu_lat) ----------------------------- */
+
+/* One node of a pointer ring: a whole cache line. */
+#define CPU_RING_LINE 64
+struct cpu_ring_node {
+  struct cpu_ring_node *next;
+  char pad[CPU_RING_LINE - sizeof(struct cpu_ring_node *)];
+};
+
+/* Links ring[0, n) (n >= 2) into one random cycle: order[0, n) gets a
+ * uniformly random cyclic permutation (Sattolo's shuffle, SplitMix64 from
+ * seed) and ring[order[i]].next = &ring[order[(i + 1) % n]], so the node
+ * k links after order[p] is order[(p + k) % n]. */
+void cpu_ring_link(struct cpu_ring_node *ring, uint32_t *order, int64_t n, uint64_t seed);
+
+/* The node reached from p after `loads` dependent loads (p->next ...). */
+const struct cpu_ring_node *cpu_ring_chase(const struct cpu_ring_node *p, int64_t loads);
+
 /* ---- element types ------------------------------------------------------ */
 
 /* Names, sizes and conversions: <bench/dtype.h> (bench_param_dtype in

@@ -20,11 +20,7 @@
 #include "bench/plugin.h"
 #include "cpu_common.h"
 #include "cpu_pool.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define HAVE_STREAM_STORES 1
-#endif
+#include "cpu_stream.h"
 
 #define SCALAR 3.0
 #define GRAIN 4096 /* elements: 32 KiB, so every thread's part is aligned */
@@ -39,78 +35,14 @@ struct membw {
   struct cpu_pool *pool;
 };
 
-#ifdef HAVE_STREAM_STORES
-/* The streaming loops with 64-byte stores, a whole cache line each (on
- * Zen 5, copy +5% at the median, +6% best, against 16-byte ones, A/B
- * interleaved): STREAM built with -march=native on an AVX-512 machine does
- * the same. i0 is 64-byte aligned. */
-__attribute__((target("avx512f"))) static void stream_range_512(
-    double *restrict dst, const double *restrict x, const double *restrict y, double q,
-    int64_t i0, int64_t i1) {
-  const __m512d vq = _mm512_set1_pd(q);
-  int64_t i = i0;
-  if (x && y)
-    for (; i + 8 <= i1; i += 8)
-      _mm512_stream_pd(dst + i, _mm512_add_pd(_mm512_load_pd(x + i),
-                                              _mm512_mul_pd(vq, _mm512_load_pd(y + i))));
-  else if (x)
-    for (; i + 8 <= i1; i += 8) _mm512_stream_pd(dst + i, _mm512_load_pd(x + i));
-  else
-    for (; i + 8 <= i1; i += 8) _mm512_stream_pd(dst + i, _mm512_mul_pd(vq, _mm512_load_pd(y + i)));
-  for (; i < i1; i++) dst[i] = (x ? x[i] : 0.0) + (y ? q * y[i] : 0.0);
-  _mm_sfence();
-}
-#endif
-
-/* dst = x + q y over [i0, i1), y or x may be NULL: the four kernels in one
- * loop shape. Streaming stores bypass the caches (parts are 32 KiB aligned). */
-CPU_MULTIVERSION
-static void kernel_range(double *restrict dst, const double *restrict x,
-                         const double *restrict y, double q, int64_t i0, int64_t i1,
-                         int stream_bytes) {
-#ifdef HAVE_STREAM_STORES
-  if (stream_bytes == 64) {
-    stream_range_512(dst, x, y, q, i0, i1);
-    return;
-  }
-  if (stream_bytes) {
-    int64_t i = i0;
-    if (x && y)
-      for (; i + 2 <= i1; i += 2)
-        _mm_stream_pd(dst + i, _mm_add_pd(_mm_load_pd(x + i),
-                                          _mm_mul_pd(_mm_set1_pd(q), _mm_load_pd(y + i))));
-    else if (x)
-      for (; i + 2 <= i1; i += 2) _mm_stream_pd(dst + i, _mm_load_pd(x + i));
-    else
-      for (; i + 2 <= i1; i += 2)
-        _mm_stream_pd(dst + i, _mm_mul_pd(_mm_set1_pd(q), _mm_load_pd(y + i)));
-    for (; i < i1; i++) dst[i] = (x ? x[i] : 0.0) + (y ? q * y[i] : 0.0);
-    _mm_sfence();
-    return;
-  }
-#else
-  (void)stream_bytes;
-#endif
-  if (x && y) {
-#pragma omp simd
-    for (int64_t i = i0; i < i1; i++) dst[i] = x[i] + q * y[i];
-  } else if (x) {
-#pragma omp simd
-    for (int64_t i = i0; i < i1; i++) dst[i] = x[i];
-  } else {
-#pragma omp simd
-    for (int64_t i = i0; i < i1; i++) dst[i] = q * y[i];
-  }
-}
-
 static void run_range(void *arg, int64_t i0, int64_t i1, int tid) {
   (void)tid;
   const struct membw *s = arg;
   switch (s->kernel) {
-  case COPY: kernel_range(s->c, s->a, NULL, 1.0, i0, i1, s->stream_bytes); break;
-  case SCALE: kernel_range(s->b, NULL, s->c, SCALAR, i0, i1, s->stream_bytes); break;
-  case ADD: kernel_range(s->c, s->a, s->b, 1.0, i0, i1, s->stream_bytes); break;
-  case TRIAD: kernel_range(s->a, s->b, s->c, SCALAR, i0, i1, s->stream_bytes); break;
+  case COPY: cpu_stream_kernel(s->c, s->a, NULL, 1.0, i0, i1, s->stream_bytes); break;
+  case SCALE: cpu_stream_kernel(s->b, NULL, s->c, SCALAR, i0, i1, s->stream_bytes); break;
+  case ADD: cpu_stream_kernel(s->c, s->a, s->b, 1.0, i0, i1, s->stream_bytes); break;
+  case TRIAD: cpu_stream_kernel(s->a, s->b, s->c, SCALAR, i0, i1, s->stream_bytes); break;
   }
 }
 
@@ -155,11 +87,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   const char *stores = host->param_str(host, "stores");
   const int nontemporal = !strcmp(stores, "nontemporal") ||
                           (!strcmp(stores, "auto") && 3 * s->n * (int64_t)sizeof(double) > llc);
-#ifdef HAVE_STREAM_STORES
-  s->stream_bytes = nontemporal ? (__builtin_cpu_supports("avx512f") ? 64 : 16) : 0;
-#else
-  (void)nontemporal;
-#endif
+  s->stream_bytes = cpu_stream_store_bytes(nontemporal);
 
   if (!(s->pool = cpu_pool_from_param(host, s->n, GRAIN))) return BENCH_ERROR;
   const size_t b = (size_t)s->n * sizeof(double);

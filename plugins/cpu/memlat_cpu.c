@@ -14,25 +14,13 @@
 #include "bench/plugin.h"
 #include "cpu_common.h"
 
-#define LINE 64
-
-struct node {
-  struct node *next;
-  char pad[LINE - sizeof(struct node *)];
-};
+#define LINE CPU_RING_LINE
 
 struct memlat {
-  struct node *ring;
-  struct node *cursor; /* where the chase stopped: the next one goes on */
+  struct cpu_ring_node *ring;
+  const struct cpu_ring_node *cursor; /* where the chase stopped: the next one goes on */
   int64_t loads;
 };
-
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 static const struct bench_param params[] = {
     {.name = "size", .type = BENCH_PARAM_STRING,
@@ -66,16 +54,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     free(order);
     return host->fail(host, "out of memory for a %lld-node ring", (long long)n);
   }
-  /* Sattolo's shuffle: a uniformly random single cycle through all nodes. */
-  uint64_t seed = 0x5eed;
-  for (int64_t i = 0; i < n; i++) order[i] = (uint32_t)i;
-  for (int64_t i = n - 1; i > 0; i--) {
-    const int64_t j = (int64_t)(splitmix64(&seed) % (uint64_t)i);
-    const uint32_t t = order[i];
-    order[i] = order[j];
-    order[j] = t;
-  }
-  for (int64_t i = 0; i < n; i++) s->ring[order[i]].next = &s->ring[order[(i + 1) % n]];
+  cpu_ring_link(s->ring, order, n, 0x5eed);
   free(order);
   s->cursor = s->ring;
 
@@ -92,20 +71,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
 static int run(const struct bench_host *host, void *state) {
   (void)host;
   struct memlat *s = state;
-  const struct node *p = s->cursor;
-  int64_t i = 0;
-  for (; i + 8 <= s->loads; i += 8) {
-    p = p->next;
-    p = p->next;
-    p = p->next;
-    p = p->next;
-    p = p->next;
-    p = p->next;
-    p = p->next;
-    p = p->next;
-  }
-  for (; i < s->loads; i++) p = p->next;
-  s->cursor = (struct node *)p;
+  s->cursor = cpu_ring_chase(s->cursor, s->loads);
   return BENCH_OK;
 }
 

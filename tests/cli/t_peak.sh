@@ -140,4 +140,11 @@ expect_in "$(roofs)" '^K	' "the file is whole"
 run_bench peak --plugin-dir "$FX_GOOD" --plugin fx_ok --results-dir "$R"
 expect_rc 2 "not a peak plugin"
 expect_in "$T/err" 'plugin fx_ok is not a peak plugin' "named"
+
+# 9. The run summary sets an implementation choice against another only
+#    when both do the same work (kind=fma counts FLOPs, kind=bw bytes).
+run_bench --plugin-dir "$PK" --preset "$T/quick.ini" --results-dir "$T/r9" --plugin fx_peak_good --param kind=fma,bw
+expect_rc 0 "a run of two kinds"
+expect_in "$T/out" 'fx_peak_good .*kind=bw .*OK' "both kinds ran"
+expect_not_in "$T/out" 'faster than' "no time ratio between cases of different work"
 finish

@@ -15,7 +15,8 @@ mkdir -p "$O"
 
 # The shared objects every CPU plugin links: bench_cpu_common + bench_machine.
 common=()
-for f in plugins/cpu/cpu_common.c plugins/cpu/cpu_pool.c plugins/cpu/cpu_rowops.c harness/src/machine/cpu_caches.c; do
+for f in plugins/cpu/cpu_common.c plugins/cpu/cpu_pool.c plugins/cpu/cpu_rowops.c plugins/cpu/cpu_stream.c \
+  plugins/cpu/cpu_peak.c harness/src/machine/cpu_caches.c; do
   if $CC $W -fopenmp-simd -fno-trapping-math -fPIC -fvisibility=hidden -I"$SRC/harness/include" \
     -I"$SRC/harness/src/machine" -I"$SRC/plugins/cpu" -c "$SRC/$f" -o "$O/$(basename "$f").o" 2>"$T/cc.err"; then
     ok; common+=("$O/$(basename "$f").o")

@@ -203,6 +203,14 @@ static void build_run(struct run_file *f) {
   snprintf(r->output_hash, sizeof r->output_hash, "%s", "8c3f0a1b2c3d4e5f");
   kv_list_add(&r->ninfo, &r->info, "device", "Example GPU 9000");
   kv_list_add(&r->ninfo, &r->info, "driver", "exdrv 1.2.3");
+  /* measured against a roofline of the folder's measured roofs */
+  r->roof = xcalloc(1, sizeof *r->roof);
+  r->roof->id = xstrdup("fp32+l2");
+  r->roof->unit = xstrdup("GFLOP/s");
+  r->roof->value = 250;
+  r->roof->pct = 19.0625;
+  r->roof->source = xstrdup("fp32 measured 2026-11-20 by peak_fma kernel=fma; l2 measured 2026-11-20 by peak_bw "
+                            "size=4MiB (l2 binds at 10.67 FLOP/byte)");
   r->memory = (struct case_memory){1, 47u << 20, 5u << 20, "case"};
 
   /* 1: OK, host time only, did not settle. */
@@ -214,6 +222,13 @@ static void build_run(struct run_file *f) {
   r->settle_note = xstrdup("did not settle: noise (median's 95% CI) 14.00% > target 2.00% after 5 samples in 1.25 s (max_time)");
   set_check(r, "sampled+freivalds", 1, 1.9073486328125e-06, 3.814697265625e-06, 576, 0);
   kv_list_add(&r->ninfo, &r->info, "device", "Example GPU 9000");
+  /* its roof is not measured: an id and a note, no share */
+  r->roof = xcalloc(1, sizeof *r->roof);
+  r->roof->id = xstrdup("fp64");
+  r->roof->unit = xstrdup("");
+  r->roof->pct = -1;
+  r->roof->source = xstrdup("");
+  r->roof->note = xstrdup("no fp64 roof for this device");
   r->memory = (struct case_memory){1, 3221225472u, 6u << 20, "process"}; /* 3 GiB, not resettable */
 
   /* 2: SKIPPED before measuring. */
@@ -415,6 +430,14 @@ static void check_same_case(const struct case_result *a, const struct case_resul
   CHECK(same_kv(a->ninfo, a->info, b->ninfo, b->info));
   CHECK(same_samples(a->clock_mhz, b->clock_mhz, a->nsamples));
   check_same_telemetry(a->telemetry, b->telemetry);
+  CHECK(!a->roof == !b->roof);
+  if (a->roof && b->roof) {
+    CHECK_STR(a->roof->id, b->roof->id);
+    CHECK_STR(a->roof->unit, b->roof->unit);
+    CHECK(same_double(a->roof->value, b->roof->value) && same_double(a->roof->pct, b->roof->pct));
+    CHECK_STR(a->roof->source, b->roof->source);
+    CHECK(same_str(a->roof->note, b->roof->note));
+  }
 }
 
 static void check_same_run(const struct run_file *a, const struct run_file *b) {
@@ -482,6 +505,23 @@ static void test_round_trip(void) {
   memset(&f.env.caches, 0, sizeof f.env.caches);
   char *json = run_file_to_json(&f);
   CHECK(strstr(json, "cpu.caches") == NULL);
+  free(json);
+  round_trip(&f);
+  /* The roofs: each case's fields read back (above); a file written
+   * before them (or by a run whose folder had no measured roofs) has none
+   * and loads with r->roof NULL. */
+  json = run_file_to_json(&f);
+  CHECK(strstr(json, "\"pct_of_roof\": 19.0625") && strstr(json, "\"roof\": \"fp32+l2\"") &&
+        strstr(json, "\"roof_note\": \"no fp64 roof for this device\""));
+  free(json);
+  for (size_t i = 0; i < f.ncases; i++) case_roof_release(f.cases[i].roof), f.cases[i].roof = NULL;
+  json = run_file_to_json(&f);
+  CHECK(strstr(json, "pct_of_roof") == NULL && strstr(json, "roof_source") == NULL);
+  struct run_file back;
+  char err[256] = "";
+  REQUIRE(run_file_from_json(json, &back, err, sizeof err) == 0);
+  for (size_t i = 0; i < back.ncases; i++) CHECK(back.cases[i].roof == NULL);
+  run_file_release(&back);
   free(json);
   round_trip(&f);
   run_file_release(&f);

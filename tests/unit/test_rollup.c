@@ -95,13 +95,13 @@ static void test_header(void) {
   struct strbuf want = STRBUF_INIT;
   size_t n = 0;
   for (; rollup_columns[n]; n++) strbuf_addf(&want, "%s%s", n ? "," : "", rollup_columns[n]);
-  CHECK(n == 46);
+  CHECK(n == 50);
   CHECK_STR(want.buf,
             "date,host,tag,plugin,backend,operation,preset,params,status,samples,timer,"
             "median_ms,mean_ms,min_ms,stddev_ms,cv,gflops,gbps,max_abs_err,max_rel_err,"
             "rtol,atol,settled,source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,"
             "tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,"
-            "power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,max_ms,peak_rss_bytes,peak_rss_method");
+            "power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,roof,pct_of_roof,roof_source,roof_note,max_ms,peak_rss_bytes,peak_rss_method");
 
   char *dir = make_tmpdir("rollup");
   REQUIRE(dir);
@@ -150,10 +150,10 @@ static void test_skip_and_sort(void) {
   CHECK(n == 5);
   if (n == 5) {
     CHECK(strncmp(line[0], "date,host,", strlen("date,host,")) == 0);
-    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,max_ms,peak_rss_bytes,peak_rss_method,param.m,param.variant") != NULL);
+    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,roof,pct_of_roof,roof_source,roof_note,max_ms,peak_rss_bytes,peak_rss_method,param.m,param.variant") != NULL);
     CHECK_STR(line[1],
               "2026-11-21,host-a,t1,alpha,cpu,gemm,smoke,\"m=16 variant=a \"\"b\"\", c\",OK,3,"
-              "host,2,2,1,1,0.5,2000,,,,,,yes,2026-11-21_alpha_smoke_t1.2.json,,,,1,3,0,0,unchecked,,,,,,,,,,,,3,,,16,\"a \"\"b\"\", c\"");
+              "host,2,2,1,1,0.5,2000,,,,,,yes,2026-11-21_alpha_smoke_t1.2.json,,,,1,3,0,0,unchecked,,,,,,,,,,,,,,,,3,,,16,\"a \"\"b\"\", c\"");
     const char *zeta0 = "2026-11-21,host-b,,zeta,cpu,gemm,smoke,\"m=16 ";
     CHECK(strncmp(line[2], zeta0, strlen(zeta0)) == 0);
     /* TIMEOUT: measured but no throughput */
@@ -292,8 +292,8 @@ static void test_each_case_once(void) {
   CHECK(count_str(csv, ",h1,") == 2);
   CHECK(count_str(csv, ",h2,") == 2);
   CHECK(count_str(csv, "INTERRUPTED") == 1); /* h2's: nothing replaced it */
-  CHECK(strstr(csv, ",p,,,smoke,m=1,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.json,,,,,,,,,,,,,,,,,,,,,,,1\n") != NULL);
-  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,,,,2\n") != NULL);
+  CHECK(strstr(csv, ",p,,,smoke,m=1,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.json,,,,,,,,,,,,,,,,,,,,,,,,,,,1\n") != NULL);
+  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,,,,,,,,2\n") != NULL);
   free(csv);
   /* A complete result beats a later interrupted one. */
   const struct case_spec cut[] = {{1, "2", CASE_INTERRUPTED}};
@@ -301,7 +301,7 @@ static void test_each_case_once(void) {
   put_file(dir, "2026-11-21_p_smoke.4.json", d);
   csv = rollup_of(dir);
   REQUIRE(csv);
-  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,,,,2\n") != NULL);
+  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,,,,,,,,2\n") != NULL);
   CHECK(count_str(csv, "\n") == 5);
   free(csv);
   free(a), free(b), free(c), free(d);
@@ -336,7 +336,7 @@ static void test_param_columns(void) {
   size_t n = split_lines(csv, line, 8);
   CHECK(n == 5);
   if (n == 5) {
-    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,max_ms,peak_rss_bytes,peak_rss_method,param.m,param.dtype") != NULL);
+    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,roof,pct_of_roof,roof_source,roof_note,max_ms,peak_rss_bytes,peak_rss_method,param.m,param.dtype") != NULL);
     CHECK(strstr(line[1], ",m=a b=c,OK,") && strstr(line[1], ".json,a b=c,\n") == NULL);
     size_t l1 = strlen(line[1]);
     CHECK(l1 > 6 && strcmp(line[1] + l1 - 7, ",a b=c,") == 0);
@@ -450,6 +450,73 @@ static void test_telemetry_columns(void) {
   free(csv);
   free(json);
   free(neg);
+  rm_tree(dir);
+}
+
+/* The roof columns: a case measured against a roof, one over 100% with
+ * its note, one whose roof is not measured (no share), and one without a
+ * roof (a folder without measured roofs): empty. Read back from the JSON
+ * the run wrote. */
+static void test_roof_columns(void) {
+  char *dir = make_tmpdir("rollup");
+  REQUIRE(dir);
+  const struct case_spec spec[] = {{0, "1", CASE_OK}, {1, "2", CASE_OK}, {2, "3", CASE_OK}, {3, "4", CASE_OK}};
+  char *json = run_json2("h", "2026-11-21T10:00:00.000Z", "roofed", spec, 4);
+  struct run_file f;
+  char err[256];
+  REQUIRE(run_file_from_json(json, &f, err, sizeof err) == 0);
+  free(json);
+  static const struct {
+    const char *id;
+    double value, pct;
+    const char *source, *note;
+  } roofs[3] = {
+      {"fp32+dram", 100, 38.5, "fp32 measured 2026-12-01 by peak_cpu_fma; dram measured 2026-12-01 by peak_cpu_bw", NULL},
+      {"dram", 10, 104.25, "measured 2026-12-01 by peak_cpu_bw kernel=copy",
+       "above the measured dram roof: the working set (256 KiB) fits in l2 (not measured)"},
+      {"fp64", 0, -1, "", "no fp64 roof for this device"},
+  };
+  for (int i = 0; i < 3; i++) {
+    struct case_roof *x = f.cases[i].roof = xcalloc(1, sizeof *x);
+    x->id = xstrdup(roofs[i].id);
+    x->unit = xstrdup(roofs[i].value > 0 ? "GB/s" : "");
+    x->value = roofs[i].value;
+    x->pct = roofs[i].pct;
+    x->source = xstrdup(roofs[i].source);
+    x->note = roofs[i].note ? xstrdup(roofs[i].note) : NULL;
+  }
+  json = run_file_to_json(&f);
+  run_file_release(&f);
+  put_file(dir, "2026-11-21_roofed_smoke.json", json);
+  char *csv = rollup_of(dir);
+  REQUIRE(csv);
+  char *line[8];
+  size_t n = split_lines(csv, line, 8);
+  REQUIRE(n == 5);
+  static const struct {
+    const char *col, *want[4];
+  } cols[] = {
+      {"roof", {"fp32+dram", "dram", "fp64", ""}},
+      {"pct_of_roof", {"38.5", "104.25", "", ""}},
+      {"roof_note", {"", "above the measured dram roof: the working set (256 KiB) fits in l2 (not measured)",
+                     "no fp64 roof for this device", ""}},
+      {"param.m", {"1", "2", "3", "4"}},
+  };
+  for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+    for (int r = 0; r < 4; r++) {
+      char buf[128];
+      const char *got = field_of(line[0], line[1 + r], cols[c].col, buf, sizeof buf);
+      if (strcmp(got, cols[c].want[r]) != 0) {
+        test_failures_++;
+        fprintf(stderr, "row %d %s: \"%s\", want \"%s\"\n", r, cols[c].col, got, cols[c].want[r]);
+      }
+      test_checks_++;
+    }
+  /* the source: "fp32 measured ...; dram ..." holds no comma, so field_of sees it whole */
+  char buf[256];
+  CHECK_STR(field_of(line[0], line[1], "roof_source", buf, sizeof buf), roofs[0].source);
+  free(csv);
+  free(json);
   rm_tree(dir);
 }
 
@@ -705,4 +772,5 @@ TEST_MAIN(TEST_ENTRY(test_header), TEST_ENTRY(test_skip_and_sort), TEST_ENTRY(te
           TEST_ENTRY(test_read_regular_file), TEST_ENTRY(test_each_case_once),
           TEST_ENTRY(test_param_columns), TEST_ENTRY(test_refuse_contradictions),
           TEST_ENTRY(test_special_files), TEST_ENTRY(test_journal), TEST_ENTRY(test_stale_temp_files),
-          TEST_ENTRY(test_lock), TEST_ENTRY(test_refused_corpus), TEST_ENTRY(test_telemetry_columns))
+          TEST_ENTRY(test_lock), TEST_ENTRY(test_refused_corpus), TEST_ENTRY(test_telemetry_columns),
+          TEST_ENTRY(test_roof_columns))

@@ -13,19 +13,25 @@
  * VK_INPROC_DEVICE set, the host is 1.1 with bench.device/1, whose calls
  * go to stderr ("set_device: BUS|(null) MHZ", "set_clock: MHZ"), and the
  * last line of stderr counts them against the timed calls ("device: N
- * set_device, N set_clock, N timed calls").
- * Prints "<plugin>: OK|SKIPPED|ERROR <message>"; exit 0 for OK or SKIPPED,
- * 1 for ERROR, 2 for a usage error. The plugin is never dlclosed, and the
+ * set_device, N set_clock, N timed calls"). With VK_INPROC_COMPARE set, the
+ * host is 1.1 with bench.compare/1 (an element-wise comparison of its own),
+ * bench.items/1 and bench.roof/1 ("set_roof: ID KIND METHOD" and
+ * "set_items: N UNIT" to stderr), which a 1.1 host of the other two
+ * settings offers too: what the peak plugins need.
+ * Prints "<plugin>: OK|SKIPPED|ERROR|WRONG_ANSWER <message>"; exit 0 for OK
+ * or SKIPPED, 1 for ERROR or WRONG_ANSWER, 2 for a usage error. The plugin is never dlclosed, and the
  * libraries named in VK_INPROC_KEEP (colon-separated: the Vulkan drivers and
  * layers, which the loader dlcloses) are pinned in memory, so that a leak
  * report keeps the module names of its stack frames and a suppression by
  * module can match it. */
 #include <dlfcn.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/dtype.h"
 #include "bench/plugin.h"
 
 struct host {
@@ -34,7 +40,7 @@ struct host {
   int tier;
   char message[1024];
   char value[256];
-  int validation_messages, checks;
+  int validation_messages, checks, wrong;
 };
 
 static struct host *H(const struct bench_host *api) { return (struct host *)api->host_data; }
@@ -150,10 +156,79 @@ static void dev_set_clock(const struct bench_host *api, double mhz) {
 }
 static const struct bench_ext_device ext_device = {dev_set_device, dev_set_clock};
 
+/* bench.compare/1, bench.items/1, bench.roof/1 (a 1.1 host): a comparison
+ * element by element (EXACT: equal, NaN equal to NaN; else |out - ref| <=
+ * atol + rtol |ref| with the given or 1e-5 tolerances), counted as a check;
+ * items and roofs logged. */
+static double element(const void *p, enum bench_dtype t, int64_t i) {
+  switch (t) {
+  case BENCH_F32: return ((const float *)p)[i];
+  case BENCH_F16: return bench_f16_to_f32(((const uint16_t *)p)[i]);
+  case BENCH_BF16: return bench_bf16_to_f32(((const uint16_t *)p)[i]);
+  case BENCH_I8: return ((const int8_t *)p)[i];
+  case BENCH_U8: return ((const uint8_t *)p)[i];
+  case BENCH_I32: return ((const int32_t *)p)[i];
+  default: return ((const double *)p)[i];
+  }
+}
+static int cmp_compare(const struct bench_host *api, const struct bench_compare *c) {
+  if (!c || !c->out || c->count <= 0 || (!c->ref && !c->ref_fn)) return fail(api, "malformed compare");
+  H(api)->checks++;
+  const double rtol = c->tol == BENCH_TOL_EXACT ? 0 : c->rtol > 0 ? c->rtol : 1e-5;
+  const double atol = c->tol == BENCH_TOL_EXACT ? 0 : c->atol > 0 ? c->atol : 1e-5;
+  double buf[1024];
+  for (int64_t s = 0; s < c->count; s += 1024) {
+    const int64_t n = c->count - s < 1024 ? c->count - s : 1024;
+    if (c->ref_fn && c->ref_fn(api, c->user, s, n, buf) != BENCH_OK) return BENCH_ERROR;
+    for (int64_t j = 0; j < n; j++) {
+      const double r = c->ref_fn ? buf[j] : element(c->ref, c->ref_dtype, s + j);
+      const double o = element(c->out, c->dtype, s + j);
+      const int same = (o != o && r != r) || o == r || (rtol + atol > 0 && fabs(o - r) <= atol + rtol * fabs(r));
+      if (!same && !H(api)->wrong) {
+        H(api)->wrong = 1;
+        snprintf(H(api)->message, sizeof H(api)->message, "%s[%lld]: %g, expected %g",
+                 c->name ? c->name : "out", (long long)(s + j), o, r);
+      }
+    }
+  }
+  return BENCH_OK;
+}
+static int cmp_mismatch(const struct bench_host *api, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  record(api, BENCH_OK, fmt, ap);
+  va_end(ap);
+  H(api)->wrong = 1;
+  H(api)->checks++;
+  return BENCH_OK;
+}
+static int cmp_matched(const struct bench_host *api, const char *what) {
+  (void)what;
+  H(api)->checks++;
+  return BENCH_OK;
+}
+static const struct bench_ext_compare ext_compare = {cmp_compare, cmp_mismatch, cmp_matched};
+static void items_set(const struct bench_host *api, double items, const char *unit) {
+  (void)api;
+  fprintf(stderr, "set_items: %g %s\n", items, unit ? unit : "");
+}
+static const struct bench_ext_items ext_items = {items_set};
+static int roof_set(const struct bench_host *api, const struct bench_roof *r) {
+  if (!r || !r->id || !*r->id) return fail(api, "malformed roof");
+  static const char *const kinds[] = {"compute", "bandwidth", "latency"};
+  if ((unsigned)r->kind > 2) return fail(api, "roof kind %d", (int)r->kind);
+  fprintf(stderr, "set_roof: %s %s %s\n", r->id, kinds[r->kind], r->method ? r->method : "");
+  return BENCH_OK;
+}
+static const struct bench_ext_roof ext_roof = {roof_set};
+
 static const void *get_extension(const struct bench_host *api, const char *id) {
   (void)api;
   if (with_slots && id && strcmp(id, BENCH_EXT_PROCESS) == 0) return &ext_process;
   if (with_device && id && strcmp(id, BENCH_EXT_DEVICE) == 0) return &ext_device;
+  if (id && strcmp(id, BENCH_EXT_COMPARE) == 0) return &ext_compare;
+  if (id && strcmp(id, BENCH_EXT_ITEMS) == 0) return &ext_items;
+  if (id && strcmp(id, BENCH_EXT_ROOF) == 0) return &ext_roof;
   return NULL;
 }
 static void set_work(const struct bench_host *api, double f, double b) { (void)api, (void)f, (void)b; }
@@ -192,7 +267,7 @@ static int check(const struct bench_host *api, const struct bench_check *c) {
 static int life(struct host *h) {
   const struct bench_plugin *p = h->p;
   void *ctx = NULL, *state = NULL;
-  h->checks = 0;
+  h->checks = h->wrong = 0;
   int rc = p->init ? p->init(&h->api, &ctx) : BENCH_OK;
   if (rc == BENCH_OK) {
     rc = p->setup(&h->api, ctx, &state);
@@ -241,7 +316,7 @@ int main(int argc, char **argv) {
    * plugin's life twice: the second reuses what the first kept in a slot. */
   with_slots = getenv("VK_INPROC_SLOTS") != NULL;
   with_device = getenv("VK_INPROC_DEVICE") != NULL;
-  const int v11 = with_slots || with_device;
+  const int v11 = with_slots || with_device || getenv("VK_INPROC_COMPARE") != NULL;
   h.api = (struct bench_host){v11 ? BENCH_ABI_1_1 : BENCH_ABI_1_0, &h, param_int, param_float,
                               param_str, skip, fail, logf_, set_info, set_work, set_device_time,
                               fill_random, check, v11 ? get_extension : NULL};
@@ -257,7 +332,8 @@ int main(int argc, char **argv) {
   if (with_device)
     fprintf(stderr, "device: %d set_device, %d set_clock, %d timed calls\n", n_set_device,
             n_set_clock, n_timed);
-  printf("%s: %s %s\n", p->name, rc == BENCH_OK ? "OK" : rc == BENCH_SKIP ? "SKIPPED" : "ERROR",
-         h.message);
-  return rc == BENCH_ERROR ? 1 : 0;
+  const int wrong = rc == BENCH_OK && h.wrong;
+  printf("%s: %s %s\n", p->name,
+         wrong ? "WRONG_ANSWER" : rc == BENCH_OK ? "OK" : rc == BENCH_SKIP ? "SKIPPED" : "ERROR", h.message);
+  return rc == BENCH_ERROR || wrong ? 1 : 0;
 }

@@ -29,7 +29,10 @@ static int cmp_kv(const void *pa, const void *pb) {
 }
 
 char *problem_key(const struct case_result *r) {
-  if (!r->operation || !*r->operation || strcmp(r->operation, "none") == 0) return NULL;
+  /* none: no problem to line up; peak: each peak plugin measures its own
+   * ceiling (bench peak's roofs), never the same problem as another's */
+  if (!r->operation || !*r->operation || strcmp(r->operation, "none") == 0 || strcmp(r->operation, "peak") == 0)
+    return NULL;
   struct kv *p = xcalloc(r->nparams + 1, sizeof *p);
   size_t n = 0;
   int dtype = 0;

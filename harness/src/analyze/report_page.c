@@ -66,8 +66,16 @@ static json_t *cases_json(const struct result_set *s, const size_t *idx, size_t 
     json_object_set_new(o, "gflops", ok && r->flops > 0 ? json_real(r->flops / med) : json_null());
     json_object_set_new(o, "gbps", ok && r->bytes > 0 ? json_real(r->bytes / med) : json_null());
     json_object_set_new(o, "ai", r->flops > 0 && r->bytes > 0 ? json_real(r->flops / r->bytes) : json_null());
-    double frac = ok ? roof_fraction(roof_of(roofs, device), r->flops, r->bytes, med) : -1;
-    json_object_set_new(o, "pct_roof", num_or_null(frac));
+    /* the case's own roof (roofs.h roof_choose: its dtype, its level) */
+    struct roof_choice rc;
+    int placed = roof_choose(roof_of(roofs, device), r, &rc);
+    json_object_set_new(o, "pct_roof", placed == 0 ? num_or_null(rc.fraction) : json_null());
+    json_object_set_new(o, "roof", placed >= 0 && rc.id ? json_string(rc.id) : json_null());
+    json_object_set_new(o, "roof_value", placed == 0 ? json_real(rc.value) : json_null());
+    json_object_set_new(o, "roof_unit", placed == 0 ? json_string(rc.unit) : json_null());
+    json_object_set_new(o, "roof_source", placed == 0 ? json_string(rc.source) : json_null());
+    json_object_set_new(o, "roof_note", rc.note ? json_string(rc.note) : json_null());
+    roof_choice_release(&rc);
     json_array_append_new(arr, o);
   }
   return arr;
@@ -138,18 +146,47 @@ static json_t *compare_json(const struct history *h, double threshold) {
   return o;
 }
 
-static json_t *roofs_json(const struct roof_set *rs) {
+static const char *const kind_names[] = {"compute", "bandwidth", "latency"};
+static const char *const origin_names[] = {"measured", "best case", "data sheet"};
+
+/* Per device: its roofs (each line: id, kind, unit, value and interval,
+ * capacity, the data sheet's figure, source), whether they were measured
+ * (and the file), what is missing or was refused, and how to measure
+ * them where they were not. */
+static json_t *roofs_json(const struct roof_set *rs, const char *dir) {
   json_t *arr = json_array();
   for (size_t i = 0; i < rs->n; i++) {
     const struct roof *r = &rs->roofs[i];
-    json_t *o = json_object();
+    json_t *o = json_object(), *lines = json_array(), *notes = json_array();
+    int measured = r->file && r->n;
     json_object_set_new(o, "device", json_string(r->device));
-    json_object_set_new(o, "peak_gflops", r->peak_gflops > 0 ? json_real(r->peak_gflops) : json_null());
-    json_object_set_new(o, "bw_gbps", r->bw_gbps > 0 ? json_real(r->bw_gbps) : json_null());
-    json_object_set_new(o, "peak_source", r->peak_source ? json_string(r->peak_source) : json_null());
-    json_object_set_new(o, "bw_source", r->bw_source ? json_string(r->bw_source) : json_null());
-    json_object_set_new(o, "peak_missing", r->peak_missing ? json_string(r->peak_missing) : json_null());
-    json_object_set_new(o, "bw_missing", r->bw_missing ? json_string(r->bw_missing) : json_null());
+    json_object_set_new(o, "measured", json_boolean(measured));
+    json_object_set_new(o, "file", r->file ? json_string(r->file) : json_null());
+    for (size_t k = 0; k < r->n; k++) {
+      const struct roof_line *l = &r->lines[k];
+      json_t *j = json_object();
+      json_object_set_new(j, "id", json_string(l->id));
+      json_object_set_new(j, "kind", json_string(kind_names[l->kind]));
+      json_object_set_new(j, "origin", json_string(origin_names[l->origin]));
+      json_object_set_new(j, "unit", json_string(l->unit));
+      json_object_set_new(j, "value", json_real(l->value));
+      json_object_set_new(j, "low", l->low > 0 ? json_real(l->low) : json_null());
+      json_object_set_new(j, "high", l->high > 0 ? json_real(l->high) : json_null());
+      json_object_set_new(j, "capacity_bytes", l->capacity_bytes > 0 ? json_real(l->capacity_bytes) : json_null());
+      json_object_set_new(j, "datasheet", l->datasheet > 0 ? json_real(l->datasheet) : json_null());
+      json_object_set_new(j, "datasheet_how", json_string(l->datasheet_how));
+      json_object_set_new(j, "source", json_string(l->source));
+      json_array_append_new(lines, j);
+    }
+    for (size_t k = 0; k < r->nnotes; k++) json_array_append_new(notes, json_string(r->notes[k]));
+    json_object_set_new(o, "roofs", lines);
+    json_object_set_new(o, "notes", notes);
+    char *how = measured ? NULL
+                         : xasprintf("no measured roofs for this device%s: run 'bench peak --results-dir %s' to "
+                                     "measure them",
+                                     r->n ? " (these are its best cases and the data sheet)" : "", dir);
+    json_object_set_new(o, "how", how ? json_string(how) : json_null());
+    free(how);
     json_array_append_new(arr, o);
   }
   return arr;
@@ -202,7 +239,7 @@ int report_page_build(const struct result_set *set, const char *dir, double thre
   size_t *idx, n;
   rs_latest(set, 1, &idx, &n);
   struct roof_set roofs;
-  roofs_build(set, idx, n, &roofs);
+  roofs_build(set, idx, n, dir, &roofs);
   struct history h;
   history_build(set, threshold, &h);
 
@@ -215,7 +252,7 @@ int report_page_build(const struct result_set *set, const char *dir, double thre
   json_object_set_new(root, "cases", cases_json(set, idx, n, &roofs));
   json_object_set_new(root, "history", history_json(&h));
   json_object_set_new(root, "compare", compare_json(&h, threshold));
-  json_object_set_new(root, "roofs", roofs_json(&roofs));
+  json_object_set_new(root, "roofs", roofs_json(&roofs, dir));
   char **tfiles;
   size_t ntfiles = report_tuning_files(tuning, ntuning, &tfiles);
   json_t *tj = report_tuning_json(tfiles, ntfiles, set, idx, n);

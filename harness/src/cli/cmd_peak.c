@@ -139,7 +139,7 @@ static int plan_ready(void *arg, struct plan *p) {
     printf("bench peak: %zu %s measured already with these plugin files (--force measures again)\n", pk->fresh,
            plural((long)pk->fresh, "case", "cases"));
   if (pk->deferred)
-    printf("bench peak: %zu %s left for a later run: --budget %.0f s holds %zu of about %.0f s each (a rerun "
+    printf("bench peak: %zu %s left for a later run: --budget %.3g s holds %zu of about %.3g s each (a rerun "
            "measures what is missing)\n",
            pk->deferred, plural((long)pk->deferred, "case", "cases"), pk->cli->budget_s, p->cases.n, pk->case_s);
   if (p->cases.n) return 0;

@@ -54,12 +54,15 @@ static const char *const report_usage[] = {
 const struct cmd_spec spec_report = {
     "report", "one HTML page of results, comparisons, history, rooflines and tuning", report_usage, NULL,
     "Writes one HTML file (default DIR/report.html) that opens from disk: a sortable\n"
-    "results table with status, verification and % of roof; compare charts (each case's\n"
-    "newest run against the run before it); history charts; a roofline per device; a\n"
-    "tuning table (bench tune's winners per device, plugin and problem: speedup over the\n"
-    "default with its paired interval and verdict, candidates measured, disqualified and\n"
-    "skipped, and the newest runs that took the winner or ran the defaults) from the\n"
-    "tuning cache, $XDG_CACHE_HOME/bench/tuning/*.tsv, or each --tuning-file FILE.\n"
+    "results table with status, verification and % of roof (each case against its own\n"
+    "roof: its dtype's compute roof and the memory level its working set fits in); compare\n"
+    "charts (each case's newest run against the run before it); history charts; a roofline\n"
+    "per device from the measured roofs of DIR/roofs (bench peak), else its best cases and\n"
+    "a published peak, saying so; a tuning table (bench tune's winners per device, plugin\n"
+    "and problem: speedup over the default with its paired interval and verdict,\n"
+    "candidates measured, disqualified and skipped, and the newest runs that took the\n"
+    "winner or ran the defaults) from the tuning cache, $XDG_CACHE_HOME/bench/tuning/*.tsv,\n"
+    "or each --tuning-file FILE.\n"
     "Chart.js comes from Debian's libjs-chart.js (/usr/share/javascript/chart.js) or\n"
     "--chartjs FILE (also $BENCH_CHARTJS) and is inlined into the page.",
     "Exit status: 0 written; 2 usage error, no results, or no Chart.js.\n",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/baseline.h"
+#include "analyze/roofs.h"
 #include "cli/commands.h"
 #include "core/child.h"
 #include "core/progress.h"
@@ -123,6 +124,7 @@ static void case_ends(void *arg, size_t k, struct case_result *r) {
     free(v);
   }
   baseline_annotate(s->baseline, r);
+  roofs_annotate(s->opt->results_dir, &pp->rf.f.env, r); /* its roof, from the folder's measured roofs */
   s->done++;
   eta_end(&s->eta, pp->first + k, r->wall_s);
   run_summary_add(&s->summary, pp->pl->desc, r);

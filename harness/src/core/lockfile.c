@@ -327,3 +327,25 @@ int lockfile_take_bounded(struct lockfile *lk, const char *what, double max_s, i
   *sig = wait_stop;
   return *sig ? LOCK_INTERRUPTED : LOCK_GAVE_UP;
 }
+
+int lockfile_take_update(struct lockfile *lk, const char *path, const char *noun, const char *kept,
+                         double dflt_s) {
+  char *what = xasprintf("the %s %s", noun, term_str(path));
+  double max = lock_wait_max_s(dflt_s);
+  char holder[160];
+  int sig;
+  int r = lockfile_take_bounded(lk, what, max, &sig, holder, sizeof holder);
+  free(what);
+  if (r == 0) return 0;
+  if (r < 0) return error("cannot lock the %s '%s': %s", noun, path, strerror(errno));
+  if (r == LOCK_INTERRUPTED) {
+    fprintf(stderr, "bench: interrupted by %s while waiting for the lock on the %s %s (%s): %s\n", strsignal(sig),
+            noun, term_str(path), holder, kept);
+    fflush(stderr);
+    raise(sig);
+    return -1;
+  }
+  warning("gave up waiting for the lock on the %s %s after %g s (%s; BENCH_LOCK_WAIT_S sets the bound): %s", noun,
+          term_str(path), max, holder, kept);
+  return -1;
+}

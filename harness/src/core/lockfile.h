@@ -109,6 +109,15 @@ void lockfile_release(struct lockfile *lk);
 #define LOCK_WAIT_NOTE_S 5.0
 int lockfile_take_bounded(struct lockfile *lk, const char *what, double max_s, int *sig,
                           char *holder, size_t holderlen);
+/* The lock of a file bench updates in place (the tuning cache, a roofs
+ * file), held by lk open on "<path>.lock": lockfile_take_bounded with the
+ * bound lock_wait_max_s(dflt_s), and the one line each failure gets:
+ * "cannot lock the NOUN 'PATH': ...", "interrupted by SIG while waiting for
+ * the lock on the NOUN PATH (held by ...): KEPT" (then the signal is raised
+ * again), "gave up waiting for the lock on the NOUN PATH after N s (...;
+ * BENCH_LOCK_WAIT_S sets the bound): KEPT". 0 when held, -1 after the line. */
+int lockfile_take_update(struct lockfile *lk, const char *path, const char *noun, const char *kept,
+                         double dflt_s);
 /* The longest wait for a lock: BENCH_LOCK_WAIT_S when it is a number of
  * seconds >= 0 (else a warning), otherwise dflt. */
 double lock_wait_max_s(double dflt);

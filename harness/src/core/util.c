@@ -224,6 +224,17 @@ void iso_time_utc(char out[32]) {
   snprintf(out, 32, "%.19s.%03dZ", base, (int)(ts.tv_nsec / 1000000L) % 1000);
 }
 
+size_t split_tabs(char *line, char **f, size_t max) {
+  size_t n = 0;
+  f[n++] = line;
+  for (char *p = line; *p && n < max; p++)
+    if (*p == '\t') {
+      *p = '\0';
+      f[n++] = p + 1;
+    }
+  return n;
+}
+
 char *trim(char *s) {
   char *start = s;
   while (*start && isspace((unsigned char)*start)) start++;

@@ -73,6 +73,8 @@ int read_regular_file(const char *path, size_t cap, struct strbuf *sb, char *why
 
 /* Temporary files, atomic writes and locks: core/lockfile.h. */
 
+/* Split line into at most max (>= 1) tab-separated fields in place: f[0..n). */
+size_t split_tabs(char *line, char **f, size_t max);
 /* Trim ASCII whitespace in place; returns s. */
 char *trim(char *s);
 /* Parse a whole string as an integer / double; 0 on success, -1 if not. */

@@ -44,17 +44,6 @@ void tuning_cache_release(struct tuning_cache *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* Split line into at most max tab-separated fields in place. */
-static size_t split_tabs(char *line, char **f, size_t max) {
-  size_t n = 0;
-  f[n++] = line;
-  for (char *p = line; *p && n < max; p++)
-    if (*p == '\t') {
-      *p = '\0';
-      f[n++] = p + 1;
-    }
-  return n;
-}
 
 /* What a load keeps: every record, or only those of one kind whose key
  * holds a string (a run needs only its plugins' winners: a file of a
@@ -264,27 +253,8 @@ static int take_lock(struct lockfile *lk, const char *path) {
   struct stat st;
   if (fstat(lk->fd, &st) == 0 && st.st_uid == geteuid())
     (void)fchmod(lk->fd, 0600); /* nobody else may even open it (flock -s needs only read) */
-  char *what = xasprintf("the tuning cache %s", term_str(path));
-  double max = lock_wait_max_s(TUNING_LOCK_WAIT_S);
-  char holder[160];
-  int sig;
-  int r = lockfile_take_bounded(lk, what, max, &sig, holder, sizeof holder);
-  free(what);
-  if (r == 0) return 0;
-  if (r < 0) return error("cannot lock the tuning cache '%s': %s", path, strerror(errno));
-  if (r == LOCK_INTERRUPTED) {
-    fprintf(stderr,
-            "bench: interrupted by %s while waiting for the lock on the tuning cache %s (%s): what "
-            "was measured is reported, not saved in the cache\n",
-            strsignal(sig), term_str(path), holder);
-    fflush(stderr);
-    raise(sig);
-    return -1;
-  }
-  warning("gave up waiting for the lock on the tuning cache %s after %g s (%s; BENCH_LOCK_WAIT_S sets "
-          "the bound): what was measured is reported, not saved in the cache",
-          term_str(path), max, holder);
-  return -1;
+  return lockfile_take_update(lk, path, "tuning cache", "what was measured is reported, not saved in the cache",
+                              TUNING_LOCK_WAIT_S);
 }
 
 int tuning_cache_put(const char *path, const struct tuning_rec *recs, size_t n) {

@@ -326,6 +326,15 @@ static json_t *case_to_json(const struct case_result *r, const struct gpu_facts 
   put(o, "determinism", json_string(determinism_name(r->determinism)));
   put(o, "output_hash", r->output_hash[0] ? jstr(r->output_hash) : json_null());
   put(o, "info", kv_to_json(r->ninfo, r->info));
+  if (r->roof) { /* optional: only where the results folder had measured roofs */
+    const struct case_roof *f = r->roof;
+    put(o, "roof", jstr(f->id ? f->id : ""));
+    put(o, "roof_value", f->value > 0 && isfinite(f->value) ? json_real(f->value) : json_null());
+    put(o, "roof_unit", jstr(f->unit ? f->unit : ""));
+    put(o, "pct_of_roof", f->pct >= 0 && isfinite(f->pct) ? json_real(f->pct) : json_null());
+    put(o, "roof_source", jstr(f->source ? f->source : ""));
+    put(o, "roof_note", jstr(f->note));
+  }
   json_t *s = json_object();
   put(s, "host_ns", samples_to_json(r->host_clock_ns, r->nsamples));
   put(s, "device_ns", r->device_ns ? samples_to_json(r->device_ns, r->nsamples) : json_null());
@@ -954,6 +963,32 @@ int run_file_resolve_devices(struct run_file *f, char *err, size_t errlen) {
   return 0;
 }
 
+/* A number that is null (none: *out = none) or finite and >= 0. */
+static int read_nonneg_or_null(const struct reader *rd, const json_t *obj, const char *key, double none,
+                               double *out) {
+  json_t *v;
+  if (member(rd, obj, key, &v)) return -1;
+  if (json_is_null(v)) *out = none;
+  else if (json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) >= 0)
+    *out = json_number_value(v);
+  else return fail(rd, key, "expected a number >= 0 or null");
+  return 0;
+}
+
+/* The roof the run measured the case against ("roof" and the fields after
+ * it; absent in files written before them). */
+static int roof_from_json(const struct reader *rd, const json_t *o, struct case_result *r) {
+  struct case_roof *f = r->roof = xcalloc(1, sizeof *r->roof);
+  if (read_str(rd, o, "roof", &f->id) || read_nonneg_or_null(rd, o, "roof_value", 0, &f->value) ||
+      read_str(rd, o, "roof_unit", &f->unit) || read_nonneg_or_null(rd, o, "pct_of_roof", -1, &f->pct) ||
+      read_str(rd, o, "roof_source", &f->source) || read_str(rd, o, "roof_note", &f->note))
+    return -1;
+  if (!f->id) f->id = xstrdup("");
+  if (!f->unit) f->unit = xstrdup("");
+  if (!f->source) f->source = xstrdup("");
+  return 0;
+}
+
 static int case_fields_from_json(const struct reader *rd, const json_t *o, int allow_ref,
                                  struct case_result *r) {
   char *s = NULL;
@@ -1008,6 +1043,9 @@ static int case_fields_from_json(const struct reader *rd, const json_t *o, int a
       (read_double(rd, o, "items", &r->items) ||
        read_str_buf(rd, o, "item_unit", r->item_unit, sizeof r->item_unit)))
     return -1;
+
+  const json_t *roof = json_object_get(o, "roof");
+  if (roof && !json_is_null(roof) && roof_from_json(rd, o, r)) return -1;
 
   json_t *samples;
   if (read_object(rd, o, "samples", &samples)) return -1;

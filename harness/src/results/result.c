@@ -127,7 +127,17 @@ void case_result_release(struct case_result *r) {
   kv_list_release(&r->ninfo, &r->info);
   free(r->telemetry);
   free(r->clock_mhz);
+  case_roof_release(r->roof);
   case_result_init(r);
+}
+
+void case_roof_release(struct case_roof *r) {
+  if (!r) return;
+  free(r->id);
+  free(r->unit);
+  free(r->source);
+  free(r->note);
+  free(r);
 }
 
 void kv_list_add(size_t *n, struct kv **list, const char *key, const char *value) {

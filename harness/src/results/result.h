@@ -80,6 +80,21 @@ struct case_telemetry {
   char throttled_by[128];      /* why, e.g. "clock 1080 MHz < 75% of 1980 MHz (sw_power_cap)" */
 };
 
+/* The roof a case is measured against, as the run found it in the roofs
+ * files of its results folder (analyze/roofs.h roofs_annotate; bench
+ * peak writes those files). JSON: the case's "roof", "roof_value",
+ * "roof_unit", "pct_of_roof", "roof_source", "roof_note", apart from the
+ * "roof" a peak plugin's case names in its info (the roof it measures). */
+struct case_roof {
+  char *id;        /* "fp32", "dram", "fp32+l2" (a roofline: the lower of the two), "lat_l1" */
+  char *unit;      /* "GFLOP/s", "GB/s", "ns" (per item); "" when no roof was found */
+  double value;    /* the roof for this case (attainable at its intensity); 0: none found */
+  double pct;      /* the case's share of it, in percent (latency: roof ns / case ns);
+                      < 0 when it cannot be placed */
+  char *source;    /* "measured 2026-12-01 by peak_cpu_bw kernel=copy size=16MiB" */
+  char *note;      /* NULL, or why the share is over 100% or which roof is missing */
+};
+void case_roof_release(struct case_roof *r); /* frees r itself too; NULL is fine */
 /* The measuring process's memory over a case (run/measure.c): its resident
  * set (RSS) from /proc/self/status. method "case": the high-water mark
  * (VmHWM) was reset when the case began (/proc/self/clear_refs "5"), so
@@ -149,6 +164,9 @@ struct case_result {
   struct case_telemetry *telemetry;
   double *clock_mhz;    /* in-band SM clock of each kept sample (JSON samples.clock_mhz), or NULL */
 
+  /* the roof it was measured against; NULL when its results folder had no
+   * measured roofs of its device (and in files written before them) */
+  struct case_roof *roof;
   struct case_memory memory; /* the measuring process's peak RSS over the case */
 };
 

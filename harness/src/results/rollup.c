@@ -31,6 +31,9 @@ const char *const rollup_columns[] = {
     /* the GPU over the case (telemetry); empty without it */
     "sm_clock_mhz_mean", "sm_clock_mhz_min", "mem_clock_mhz_mean", "power_w_mean", "power_w_max",
     "power_limit_w", "temp_c_max", "throttle", "throttled", "throttle_discarded",
+    /* the roof the run measured the case against (measured roofs of its
+     * folder); empty without one */
+    "roof", "pct_of_roof", "roof_source", "roof_note",
     /* the slowest sample (min_ms is the fastest), the measuring process's peak RSS */
     "max_ms", "peak_rss_bytes", "peak_rss_method",
     NULL,
@@ -302,6 +305,11 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   add_sep_field(sb, tuning);
   free(tuning);
   add_telemetry(sb, r->telemetry);
+  const struct case_roof *roof = r->roof;
+  add_sep_field(sb, roof ? roof->id : NULL);
+  add_sep_number(sb, roof && roof->pct >= 0, roof ? roof->pct : 0);
+  add_sep_field(sb, roof && roof->source && *roof->source ? roof->source : NULL);
+  add_sep_field(sb, roof ? roof->note : NULL);
   add_sep_number(sb, timed, t->max / 1e6);
   if (r->memory.known) strbuf_addf(sb, ",%llu", (unsigned long long)r->memory.peak_rss_bytes);
   else strbuf_adds(sb, ",");

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,16 +68,6 @@ void roofs_file_release(struct roofs_file *f) {
   memset(f, 0, sizeof *f);
 }
 
-static size_t split_tabs(char *line, char **f, size_t max) {
-  size_t n = 0;
-  f[n++] = line;
-  for (char *p = line; *p && n < max; p++)
-    if (*p == '\t') {
-      *p = '\0';
-      f[n++] = p + 1;
-    }
-  return n;
-}
 
 static int num(const char *s, double *out, int nonneg) {
   return parse_double(s, out) == 0 && isfinite(*out) && (!nonneg || *out >= 0) ? 0 : -1;
@@ -193,27 +182,6 @@ static void put_rec(struct roofs_file *f, const struct roof_rec *r) {
   rec_copy(&f->recs[f->n++], r);
 }
 
-static int take_lock(struct lockfile *lk, const char *path) {
-  char *what = xasprintf("the roofs file %s", term_str(path));
-  double max = lock_wait_max_s(ROOFS_LOCK_WAIT_S);
-  char holder[160];
-  int sig;
-  int r = lockfile_take_bounded(lk, what, max, &sig, holder, sizeof holder);
-  free(what);
-  if (r == 0) return 0;
-  if (r < 0) return error("cannot lock the roofs file '%s': %s", path, strerror(errno));
-  if (r == LOCK_INTERRUPTED) {
-    fprintf(stderr, "bench: interrupted by %s while waiting for the lock on the roofs file %s (%s): "
-            "the result files keep what was measured\n", strsignal(sig), term_str(path), holder);
-    fflush(stderr);
-    raise(sig);
-    return -1;
-  }
-  warning("gave up waiting for the lock on the roofs file %s after %g s (%s): the result files keep "
-          "what was measured", term_str(path), max, holder);
-  return -1;
-}
-
 static void add_num(struct strbuf *sb, double v) { strbuf_addf(sb, "\t%.9g", v); }
 
 int roofs_file_put(const char *path, const char *key, const char *device, const struct roof_rec *recs,
@@ -234,7 +202,8 @@ int roofs_file_put(const char *path, const char *key, const char *device, const 
     return rc;
   }
   free(lockpath);
-  if (take_lock(&lk, path) != 0) {
+  if (lockfile_take_update(&lk, path, "roofs file", "the result files keep what was measured", ROOFS_LOCK_WAIT_S) !=
+      0) {
     lockfile_release(&lk);
     return -1;
   }

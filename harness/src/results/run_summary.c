@@ -1,6 +1,7 @@
 /* The summary after a run's case lines (see run_summary.h). */
 #include "results/run_summary.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@
 
 struct summary_case {
   const struct bench_plugin *pl;
-  struct case_result r; /* identity, status, message, median, settled only */
+  struct case_result r; /* identity, status, message, median, settled, work only */
   int throttled;        /* the throttle rule marked it (telemetry) */
   char *throttled_by;
 };
@@ -29,6 +30,9 @@ void run_summary_add(struct run_summary *s, const struct bench_plugin *pl, const
   d->status = r->status;
   d->message = r->message ? xstrdup(r->message) : NULL;
   d->settled = r->settled;
+  d->flops = r->flops;
+  d->bytes = r->bytes;
+  d->items = r->items;
   d->host_clock = r->host_clock;
   d->device = r->device;
   c->throttled = r->telemetry && r->telemetry->throttled;
@@ -50,9 +54,16 @@ static int impl_param(const struct bench_plugin *pl, const char *name) {
   return 0;
 }
 
-/* Do a and b (same plugin) agree on every parameter but skip? */
+static int same_figure(double x, double y) { return x == y || fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y)); }
+
+/* Do a and b (same plugin) agree on every parameter but skip, and do the
+ * same work (an implementation choice changes how, not what: cases whose
+ * FLOPs, bytes or items differ, as an FMA peak's ISAs or a bandwidth peak's
+ * kernels do, are not set against each other by time)? */
 static int same_but(const struct case_result *a, const struct case_result *b, size_t skip) {
   if (a->nparams != b->nparams) return 0;
+  if (!same_figure(a->flops, b->flops) || !same_figure(a->bytes, b->bytes) || !same_figure(a->items, b->items))
+    return 0;
   for (size_t j = 0; j < a->nparams; j++)
     if (j != skip && strcmp(a->params[j].value, b->params[j].value) != 0) return 0;
   return 1;

@@ -81,6 +81,29 @@ static char *params_text(const struct case_result *r) {
 
 /* ---- header ----------------------------------------------------------- */
 
+/* 1 when a case of f carries the roof it was measured against. */
+static int any_roof(const struct run_file *f) {
+  for (size_t i = 0; i < f->ncases; i++)
+    if (f->cases[i].roof) return 1;
+  return 0;
+}
+
+/* The distinct "id: source" of the cases' roofs, "; "-joined; NULL when none. */
+static char *roof_sources(const struct run_file *f) {
+  struct strbuf sb = STRBUF_INIT;
+  for (size_t i = 0; i < f->ncases; i++) {
+    const struct case_roof *x = f->cases[i].roof;
+    if (!x || !x->source || !*x->source) continue;
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) {
+      const struct case_roof *y = f->cases[j].roof;
+      seen = y && y->source && strcmp(y->source, x->source) == 0 && strcmp(y->id, x->id) == 0;
+    }
+    if (!seen) strbuf_addf(&sb, "%s%s: %s", sb.len ? "; " : "", x->id, x->source);
+  }
+  return sb.len ? strbuf_detach(&sb) : NULL;
+}
+
 static void header_line(struct strbuf *sb, const char *key, const char *value) {
   strbuf_addf(sb, "%-14s ", key);
   add_cleans(sb, value);
@@ -278,6 +301,9 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   header_line(sb, "stop rule", rule);
   free(rule);
   add_sampling(sb, &e->sampling); /* only files that record it */
+  char *roofs = roof_sources(f);
+  if (roofs) header_line(sb, "roofs", roofs); /* only runs whose folder had measured roofs */
+  free(roofs);
 
   struct strbuf counts = STRBUF_INIT;
   strbuf_addf(&counts, "%zu", f->ncases);
@@ -296,7 +322,8 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
 /* ---- table ------------------------------------------------------------ */
 
 enum { COL_INDEX, COL_PARAMS, COL_STATUS, COL_SAMPLES, COL_TIMER, COL_MEDIAN, COL_MIN, COL_MAX, COL_CV,
-       COL_GFLOPS, COL_GBPS, COL_ERR, COL_TOL, COL_SETTLED, COL_CI, COL_BATCH, COL_OUTLIERS, COL_RSS, NCOLS };
+       COL_GFLOPS, COL_GBPS, COL_ROOF, COL_ERR, COL_TOL, COL_SETTLED, COL_CI, COL_BATCH, COL_OUTLIERS, COL_RSS,
+       NCOLS };
 
 static const struct {
   const char *title;
@@ -308,6 +335,7 @@ static const struct {
     [COL_MIN] = {"min", 1},           [COL_MAX] = {"max", 1},
     [COL_CV] = {"cv", 1},
     [COL_GFLOPS] = {"GFLOP/s", 1},    [COL_GBPS] = {"GB/s", 1},
+    [COL_ROOF] = {"of roof", 0},
     [COL_ERR] = {"max_abs_err", 1},   [COL_TOL] = {"rtol/atol", 0},
     [COL_SETTLED] = {"settled", 0},
     [COL_CI] = {"ci95", 1},           [COL_BATCH] = {"batch", 1},
@@ -331,6 +359,11 @@ static void row_cells(const struct case_result *r, char **cell) {
   double gf = case_gflops(r), gb = case_gbps(r);
   cell[COL_GFLOPS] = gf > 0 ? fmt_sig4(gf) : xstrdup("-");
   cell[COL_GBPS] = gb > 0 ? fmt_sig4(gb) : xstrdup("-");
+  /* "38.5% fp32", "104.2%* l2" (a note says why), "- fp64" (not measured) */
+  const struct case_roof *roof = r->roof;
+  if (!roof) cell[COL_ROOF] = xstrdup("-");
+  else if (roof->pct >= 0) cell[COL_ROOF] = xasprintf("%.1f%%%s %s", roof->pct, roof->note ? "*" : "", roof->id);
+  else cell[COL_ROOF] = xasprintf("-%s %s", roof->note ? "*" : "", roof->id);
   if (r->check.checked) {
     cell[COL_ERR] = xasprintf("%.3g", r->check.max_abs_err);
     cell[COL_TOL] = xasprintf("%g/%g", r->check.rtol, r->check.atol);
@@ -353,9 +386,10 @@ static void row_cells(const struct case_result *r, char **cell) {
   }
 }
 
-static void add_row(struct strbuf *sb, char *const *cell, const size_t *width) {
+static void add_row(struct strbuf *sb, char *const *cell, const size_t *width, int roofs) {
   size_t start = sb->len;
   for (int c = 0; c < NCOLS; c++) {
+    if (c == COL_ROOF && !roofs) continue; /* a column only where the folder had measured roofs */
     size_t pad = width[c] - display_width(cell[c]);
     strbuf_adds(sb, "  ");
     if (columns[c].right)
@@ -381,7 +415,8 @@ static void add_table(struct strbuf *sb, const struct run_file *f) {
       if (w > width[c]) width[c] = w;
     }
   strbuf_adds(sb, "\n");
-  for (size_t i = 0; i <= n; i++) add_row(sb, cells + i * NCOLS, width);
+  int roofs = any_roof(f);
+  for (size_t i = 0; i <= n; i++) add_row(sb, cells + i * NCOLS, width, roofs);
   for (size_t i = 0; i < (n + 1) * NCOLS; i++) free(cells[i]);
   free(cells);
   strbuf_adds(sb, "\ntimes per iteration, of the timer shown (device when the plugin "
@@ -390,6 +425,10 @@ static void add_table(struct strbuf *sb, const struct run_file *f) {
                   "outliers = samples with a modified z-score above 3.5; peak_rss = the measuring "
                   "process's highest resident set from the case's setup to its last sample ('<=': the "
                   "process's high-water mark, which could not be reset for the case)\n");
+  if (roofs)
+    strbuf_adds(sb, "of roof = the case's share of the measured roof of its dtype and of the memory level its "
+                    "working set fits in (the roofs line above; * a note says why it is over 100% or what is "
+                    "missing)\n");
 }
 
 /* ---- notes ------------------------------------------------------------ */
@@ -545,6 +584,8 @@ static void case_notes(struct strbuf *sb, const struct case_result *r) {
   }
   if (kv_list_get(r->ninfo, r->info, "note")) /* the plugin's (set_info "note") */
     note(&n, "note", kv_list_get(r->ninfo, r->info, "note"));
+  if (r->roof && r->roof->note) /* over 100%, or a roof not measured */
+    note(&n, "roof", r->roof->note);
   if (kv_list_get(r->ninfo, r->info, "baseline")) /* bench --baseline */
     note(&n, "baseline", kv_list_get(r->ninfo, r->info, "baseline"));
   if (r->determinism == DET_DIFFERS)

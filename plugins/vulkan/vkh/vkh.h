@@ -55,6 +55,53 @@
 #include "bench/params.h"
 #include "bench/plugin.h"
 
+/* VK_KHR_cooperative_matrix (Vulkan headers 1.3.255; Debian 12 has 1.3.239):
+ * the declarations vkh and vk_peak_coopmat use, where the headers lack them. */
+#ifndef VK_KHR_cooperative_matrix
+#define VK_KHR_cooperative_matrix 1
+#define VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME "VK_KHR_cooperative_matrix"
+#define VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR ((VkStructureType)1000506000)
+#define VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR ((VkStructureType)1000506001)
+typedef enum VkComponentTypeKHR {
+  VK_COMPONENT_TYPE_FLOAT16_KHR = 0,
+  VK_COMPONENT_TYPE_FLOAT32_KHR = 1,
+  VK_COMPONENT_TYPE_FLOAT64_KHR = 2,
+  VK_COMPONENT_TYPE_SINT8_KHR = 3,
+  VK_COMPONENT_TYPE_SINT16_KHR = 4,
+  VK_COMPONENT_TYPE_SINT32_KHR = 5,
+  VK_COMPONENT_TYPE_SINT64_KHR = 6,
+  VK_COMPONENT_TYPE_UINT8_KHR = 7,
+  VK_COMPONENT_TYPE_UINT16_KHR = 8,
+  VK_COMPONENT_TYPE_UINT32_KHR = 9,
+  VK_COMPONENT_TYPE_UINT64_KHR = 10,
+  VK_COMPONENT_TYPE_MAX_ENUM_KHR = 0x7FFFFFFF
+} VkComponentTypeKHR;
+typedef enum VkScopeKHR {
+  VK_SCOPE_DEVICE_KHR = 1,
+  VK_SCOPE_WORKGROUP_KHR = 2,
+  VK_SCOPE_SUBGROUP_KHR = 3,
+  VK_SCOPE_QUEUE_FAMILY_KHR = 5,
+  VK_SCOPE_MAX_ENUM_KHR = 0x7FFFFFFF
+} VkScopeKHR;
+typedef struct VkCooperativeMatrixPropertiesKHR {
+  VkStructureType sType;
+  void *pNext;
+  uint32_t MSize, NSize, KSize;
+  VkComponentTypeKHR AType, BType, CType, ResultType;
+  VkBool32 saturatingAccumulate;
+  VkScopeKHR scope;
+} VkCooperativeMatrixPropertiesKHR;
+typedef struct VkPhysicalDeviceCooperativeMatrixFeaturesKHR {
+  VkStructureType sType;
+  void *pNext;
+  VkBool32 cooperativeMatrix;
+  VkBool32 cooperativeMatrixRobustBufferAccess;
+} VkPhysicalDeviceCooperativeMatrixFeaturesKHR;
+typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)(
+    VkPhysicalDevice physicalDevice, uint32_t *pPropertyCount,
+    VkCooperativeMatrixPropertiesKHR *pProperties);
+#endif
+
 /* The instance and device: one plugin's own, or, where the harness offers
  * the bench.process/1 extension, kept in the worker's slot and used by every
  * vk plugin the worker runs (vkh_share.c). Internal to the helpers. */
@@ -69,6 +116,7 @@ struct vkh_shared {
   VkQueue queue;
   int fp16, validation;
   int shader_clock;        /* VK_KHR_shader_clock's shaderSubgroupClock enabled */
+  int coopmat, int8;       /* as struct vkh's */
   int users;               /* plugins that have used it */
   int refs;                /* plugins inited and not yet deinited */
   int lost;                /* VK_ERROR_DEVICE_LOST seen: later plugins make their own */
@@ -92,6 +140,9 @@ struct vkh {
   VkDeviceSize max_alloc;  /* maxMemoryAllocationSize */
   uint32_t timestamp_bits; /* timestampValidBits of the family; 0: no timestamps */
   int fp16;                /* shaderFloat16 and storageBuffer16BitAccess enabled */
+  int coopmat;             /* VK_KHR_cooperative_matrix's cooperativeMatrix enabled (Vulkan 1.3,
+                              with vulkanMemoryModel): vk_peak_coopmat */
+  int int8;                /* with coopmat: shaderInt8 and storageBuffer8BitAccess enabled */
   int direct;              /* buffers live in host-visible device memory, no staging */
   int validation;          /* the validation layer is on */
   int messages;            /* validation messages so far */

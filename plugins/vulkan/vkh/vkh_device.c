@@ -1,5 +1,6 @@
-/* The logical device: one compute queue, the optional 16-bit features, the
- * memory mode, a command pool, and the device's facts for the result. */
+/* The logical device: one compute queue, the optional 16-bit features and
+ * cooperative matrices, the memory mode, a command pool, and the device's
+ * facts for the result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,8 @@ int vkh_device_create(struct vkh *vk) {
   VkPhysicalDeviceFeatures2 feat = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                     .pNext = v12 ? (void *)&f11 : (void *)&s16};
   vkGetPhysicalDeviceFeatures2(vk->phys, &feat);
+  const int memory_model = v12 && f12.vulkanMemoryModel;
+  const int int8 = v12 && f12.shaderInt8 && f12.storageBuffer8BitAccess;
   if (v12) {
     vk->fp16 = f11.storageBuffer16BitAccess && f12.shaderFloat16;
     /* Enable exactly what we use. */
@@ -192,15 +195,40 @@ int vkh_device_create(struct vkh *vk) {
     feat.pNext = &clk;
   }
 
+  /* Cooperative matrices (VK_KHR_cooperative_matrix, for vk_peak_coopmat):
+   * on Vulkan 1.3 (their shaders are SPIR-V 1.6), with the Vulkan memory
+   * model those shaders declare, and 8-bit storage and arithmetic for int8
+   * matrices where present; enabled where present, else nothing changes. */
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cm = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+  if (vk->api_version >= VK_API_VERSION_1_3 && memory_model &&
+      has_device_extension(vk->phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+    VkPhysicalDeviceFeatures2 cf = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                    .pNext = &cm};
+    vkGetPhysicalDeviceFeatures2(vk->phys, &cf);
+    vk->coopmat = cm.cooperativeMatrix == VK_TRUE;
+  }
+  if (vk->coopmat) {
+    cm = (VkPhysicalDeviceCooperativeMatrixFeaturesKHR){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+        .pNext = feat.pNext,
+        .cooperativeMatrix = VK_TRUE};
+    feat.pNext = &cm;
+    f12.vulkanMemoryModel = VK_TRUE;
+    vk->int8 = int8;
+    f12.shaderInt8 = f12.storageBuffer8BitAccess = int8 ? VK_TRUE : VK_FALSE;
+  }
+
   const float priority = 1.0f;
   const VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                       .queueFamilyIndex = vk->family,
                                       .queueCount = 1,
                                       .pQueuePriorities = &priority};
-  const char *ext[2];
+  const char *ext[3];
   uint32_t next = 0;
   if (f16_ext && vk->fp16) ext[next++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
   if (vk->shader_clock) ext[next++] = VK_KHR_SHADER_CLOCK_EXTENSION_NAME;
+  if (vk->coopmat) ext[next++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
   const VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                                  .pNext = &feat,
                                  .queueCreateInfoCount = 1,

@@ -16,10 +16,11 @@
 
 #include "vkh.h"
 
-/* What vkh_device_create enables: shaderFloat16, storageBuffer16BitAccess
- * and shaderSubgroupClock where present. Change it with the features
- * vkh_device_create enables. */
-#define VKH_DEVICE_FEATURES "f16+s16+clock-if-present"
+/* What vkh_device_create enables: shaderFloat16, storageBuffer16BitAccess,
+ * shaderSubgroupClock, and cooperativeMatrix (with vulkanMemoryModel,
+ * shaderInt8 and storageBuffer8BitAccess) where present. Change it with the
+ * features vkh_device_create enables. */
+#define VKH_DEVICE_FEATURES "f16+s16+clock+coopmat-if-present"
 
 static const struct bench_ext_process *slots(const struct bench_host *h) {
   return bench_host_extension(h, BENCH_EXT_PROCESS);
@@ -72,6 +73,8 @@ int vkh_share_attach(struct vkh *vk) {
   vk->fp16 = s->fp16;
   vk->validation = s->validation;
   vk->shader_clock = s->shader_clock;
+  vk->coopmat = s->coopmat;
+  vk->int8 = s->int8;
   char buf[96];
   snprintf(buf, sizeof buf, "%d", s->index);
   h->set_info(h, "vk_device_index", buf);
@@ -95,6 +98,8 @@ void vkh_share_publish(struct vkh *vk) {
   s->fp16 = vk->fp16;
   s->validation = vk->validation;
   s->shader_clock = vk->shader_clock;
+  s->coopmat = vk->coopmat;
+  s->int8 = vk->int8;
   s->refs = s->users = 1;
   const struct bench_ext_process *ext = slots(h);
   char key[BENCH_PROCESS_KEY_MAX + 1];

@@ -4,7 +4,7 @@
 # target (CUDA_ARCHS; read from the .nv_fatbin section), and loads without a driver: no libcuda.so.1 and no
 # libcudart.so among its needed libraries (the CUDA runtime is linked in
 # statically and finds the driver at run time). Its PTX (the fatbin's PTX
-# entries, zstd-compressed by CUDA 13's nvcc: the zstd tool reads them)
+# entries, read by fatbin.py)
 # holds hipb's in-band clock kernel (plugins/hip/hipb_clock.h), which reads
 # %globaltimer, %clock64 and %smid, for every architecture.
 . "$SRC/tests/cli/lib.sh"
@@ -18,41 +18,11 @@ for name in $CUDA_PLUGINS; do
   expect_eq "$exported" "bench_plugin_entry " "$name exports"
   readelf -d "$so" | grep NEEDED >"$T/needed"
   expect_not_in "$T/needed" 'libcuda\.so|libcudart\.so' "$name needed libraries"
-  # The .nv_fatbin section (the toolkit here has no cuobjdump): fatbin
-  # headers (magic 0xBA55ED50), each entry kind 1 PTX or 2 ELF (SASS), its
-  # sm number at byte 28 of the entry header.
+  # The .nv_fatbin section's entries (fatbin.py: the toolkit here has no
+  # cuobjdump), its PTX entries written to $T/ptx.N.sm_XX.
   rm -f "$T/fb" "$T"/ptx.*
   objcopy --dump-section .nv_fatbin="$T/fb" "$so" "$T/so.copy" 2>/dev/null
-  python3 - "$T/fb" "$T" >"$T/elf" <<'PY'
-import struct, subprocess, sys
-b = open(sys.argv[1], "rb").read()
-off, n = 0, 0
-while off + 16 <= len(b):
-    magic, _, hsz, fsz = struct.unpack_from("<IHHQ", b, off)
-    if magic != 0xBA55ED50:
-        break
-    p, end = off + hsz, off + hsz + fsz
-    while p < end:
-        kind, _, ehs, size = struct.unpack_from("<HHIQ", b, p)
-        comp = struct.unpack_from("<I", b, p + 16)[0]
-        arch = struct.unpack_from("<I", b, p + 28)[0]
-        flags = struct.unpack_from("<Q", b, p + 40)[0]
-        print({1: "ptx", 2: "sass"}.get(kind, "kind%d" % kind), "sm_%d" % arch)
-        if kind == 1:  # PTX text, or zstd (flag 0x8000) of comp bytes
-            data = b[p + ehs:p + ehs + size]
-            if flags & 0x8000:
-                try:
-                    data = subprocess.run(["zstd", "-q", "-d", "-c"], input=data[:comp],
-                                          stdout=subprocess.PIPE, check=True).stdout
-                except (OSError, subprocess.CalledProcessError) as e:
-                    print("ptx-unreadable sm_%d zstd: %s" % (arch, e))
-            elif flags & 0x2000:
-                print("ptx-unreadable sm_%d: an older compression" % arch)
-            n += 1
-            open("%s/ptx.%d.sm_%d" % (sys.argv[2], n, arch), "wb").write(data)
-        p += ehs + size
-    off = end
-PY
+  python3 "$SRC/tests/cuda/fatbin.py" "$T/fb" "$T" >"$T/elf"
   for a in $CUDA_ARCHS; do
     a=${a%-real}; a=${a%-virtual}
     expect_in "$T/elf" "^sass sm_$a\$" "$name: SASS for sm_$a"

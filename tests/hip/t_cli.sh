@@ -5,13 +5,15 @@
 # GPU: every hip smoke case is OK.
 . "$SRC/tests/cli/lib.sh"
 
+plugins="hip_noop_launch hip_fill hip_copy hip_vec_add hip_gemm hip_rmsnorm hip_layernorm
+         hip_softmax hip_rope hip_attention hip_peak_fma hip_peak_matrix hip_peak_bw hip_peak_launch"
+n=$(echo $plugins | wc -w)
 run_bench --list
 expect_rc 0 "bench --list"
 expect_eq "$(wc -c <"$T/err")" 0 "nothing on stderr from --list"
 grep -E '^hip_' "$T/out" >"$T/hip_list"
-expect_eq "$(wc -l <"$T/hip_list")" 10 "hip plugins listed"
-for p in hip_noop_launch hip_fill hip_copy hip_vec_add hip_gemm hip_rmsnorm hip_layernorm \
-         hip_softmax hip_rope hip_attention; do
+expect_eq "$(wc -l <"$T/hip_list")" "$n" "hip plugins listed"
+for p in $plugins; do
   expect_in "$T/hip_list" "^$p +hip +(runnable|not runnable: )" "--list line of $p"
 done
 if grep -q ' not runnable: ' "$T/hip_list"; then device=0; else device=1; fi
@@ -19,7 +21,7 @@ echo "HIP device present: $device"
 
 if [ "$device" = 0 ]; then
   # Every one with the same reason, e.g. (hipGetDeviceCount: hipErrorNoDevice).
-  expect_eq "$(grep -Ec ' hip +not runnable: no HIP device \(hipGetDeviceCount[:a-zA-Z ]*\)' "$T/hip_list")" 10 \
+  expect_eq "$(grep -Ec ' hip +not runnable: no HIP device \(hipGetDeviceCount[:a-zA-Z ]*\)' "$T/hip_list")" "$n" \
     "no-device reason on every hip plugin"
   expect_in "$T/hip_list" 'hipErrorNoDevice|found none' "the HIP error is named"
 fi
@@ -41,6 +43,16 @@ expect_rc 0 "--list --verbose hip_rmsnorm"
 expect_in "$T/out" '^ +block +int +\[128, 1024\] ' "hip_rmsnorm block parameter"
 expect_in "$T/out" '^ +tunable \(auto\): candidates 256,128,512,1024$' "hip_rmsnorm block tunable candidates"
 
+# the peak plugins (issue 41): one variant per matrix instruction family,
+# the FMA chains' types, the bandwidth kernels with sizes relative to the L2
+run_bench --list --verbose --plugin 'hip_peak_*'
+expect_rc 0 "--list --verbose hip_peak_*"
+expect_in "$T/out" '^ +variant +string \{mma,wgmma,mfma,wmma\} ' "hip_peak_matrix variants"
+expect_in "$T/out" '^ +dtype +string \{f32,f64,f16,bf16\} ' "hip_peak_fma types"
+expect_in "$T/out" '^ +kernel +string \{read,write,copy\} ' "hip_peak_bw kernels"
+expect_in "$T/out" 'defaults: smoke=1GiB,L2/2 ' "hip_peak_bw sizes: device memory and L2"
+expect_in "$T/out" '^ +launches +int ' "hip_peak_launch launches"
+
 # bench tune: without a device, SKIPPED with the reason, nothing tuned, exit 0
 XDG_CACHE_HOME="$T/cache" run_bench tune --plugin hip_gemm --preset smoke
 if [ "$device" = 0 ]; then
@@ -54,11 +66,11 @@ fi
 
 run_bench --preset smoke --plugin 'hip_*' --results-dir "$T/r"
 expect_rc 0 "smoke run of hip_*"
-python3 - "$T/r" "$device" <<'PY' && ok || fail "smoke results"
+python3 - "$T/r" "$device" "$n" <<'PY' && ok || fail "smoke results"
 import glob, json, sys
-rdir, device = sys.argv[1], sys.argv[2] == "1"
+rdir, device, n = sys.argv[1], sys.argv[2] == "1", int(sys.argv[3])
 files = sorted(glob.glob(rdir + "/*_hip_*_smoke.json"))
-assert len(files) == 10, files
+assert len(files) == n, files
 n = 0
 for f in files:
     d = json.load(open(f))
@@ -74,11 +86,12 @@ print("%d hip smoke cases, all %s" % (n, "OK" if device else "SKIPPED"))
 PY
 if [ "$device" = 0 ]; then
   # one line for the backend (issue 37); every case is in the files (above)
-  expect_eq "$(grep -Ec '^hip_\* 10 plugins, [0-9]+ cases: SKIPPED, no HIP device \(hipGetDeviceCount' "$T/out")" 1 \
+  expect_eq "$(grep -Ec "^hip_\\* $n plugins, [0-9]+ cases: SKIPPED, no HIP device \\(hipGetDeviceCount" "$T/out")" 1 \
     "one SKIPPED line for the hip backend"
   expect_not_in "$T/out" '^\[ *[0-9]+/[0-9]+\] hip_' "no per-case hip line"
   expect_in "$T/out" 'bench: [0-9]+ of [0-9]+ cases run .*: 0 ok, [0-9]+ skipped, 0 failed'
   expect_in "$T/r/rollup.csv" ',hip_attention,hip,attention,smoke,.*,SKIPPED,'
+  expect_in "$T/r/rollup.csv" ',hip_peak_matrix,hip,peak,smoke,.*,SKIPPED,' "hip_peak_matrix: operation peak"
   # --verbose: one line per case, as before
   run_bench --preset smoke --plugin hip_gemm --results-dir "$T/rv" --verbose
   expect_rc 0 "smoke run of hip_gemm --verbose"

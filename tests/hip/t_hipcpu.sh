@@ -6,7 +6,12 @@
 # case must be OK, except that the wave32 build SKIPs variant mfma (CDNA
 # only) with that reason, and both SKIP hip_gemm variant=rocblas (no rocBLAS
 # in a HIP-CPU build) with theirs; the result header names the wave size that
-# ran. Then hip_gemm under the verify preset once per value of its tile
+# ran. The peak plugins (issue 41) run there too, their outputs checked
+# exactly: hip_peak_fma's four types (bf16 emulated, as HIP-CPU emulates
+# MFMA), hip_peak_bw's kernels, hip_peak_launch's count, and
+# hip_peak_matrix's mfma (wave64) or wmma (wave32) variant emulated; its
+# NVIDIA variants (mma, wgmma) and the other AMD one are SKIPPED with the
+# reason. Then hip_gemm under the verify preset once per value of its tile
 # tunable (--param tile=...): every tile's kernels give the right answer
 # with both wave sizes. A copy of bench in a folder of its own loads only
 # them.
@@ -25,15 +30,26 @@ for wave in 64 32; do
     grep -E '^bench: [0-9]+ of' "$T/out"
     expect_in "$T/out" 'variant=rocblas.*SKIPPED.*hip_gemm was built without rocBLAS \(not found under' \
       "HIP-CPU wave$wave $preset rocblas"
+    # the peak plugins ran and were checked
+    for want in 'hip_peak_fma f32 ' 'hip_peak_fma bf16 ' 'hip_peak_bw kernel=read ' 'hip_peak_bw kernel=copy ' \
+                'hip_peak_launch '; do
+      expect_in "$T/out" "^\[ *[0-9]+/[0-9]+\] $want.* OK " "HIP-CPU wave$wave $preset: $want"
+    done
+    expect_in "$T/out" 'hip_peak_matrix variant=mma .*SKIPPED +variant mma needs an NVIDIA GPU' \
+      "HIP-CPU wave$wave $preset: peak mma"
     if [ "$wave" = 64 ]; then
-      # the only skips: variant=rocblas, with the reason
-      grep -E '  *SKIPPED' "$T/out" | grep -Ev 'variant=rocblas' >"$T/other_skips"
+      expect_in "$T/out" '^\[ *[0-9]+/[0-9]+\] hip_peak_matrix variant=mfma .* OK ' "HIP-CPU wave64 $preset: peak mfma"
+      # the only skips: variant=rocblas, and hip_peak_matrix's families of
+      # other devices, with the reasons
+      grep -E '  *SKIPPED' "$T/out" | grep -Ev 'variant=rocblas|hip_peak_matrix variant=(mma|wgmma|wmma) ' \
+        >"$T/other_skips"
       if [ -s "$T/other_skips" ]; then fail "HIP-CPU wave64 $preset: skips other than variant=rocblas:"; cat "$T/other_skips"; else ok; fi
       expect_in "$T/out" '^bench: ([1-9][0-9]*) of \1 cases run .*: [0-9]+ ok, [1-9][0-9]* skipped, 0 failed'
     else
       # the only skips: variant=mfma and variant=rocblas, with the reasons
       grep -E '  *SKIPPED' "$T/out" >"$T/skipped"
-      grep -Ev 'variant=(mfma|rocblas)' "$T/skipped" >"$T/other_skips"
+      expect_in "$T/out" '^\[ *[0-9]+/[0-9]+\] hip_peak_matrix variant=wmma .* OK ' "HIP-CPU wave32 $preset: peak wmma"
+      grep -Ev 'variant=(mfma|rocblas)|hip_peak_matrix variant=(mma|wgmma) ' "$T/skipped" >"$T/other_skips"
       if [ -s "$T/other_skips" ]; then fail "HIP-CPU wave32 $preset: skips other than variant=mfma:"; cat "$T/other_skips"; else ok; fi
       expect_in "$T/out" 'variant=mfma.*SKIPPED.*needs CDNA matrix cores' "HIP-CPU wave32 $preset mfma"
       expect_in "$T/out" '^bench: ([1-9][0-9]*) of \1 cases run .*: [1-9][0-9]* ok, [1-9][0-9]* skipped, 0 failed'

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The cuda peak plugins' kernels do the work they count, read in the PTX
+# of every PTX architecture of the build (fatbin.py): in each kernel the
+# one loop (a label and the branch back to it) holds, per pass,
+#   cuda_peak_fma     peak_fma<K>: 8 chains x 32 FMAs, every one
+#                     present: 512 fma.rn.f32 (fp32 lane pairs), 256
+#                     fma.rn.f64, 256 fma.rn.f16x2, 256 fma.rn.bf16x2
+#   cuda_peak_matrix  peak_mma<bf16>: 8 accumulators x 8 =
+#                     64 mma.sync.aligned.m16n8k16.row.col.f32.{f16.f16,
+#                     bf16.bf16}.f32; peak_wgmma<bf16>: 8
+#                     wgmma.mma_async.sync.aligned.m64n256k16.f32.{f16.f16,
+#                     bf16.bf16} and a commit in the sm_90a PTX (with SASS
+#                     for sm_90a), none in any other PTX
+# (not dead-coded, not hoisted out of the loop: the chain is in it), and
+# every kernel ends by storing its results (st.global).
+. "$SRC/tests/cli/lib.sh"
+
+expect_nonempty "PTX architectures of the build" $CUDA_ARCHS
+expect_nonempty "architectures of cuda_peak_matrix" $CUDA_PEAK_MATRIX_ARCHS
+
+# ptx_loops FILE...: one line per kernel: its name, then for the loop with
+# the most instructions: each mnemonic (the first word of a statement,
+# inline assembly's too) and its count, "loop=N" (its statements) and
+# "stores=N" (st.global in the whole kernel).
+ptx_loops() {
+  python3 - "$@" <<'PY'
+import collections, re, sys
+for path in sys.argv[1:]:
+    text = open(path, errors="replace").read()
+    # an entry runs to the next (inline assembly has "}" lines of its own)
+    for chunk in re.split(r"\.entry\s+", text)[1:]:
+        name, body = re.match(r"(\w+)", chunk).group(1), chunk
+        lines = [l.strip().lstrip("{").strip() for l in body.splitlines()]
+        labels = {l[:-1]: i for i, l in enumerate(lines) if re.fullmatch(r"\$\w+:", l)}
+        best = []
+        for i, l in enumerate(lines):
+            b = re.search(r"\bbra(?:\.uni)?\s+(\$\w+);", l)
+            if b and b.group(1) in labels and labels[b.group(1)] < i:
+                loop = lines[labels[b.group(1)]:i + 1]
+                if len(loop) > len(best):
+                    best = loop
+        ops = collections.Counter()
+        for l in best:
+            w = re.match(r"(?:@!?%\w+\s+)?([a-z][\w.]*)", l)
+            if w:
+                ops[w.group(1)] += 1
+        stores = sum(1 for l in lines if re.match(r"st\.global", l))
+        print(name, " ".join("%s=%d" % kv for kv in sorted(ops.items())),
+              "loop=%d stores=%d" % (len(best), stores))
+PY
+}
+
+# count LINE MNEMONIC: the count of MNEMONIC in a ptx_loops line (0 if none)
+count() {
+  local v
+  v=$(tr ' ' '\n' <<<"$1" | sed -n "s/^$(sed 's/\./\\./g' <<<"$2")=//p")
+  echo "${v:-0}"
+}
+
+# ptx PLUGIN: its PTX entries in $T/PLUGIN/ptx.N.sm_XX
+ptx() {
+  mkdir -p "$T/$1"
+  objcopy --dump-section .nv_fatbin="$T/$1/fb" "$PLUGIN_DIR/$1.so" "$T/$1/so.copy" 2>/dev/null
+  python3 "$SRC/tests/cuda/fatbin.py" "$T/$1/fb" "$T/$1" >"$T/$1/entries"
+}
+
+for p in cuda_peak_fma cuda_peak_matrix; do
+  if [ -f "$PLUGIN_DIR/$p.so" ]; then ok; else fail "$PLUGIN_DIR/$p.so: not built"; fi
+done
+ptx cuda_peak_fma
+ptx cuda_peak_matrix
+
+want_fma=("fma.rn.f32 512" "fma.rn.f64 256" "fma.rn.f16x2 256" "fma.rn.bf16x2 256")
+for a in $CUDA_ARCHS; do
+  case $a in *-real) continue ;; esac
+  a=${a%-virtual}
+  files=("$T"/cuda_peak_fma/ptx.*.sm_"$a")
+  [ -e "${files[0]}" ] || { fail "cuda_peak_fma: no PTX for sm_$a"; continue; }
+  ptx_loops "${files[@]}" >"$T/fma.$a"
+  for k in 0 1 2 3; do
+    line=$(grep -E "^_Z8peak_fmaILi${k}E" "$T/fma.$a")
+    [ -n "$line" ] || { fail "cuda_peak_fma sm_$a: no kernel peak_fma<$k>"; continue; }
+    set -- ${want_fma[$k]}
+    n=$(count "$line" "$1")
+    expect_eq "$n" "$2" "cuda_peak_fma sm_$a peak_fma<$k>: $1 in its loop"
+    if [ "$(count "$line" stores)" -ge 8 ]; then ok; else fail "cuda_peak_fma sm_$a peak_fma<$k>: the chains' ends are not all stored: $line"; fi
+    echo "cuda_peak_fma sm_$a peak_fma<$k>: $n $1 in the loop"
+  done
+done
+
+mma=(mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32)
+wgmma=(wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16)
+saw_90a=0
+for a in $CUDA_PEAK_MATRIX_ARCHS; do
+  case $a in *-real) continue ;; esac
+  a=${a%-virtual}
+  files=("$T"/cuda_peak_matrix/ptx.*.sm_"$a")
+  [ -e "${files[0]}" ] || { fail "cuda_peak_matrix: no PTX for sm_$a"; continue; }
+  ptx_loops "${files[@]}" >"$T/mx.$a"
+  for b in 0 1; do
+    line=$(grep -E "^_Z8peak_mmaILb${b}E" "$T/mx.$a")
+    n=$(count "$line" "${mma[$b]}")
+    expect_eq "$n" 64 "cuda_peak_matrix sm_$a peak_mma<$b>: ${mma[$b]} in its loop"
+    if [ "$(count "$line" stores)" -ge 32 ]; then ok; else fail "cuda_peak_matrix sm_$a peak_mma<$b>: accumulators not all stored: $line"; fi
+    echo "cuda_peak_matrix sm_$a peak_mma<$b>: $n ${mma[$b]} in the loop"
+    line=$(grep -E "^_Z10peak_wgmmaILb${b}E" "$T/mx.$a")
+    n=$(count "$line" "${wgmma[$b]}")
+    if [ "$a" = 90a ]; then
+      saw_90a=1
+      expect_eq "$n" 8 "cuda_peak_matrix sm_90a peak_wgmma<$b>: ${wgmma[$b]} in its loop"
+      expect_eq "$(count "$line" wgmma.commit_group.sync.aligned)" 1 "sm_90a peak_wgmma<$b>: a commit a pass"
+      if [ "$(count "$line" stores)" -ge 128 ]; then ok; else fail "sm_90a peak_wgmma<$b>: accumulators not all stored: $line"; fi
+      echo "cuda_peak_matrix sm_90a peak_wgmma<$b>: $n ${wgmma[$b]} in the loop"
+    else
+      expect_not_in "${files[0]}" 'wgmma\.mma_async' "cuda_peak_matrix sm_$a PTX (wgmma is sm_90a's)"
+    fi
+  done
+done
+# CUDA 12+ builds 90a (plugins/cuda/CMakeLists.txt): the wgmma variant's
+# code is there, SASS and PTX
+if grep -qw 90a <<<"$CUDA_PEAK_MATRIX_ARCHS"; then
+  expect_eq "$saw_90a" 1 "cuda_peak_matrix: sm_90a PTX read"
+  expect_in "$T/cuda_peak_matrix/entries" '^sass sm_90a$' "cuda_peak_matrix: SASS for sm_90a"
+fi
+expect_not_in "$T/cuda_peak_fma/entries" 'sm_90a' "cuda_peak_fma: no sm_90a (that is cuda_peak_matrix's alone)"
+finish

@@ -11,7 +11,7 @@
  * cudaDevAttrL2CacheSize; "L2/2" in the parameter) is the roof l2, with
  * capacity_bytes the L2 size; a size between is measured without a roof.
  * One iteration is `passes` passes over the working set in one kernel
- * (0: enough to move 1 GiB), so that an L2-sized set is not measured
+ * (0: enough to move 1 GiB, at most 4096), so that an L2-sized set is not measured
  * against the launch. A thread does not read the same words every pass:
  * pass p gives it the words of the thread 7 blocks on (mod the grid), so
  * that the words come from the L2 and not from a CU's own L1 (an SM's share
@@ -37,7 +37,8 @@ static const struct bench_param params[] = {
                      "dram, <= L2: roof l2",
                      "1GiB,L2/2", "1GiB,L2/2", "4GiB,L2/2", "4100,1000004,L2/2"),
     {.name = "passes", .type = BENCH_PARAM_INT,
-     .description = "passes over the working set in one kernel (0: enough to move 1 GiB)",
+     .description = "passes over the working set in one kernel (0: enough to move 1 GiB, at most "
+                    "4096)",
      .choices = NULL, .min = 0, .max = 1000000, .zip = 0,
      .defaults = {"0", "0", "0", "1,2"}},
     HIPB_PARAM_FLUSH_L2,
@@ -165,7 +166,10 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
     return h->skip(h, "a working set of %.0f MiB takes more than half of the device's %zu MiB",
                    footprint / 1048576, s->ctx->prop.totalGlobalMem >> 20);
   s->passes = (int)h->param_int(h, "passes");
-  if (s->passes == 0) s->passes = (int)((1073741824.0 + footprint - 1) / footprint);
+  if (s->passes == 0) { /* enough for 1 GiB, at most 4096 (a tiny set is not about the L2) */
+    const double want = (1073741824.0 + footprint - 1) / footprint;
+    s->passes = want < 4096 ? (int)want : 4096;
+  }
   s->blocks = hipb_grid_fill(s->ctx, (s->n / 4 + HIPB_PEAK_THREADS - 1) / HIPB_PEAK_THREADS,
                              BW_BLOCKS_PER_CU);
   s->stride = (size_t)s->blocks * HIPB_PEAK_THREADS;

@@ -209,11 +209,17 @@ struct kind_info {
   int lanes, bits; /* chains a value holds; significand bits P */
   const struct hipb_peak_rate *rate;
 };
+#if defined(HIPB_CUDA)
+#define FMA_METHOD(cuda, hip) cuda " chains"
+#else
+#define FMA_METHOD(cuda, hip) hip " chains"
+#endif
 static const struct kind_info kinds[] = {
-    {"f32", "fp32", "FMA chains, fp32 lane pairs (v_pk_fma_f32 on CDNA2/3)", BENCH_F32, 2, 24, rate_f32},
-    {"f64", "fp64", "FMA chains, fp64", BENCH_F64, 1, 53, rate_f64},
-    {"f16", "fp16", "FMA chains, half2 packed", BENCH_F16, 2, 11, rate_f16},
-    {"bf16", "bf16", "FMA chains, bf16x2 packed", BENCH_BF16, 2, 8, rate_bf16},
+    {"f32", "fp32", FMA_METHOD("fma.rn.f32", "fp32 pair (v_pk_fma_f32 on CDNA2/3)"), BENCH_F32, 2, 24,
+     rate_f32},
+    {"f64", "fp64", FMA_METHOD("fma.rn.f64", "v_fma_f64"), BENCH_F64, 1, 53, rate_f64},
+    {"f16", "fp16", FMA_METHOD("fma.rn.f16x2", "v_pk_fma_f16"), BENCH_F16, 2, 11, rate_f16},
+    {"bf16", "bf16", FMA_METHOD("fma.rn.bf16x2", "bf16x2"), BENCH_BF16, 2, 8, rate_bf16},
 };
 
 struct peak {

@@ -116,11 +116,14 @@ for a in $CUDA_PEAK_MATRIX_ARCHS; do
     fi
   done
 done
-# CUDA 12+ builds 90a (plugins/cuda/CMakeLists.txt): the wgmma variant's
-# code is there, SASS and PTX
+# CUDA 12+ builds 90a in place of 90 (plugins/cuda/CMakeLists.txt): the
+# wgmma variant's code is there, SASS and PTX, and no sm_90 cubin of the
+# plugin's own that the driver could pick instead
 if grep -qw 90a <<<"$CUDA_PEAK_MATRIX_ARCHS"; then
   expect_eq "$saw_90a" 1 "cuda_peak_matrix: sm_90a PTX read"
   expect_in "$T/cuda_peak_matrix/entries" '^sass sm_90a$' "cuda_peak_matrix: SASS for sm_90a"
+  # hipb.o's own fatbin holds sm_90 (one per object): one sm_90 cubin at most
+  expect_eq "$(grep -c '^sass sm_90$' "$T/cuda_peak_matrix/entries")" 1 "cuda_peak_matrix: sm_90 SASS (hipb.o's only)"
 fi
 expect_not_in "$T/cuda_peak_fma/entries" 'sm_90a' "cuda_peak_fma: no sm_90a (that is cuda_peak_matrix's alone)"
 finish

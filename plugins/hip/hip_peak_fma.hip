@@ -122,54 +122,64 @@ template <> struct fma_type<FMA_F64> {
   typedef double V;
   __device__ static V fma(V x, V a, V b) { return ::fma(x, a, b); }
 };
+/* One packed FMA of two f16 (BF16 false) or two bf16 values, as bits. */
+#if defined(__HIP_CPU_RT__)
+/* HIP-CPU: in fp32, exact (every value is an integer of at most 2^11) */
+template <bool BF16> inline uint16_t fma_emu(uint16_t x, uint16_t a, uint16_t b) {
+  if constexpr (BF16)
+    return hipb_from_f32<hipb_bf16>(
+               fmaf(hipb_to_f32(hipb_bf16{x}), hipb_to_f32(hipb_bf16{a}), hipb_to_f32(hipb_bf16{b})))
+        .bits;
+  else
+    return hipb_from_f32<hipb_f16>(
+               fmaf(hipb_to_f32(hipb_f16{x}), hipb_to_f32(hipb_f16{a}), hipb_to_f32(hipb_f16{b})))
+        .bits;
+}
+template <bool BF16> inline fma_16x2 fma_pk16(fma_16x2 x, fma_16x2 a, fma_16x2 b) {
+  return fma_16x2{fma_emu<BF16>(x.x, a.x, b.x), fma_emu<BF16>(x.y, a.y, b.y)};
+}
+#elif defined(HIPB_CUDA)
+/* __half2 and __nv_bfloat162 are not trivially copyable: through their raw types */
+__device__ inline __half2 cu_half2(fma_16x2 v) {
+  __half2_raw r;
+  r.x = v.x;
+  r.y = v.y;
+  return __half2(r);
+}
+__device__ inline __nv_bfloat162 cu_bfloat162(fma_16x2 v) {
+  __nv_bfloat162_raw r;
+  r.x = v.x;
+  r.y = v.y;
+  return __nv_bfloat162(r);
+}
+template <bool BF16> __device__ inline fma_16x2 fma_pk16(fma_16x2 x, fma_16x2 a, fma_16x2 b) {
+  if constexpr (BF16) {
+    const __nv_bfloat162_raw r = __hfma2(cu_bfloat162(x), cu_bfloat162(a), cu_bfloat162(b));
+    return fma_16x2{r.x, r.y};
+  } else {
+    const __half2_raw r = __hfma2(cu_half2(x), cu_half2(a), cu_half2(b));
+    return fma_16x2{r.x, r.y};
+  }
+}
+#else
+template <bool BF16> __device__ inline fma_16x2 fma_pk16(fma_16x2 x, fma_16x2 a, fma_16x2 b) {
+  if constexpr (BF16) { /* AMD has none (FMA_HAS_BF16 0): never called */
+    (void)a, (void)b;
+    return x;
+  } else {
+    return __builtin_bit_cast(fma_16x2, __hfma2(__builtin_bit_cast(__half2, x), __builtin_bit_cast(__half2, a),
+                                                __builtin_bit_cast(__half2, b)));
+  }
+}
+#endif
+
 template <> struct fma_type<FMA_F16> {
   typedef fma_16x2 V;
-  __device__ static V fma(V x, V a, V b) {
-#if defined(__HIP_CPU_RT__)
-    return V{emu(x.x, a.x, b.x), emu(x.y, a.y, b.y)};
-  }
-  /* exact: every value is an integer of at most 2^11 */
-  static uint16_t emu(uint16_t x, uint16_t a, uint16_t b) {
-    const float r = fmaf(hipb_to_f32(hipb_f16{x}), hipb_to_f32(hipb_f16{a}), hipb_to_f32(hipb_f16{b}));
-    return hipb_from_f32<hipb_f16>(r).bits;
-#elif defined(HIPB_CUDA) /* __half2 is not trivially copyable: through __half2_raw */
-    const __half2_raw r = __hfma2(raw(x), raw(a), raw(b));
-    return V{r.x, r.y};
-  }
-  __device__ static __half2 raw(V v) {
-    __half2_raw r;
-    r.x = v.x;
-    r.y = v.y;
-    return __half2(r);
-#else
-    return __builtin_bit_cast(V, __hfma2(__builtin_bit_cast(__half2, x), __builtin_bit_cast(__half2, a),
-                                         __builtin_bit_cast(__half2, b)));
-#endif
-  }
+  __device__ static V fma(V x, V a, V b) { return fma_pk16<false>(x, a, b); }
 };
 template <> struct fma_type<FMA_BF16> {
   typedef fma_16x2 V;
-  __device__ static V fma(V x, V a, V b) {
-#if defined(__HIP_CPU_RT__)
-    return V{emu(x.x, a.x, b.x), emu(x.y, a.y, b.y)};
-  }
-  static uint16_t emu(uint16_t x, uint16_t a, uint16_t b) {
-    const float r = fmaf(hipb_to_f32(hipb_bf16{x}), hipb_to_f32(hipb_bf16{a}), hipb_to_f32(hipb_bf16{b}));
-    return hipb_from_f32<hipb_bf16>(r).bits;
-#elif defined(HIPB_CUDA)
-    const __nv_bfloat162_raw r = __hfma2(raw(x), raw(a), raw(b));
-    return V{r.x, r.y};
-  }
-  __device__ static __nv_bfloat162 raw(V v) {
-    __nv_bfloat162_raw r;
-    r.x = v.x;
-    r.y = v.y;
-    return __nv_bfloat162(r);
-#else
-    (void)a, (void)b;
-    return x; /* never launched: FMA_HAS_BF16 is 0 on AMD */
-#endif
-  }
+  __device__ static V fma(V x, V a, V b) { return fma_pk16<true>(x, a, b); }
 };
 
 /* ---- the kernel -------------------------------------------------------- */
@@ -181,24 +191,27 @@ __global__ __launch_bounds__(HIPB_PEAK_THREADS) void peak_fma(
     const typename fma_type<K>::V *__restrict__ x0, const typename fma_type<K>::V *__restrict__ k,
     typename fma_type<K>::V *__restrict__ out, int passes) {
   typedef fma_type<K> F;
-  if constexpr (K == FMA_BF16 && !FMA_HAS_BF16) return;
-  const size_t threads = (size_t)gridDim.x * HIPB_PEAK_THREADS;
-  const size_t t = (size_t)blockIdx.x * HIPB_PEAK_THREADS + threadIdx.x;
-  const typename F::V a = k[0], b = k[1], c = k[2];
-  typename F::V x[FMA_CHAINS];
+  if constexpr (K == FMA_BF16 && !FMA_HAS_BF16) {
+    (void)x0, (void)k, (void)out, (void)passes; /* never launched */
+  } else {
+    const size_t threads = (size_t)gridDim.x * HIPB_PEAK_THREADS;
+    const size_t t = (size_t)blockIdx.x * HIPB_PEAK_THREADS + threadIdx.x;
+    const typename F::V a = k[0], b = k[1], c = k[2];
+    typename F::V x[FMA_CHAINS];
 #pragma unroll
-  for (int i = 0; i < FMA_CHAINS; i++) x[i] = x0[i * threads + t];
+    for (int i = 0; i < FMA_CHAINS; i++) x[i] = x0[i * threads + t];
 #pragma unroll 1
-  for (int p = 0; p < passes; p++) {
+    for (int p = 0; p < passes; p++) {
 #pragma unroll
-    for (int j = 0; j < FMA_BODY - 1; j++)
+      for (int j = 0; j < FMA_BODY - 1; j++)
 #pragma unroll
-      for (int i = 0; i < FMA_CHAINS; i++) x[i] = F::fma(x[i], a, b);
+        for (int i = 0; i < FMA_CHAINS; i++) x[i] = F::fma(x[i], a, b);
 #pragma unroll
-    for (int i = 0; i < FMA_CHAINS; i++) x[i] = F::fma(x[i], a, c);
+      for (int i = 0; i < FMA_CHAINS; i++) x[i] = F::fma(x[i], a, c);
+    }
+#pragma unroll
+    for (int i = 0; i < FMA_CHAINS; i++) out[i * threads + t] = x[i];
   }
-#pragma unroll
-  for (int i = 0; i < FMA_CHAINS; i++) out[i * threads + t] = x[i];
 }
 
 /* ---- the case ---------------------------------------------------------- */

@@ -17,6 +17,22 @@
 # them.
 . "$SRC/tests/cli/lib.sh"
 
+# cases DIR: one line per case of the result files in DIR, in full (a case
+# line cuts long labels and reasons): "plugin k=v k=v ... STATUS roof=ID
+# message", ID the roof the case named (bench.roof/1) or -
+cases() {
+  python3 - "$1" <<'PY'
+import glob, json, sys
+for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    d = json.load(open(f))
+    for c in d.get("cases", []):
+        params = " ".join("%s=%s" % kv for kv in c.get("params", {}).items())
+        roof = (c.get("info") or {}).get("roof", "-")
+        print(c.get("plugin", d.get("plugin", "?")), params, c["status"], "roof=" + roof,
+              c.get("message") or "")
+PY
+}
+
 mkdir -p "$T/bin"
 cp "$BENCH" "$T/bin/bench"
 for wave in 64 32; do
@@ -28,17 +44,21 @@ for wave in 64 32; do
     expect_rc 0 "HIP-CPU wave$wave $preset"
     expect_not_in "$T/out" ': (WRONG_ANSWER|ERROR|CRASH|TIMEOUT)' "HIP-CPU wave$wave $preset results"
     grep -E '^bench: [0-9]+ of' "$T/out"
-    expect_in "$T/out" 'variant=rocblas.*SKIPPED.*hip_gemm was built without rocBLAS \(not found under' \
+    cases "$T/r" >"$T/cases"
+    # (a HIP-CPU build does not look for rocBLAS: "... were not looked for")
+    expect_in "$T/cases" 'variant=rocblas.*SKIPPED.*hip_gemm was built without rocBLAS \(' \
       "HIP-CPU wave$wave $preset rocblas"
-    # the peak plugins ran and were checked
-    for want in 'hip_peak_fma f32 ' 'hip_peak_fma bf16 ' 'hip_peak_bw kernel=read ' 'hip_peak_bw kernel=copy ' \
-                'hip_peak_launch '; do
-      expect_in "$T/out" "^\[ *[0-9]+/[0-9]+\] $want.* OK " "HIP-CPU wave$wave $preset: $want"
+    # the peak plugins ran, were checked, and named their roofs
+    for want in 'hip_peak_fma dtype=f32 .* OK roof=fp32' 'hip_peak_fma dtype=f64 .* OK roof=fp64' \
+                'hip_peak_fma dtype=f16 .* OK roof=fp16' 'hip_peak_fma dtype=bf16 .* OK roof=bf16' \
+                'hip_peak_bw kernel=read size=L2/2 .* OK roof=l2' 'hip_peak_bw kernel=copy .* OK roof=' \
+                'hip_peak_bw kernel=write .* OK roof=' 'hip_peak_launch .* OK roof=launch'; do
+      expect_in "$T/cases" "^$want" "HIP-CPU wave$wave $preset: $want"
     done
-    expect_in "$T/out" 'hip_peak_matrix variant=mma .*SKIPPED +variant mma needs an NVIDIA GPU' \
+    expect_in "$T/cases" '^hip_peak_matrix variant=mma .*SKIPPED roof=- variant mma needs an NVIDIA GPU' \
       "HIP-CPU wave$wave $preset: peak mma"
     if [ "$wave" = 64 ]; then
-      expect_in "$T/out" '^\[ *[0-9]+/[0-9]+\] hip_peak_matrix variant=mfma .* OK ' "HIP-CPU wave64 $preset: peak mfma"
+      expect_in "$T/cases" '^hip_peak_matrix variant=mfma dtype=bf16 .* OK roof=bf16_matrix' "HIP-CPU wave64 $preset: peak mfma"
       # the only skips: variant=rocblas, and hip_peak_matrix's families of
       # other devices, with the reasons
       grep -E '  *SKIPPED' "$T/out" | grep -Ev 'variant=rocblas|hip_peak_matrix variant=(mma|wgmma|wmma) ' \
@@ -48,10 +68,10 @@ for wave in 64 32; do
     else
       # the only skips: variant=mfma and variant=rocblas, with the reasons
       grep -E '  *SKIPPED' "$T/out" >"$T/skipped"
-      expect_in "$T/out" '^\[ *[0-9]+/[0-9]+\] hip_peak_matrix variant=wmma .* OK ' "HIP-CPU wave32 $preset: peak wmma"
+      expect_in "$T/cases" '^hip_peak_matrix variant=wmma dtype=f16 .* OK roof=fp16_matrix' "HIP-CPU wave32 $preset: peak wmma"
       grep -Ev 'variant=(mfma|rocblas)|hip_peak_matrix variant=(mma|wgmma) ' "$T/skipped" >"$T/other_skips"
       if [ -s "$T/other_skips" ]; then fail "HIP-CPU wave32 $preset: skips other than variant=mfma:"; cat "$T/other_skips"; else ok; fi
-      expect_in "$T/out" 'variant=mfma.*SKIPPED.*needs CDNA matrix cores' "HIP-CPU wave32 $preset mfma"
+      expect_in "$T/cases" '^hip_gemm variant=mfma .*SKIPPED roof=- variant mfma needs CDNA matrix cores' "HIP-CPU wave32 $preset mfma"
       expect_in "$T/out" '^bench: ([1-9][0-9]*) of \1 cases run .*: [1-9][0-9]* ok, [1-9][0-9]* skipped, 0 failed'
     fi
     # the kernels that ran were those of this wave size
@@ -65,6 +85,7 @@ tiles=$("$T/bin/bench" --list --verbose --plugin hip_gemm --plugin-dir "$HIPCPU_
 expect_nonempty "hip_gemm tile candidates" $tiles
 for wave in 64 32; do
   for tile in $tiles; do
+    rm -rf "$T/rt"
     "$T/bin/bench" --preset "$SRC/presets/verify.ini" --plugin-dir "$HIPCPU_PLUGINS/wave$wave" \
       --plugin hip_gemm --param "tile=$tile" --results-dir "$T/rt" \
       >"$T/out" 2>"$T/err"
@@ -72,9 +93,10 @@ for wave in 64 32; do
     expect_rc 0 "HIP-CPU wave$wave hip_gemm tile=$tile"
     expect_not_in "$T/out" ': (WRONG_ANSWER|ERROR|CRASH|TIMEOUT)' "HIP-CPU wave$wave tile=$tile"
     grep -E '^bench: [0-9]+ of' "$T/out"
-    expect_in "$T/out" "variant=tiled .*tile=$tile.* OK" "HIP-CPU wave$wave tile=$tile tiled ran"
+    cases "$T/rt" >"$T/cases"
+    expect_in "$T/cases" "variant=tiled .*tile=$tile.* OK" "HIP-CPU wave$wave tile=$tile tiled ran"
     if [ "$wave" = 64 ] && [ "$tile" != 32x32 ]; then
-      expect_in "$T/out" "variant=mfma .*tile=$tile.* OK" "HIP-CPU wave64 tile=$tile mfma ran"
+      expect_in "$T/cases" "variant=mfma .*tile=$tile.* OK" "HIP-CPU wave64 tile=$tile mfma ran"
     fi
   done
 done

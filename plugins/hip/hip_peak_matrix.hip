@@ -6,9 +6,10 @@
  *          (a warp; 8 accumulators of 4 values a thread)
  *   wgmma  NVIDIA sm_90a (H100, H200): wgmma.mma_async m64n256k16, A from
  *          registers, B from shared memory (a warpgroup of 128 threads; one
- *          accumulator of 128 values a thread). Only the sm_90a code has it:
- *          plugins/cuda adds sm_90a to this plugin's architectures when the
- *          toolkit takes it
+ *          accumulator of 128 values a thread). Only sm_90a code has it:
+ *          plugins/cuda builds this plugin for sm_90a in place of sm_90
+ *          (CUDA 12 and newer); the kernel peak_mx_families tells at run
+ *          time which families the loaded code holds
  *   mfma   AMD CDNA2/3 (gfx90a, gfx940/941/942): v_mfma_f32_32x32x8f16,
  *          v_mfma_f32_32x32x8bf16_1k (a wave of 64; 4 accumulators of 16)
  *   wmma   AMD RDNA3 (gfx11): v_wmma_f32_16x16x16_{f16,bf16} (a wave of 32;

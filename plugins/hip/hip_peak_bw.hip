@@ -35,7 +35,7 @@ static const struct bench_param params[] = {
     BENCH_PARAM_SIZE("working set (the kernel's buffers together): " BENCH_SIZE_EXAMPLES
                      ", or relative to the device's L2 (L2/2, 8*L2); >= 1 GiB and 4 x L2: roof "
                      "dram, <= L2: roof l2",
-                     "1GiB,L2/2", "1GiB,L2/2", "4GiB,L2/2", "4100,1000004,L2/2"),
+                     "1GiB,L2/2", "1GiB,L2/2", "1GiB,L2/2", "4100,1000004,L2/2"),
     {.name = "passes", .type = BENCH_PARAM_INT,
      .description = "passes over the working set in one kernel (0: enough to move 1 GiB, at most "
                     "4096)",
@@ -157,8 +157,16 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   for (int i = 0; i < 3; i++)
     if (strcmp(kernel, kind_names[i]) == 0) s->kind = i;
   const struct bench_caches caches = hipb_peak_caches(s->ctx);
+  const char *text = h->param_str(h, "size");
   int64_t size = 0;
-  HIPB_TRY(bench_param_size(h, "size", &caches, &size));
+  const enum bench_size_status st = bench_size_parse(text, &caches, &size);
+  if (st == BENCH_SIZE_NO_CACHE && hipb_peak_cache_bytes(s->ctx, 2) == 0) /* not the plugin's fault */
+    return h->skip(h, "size %s: device %s reports no L2 size", text, s->ctx->prop.name);
+  if (st != BENCH_SIZE_OK) {
+    char msg[256];
+    bench_size_message(msg, sizeof msg, "size", text, st, &caches);
+    return h->fail(h, "%s", msg);
+  }
   const int buffers = s->kind == BW_COPY ? 2 : 1;
   s->n = ((size_t)size + 4 * buffers - 1) / (4 * (size_t)buffers);
   const double footprint = 4.0 * (double)s->n * buffers;

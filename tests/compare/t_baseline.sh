@@ -1,5 +1,6 @@
 # bench --baseline PATH: each case line and the .txt carry the ratio and
-# verdict against the same case in the baseline; a case the baseline lacks
+# verdict against the same case in the baseline, the ones bench compare
+# gives on the same files; a case the baseline lacks
 # is NEW; an unreadable baseline stops the run before anything runs.
 . "$(dirname "$0")/lib.sh"
 PRESET="$SRC/tests/compare/same.ini"
@@ -28,6 +29,18 @@ python3 - "$T/r1" <<'PY' && ok || fail "json info"
 import glob, json, sys
 f = json.load(open(glob.glob(sys.argv[1] + "/*fx_devtime*.json")[0]))
 assert "SLOWER" in f["cases"][0]["info"]["baseline"], f["cases"][0]["info"]
+PY
+# the verdict and interval the run recorded are bench compare's on the same files
+run_bench compare "$T/fast" "$T/r1" --format csv --fail-on none
+python3 - "$T/r1" "$T/out" <<'PY' && ok || fail "--baseline and compare agree"
+import csv, glob, json, re, sys
+f = json.load(open(glob.glob(sys.argv[1] + "/*fx_devtime*.json")[0]))
+text = f["cases"][0]["info"]["baseline"]
+m = re.match(r"ratio ([0-9.]+) \[([0-9.]+), ([0-9.]+)\] ([A-Z_]+) vs ", text)
+assert m, text
+row = [r for r in csv.DictReader(open(sys.argv[2], newline="")) if r["params"] == "n=8"][0]
+want = ("%.3f" % float(row["ratio"]), "%.3f" % float(row["ci_lo"]), "%.3f" % float(row["ci_hi"]), row["verdict"])
+assert m.groups() == want, (text, want)
 PY
 run_bench --preset "$PRESET" "${FX[@]}" --results-dir "$T/r2" --baseline "$T/slow/"
 expect_in "$T/out" 'baseline: ratio .* FASTER vs 2026-11-20' "FASTER against a slow baseline"

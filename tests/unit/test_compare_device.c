@@ -274,7 +274,7 @@ static void test_other_paths(void) {
 }
 
 /* A throttled side: NOISY whatever the interval (a clear 20% change, and
- * the same level), in compare_case_sides and the within-run compare_case. */
+ * the same level), in compare_case_sides. */
 static void test_throttled(void) {
   struct case_result o, n;
   struct case_compare cc;
@@ -290,8 +290,6 @@ static void test_throttled(void) {
   n.telemetry->readings = 0, n.telemetry->clock_samples = 0;
   CHECK(compare1(&o, &n, 0.05, &quiet_cpu, &cc) == V_NOISY && cc.new_throttled);
   CHECK(cc.timed && cc.c.lo > 1.05 && cc.new_noise.machine == CS_MACHINE_STEADY);
-  compare_case(&o, &n, 0.05, &cc);
-  CHECK(cc.verdict == V_NOISY && cc.new_throttled);
   /* old throttled, new faster */
   CHECK(compare1(&n, &o, 0.05, &quiet_cpu, &cc) == V_NOISY && cc.old_throttled && !cc.new_throttled);
   case_result_release(&n);
@@ -300,8 +298,6 @@ static void test_throttled(void) {
   CHECK(compare1(&o, &n, 0.05, &quiet_cpu, &cc) == V_SAME);
   o.telemetry->throttled = 1;
   CHECK(compare1(&o, &n, 0.05, &quiet_cpu, &cc) == V_NOISY && cc.old_throttled);
-  compare_case(&o, &n, 0.05, &cc);
-  CHECK(cc.verdict == V_NOISY && cc.old_throttled);
   /* any run of a pooled side */
   struct case_result o2;
   make_case(&o2, "cuda", LEVEL, 3, steady_gpu(1980));

@@ -84,23 +84,6 @@ static void hold_throttled(struct case_compare *out) {
     out->verdict = V_NOISY;
 }
 
-void compare_case(const struct case_result *old, const struct case_result *new_, double threshold,
-                  struct case_compare *out) {
-  if (status_verdict(old, new_, out)) return;
-  out->old_throttled = compare_throttled(old);
-  out->new_throttled = compare_throttled(new_);
-  out->device = rs_has_device(old) && rs_has_device(new_);
-  size_t no, nn;
-  const double *xo = rs_samples(old, out->device, &no), *xn = rs_samples(new_, out->device, &nn);
-  if (!no || !nn || cs_compare(xo, no, xn, nn, &out->c) != 0) {
-    out->verdict = V_NO_DATA;
-    return;
-  }
-  out->timed = 1;
-  out->verdict = speed_verdict(cs_verdict_of(&out->c, threshold, COMPARE_ALPHA));
-  hold_throttled(out);
-}
-
 enum cs_machine compare_machine_of(const struct run_steady *m) {
   if (!m || !m->known || isnan(m->steal)) return CS_MACHINE_UNKNOWN;
   if (!(m->others_start <= COMPARE_STEADY_OTHERS) || !(m->others_end <= COMPARE_STEADY_OTHERS) ||

@@ -1,7 +1,10 @@
 /* The verdict on one case measured twice (old and new run): a failure on
  * either side is its own verdict and never a speed-up; otherwise the ratio
- * of medians with its interval decides (compare_stats.h). Shared by bench
- * compare, history, report and the run's --baseline. */
+ * of medians with its interval decides (compare_stats.h), widened by each
+ * side's between-run term. compare_case_sides is the one verdict engine:
+ * bench compare, history, report, the run's --baseline and the failure
+ * verdicts of bench ab all reach theirs through it, so two result files
+ * get the same verdict and interval wherever they are compared. */
 #ifndef BENCH_COMPARE_CASE_H
 #define BENCH_COMPARE_CASE_H
 
@@ -41,8 +44,7 @@ struct case_compare {
   int timed;          /* c holds a ratio (both OK with samples) */
   int device;         /* the device timer was compared (both had it) */
   struct cs_ratio c;  /* new / old */
-  /* compare_case_sides only (compare_case leaves them zero): each side's
-   * between-run term, and whether a FASTER/SLOWER was held back to NOISY
+  /* each side's between-run term, and whether a FASTER/SLOWER was held back to NOISY
    * because a side had fewer than CS_MIN_SAMPLES samples */
   struct cs_noise old_noise, new_noise;
   int few_samples;
@@ -54,18 +56,13 @@ struct case_compare {
    * the throttle threshold of the device's clock, kept and marked): such
    * a side measured the clock, not the kernel, so the verdict is NOISY
    * however the interval lies (never FASTER, SLOWER or SAME: a SAME could
-   * hide a change as large as the throttle's slowdown). Both compare_case
-   * and compare_case_sides set them. */
+   * hide a change as large as the throttle's slowdown). */
   int old_throttled, new_throttled;
 };
 
 /* 1 when r's telemetry marks it throttled (results/result.h
  * case_telemetry.throttled). */
 int compare_throttled(const struct case_result *r);
-
-/* Either side may be NULL (MISSING / NEW). */
-void compare_case(const struct case_result *old, const struct case_result *new_, double threshold,
-                  struct case_compare *out);
 
 /* One side of a case for compare_case_sides: its runs to pool (the newest,
  * whose status decides failures, last; nruns 0 for an absent side) and its
@@ -136,7 +133,7 @@ int compare_device_known(const struct case_result *r);
  * steady); CS_MACHINE_UNKNOWN when !compare_device_known(r). */
 enum cs_machine compare_device_of(const struct case_result *r, double timed_ns, unsigned *why);
 
-/* compare_case with the between-run term (compare_stats.h): a side of one
+/* The verdict with the between-run term (compare_stats.h): a side of one
  * run gets its history's spread or the backend's default, a side of
  * several runs is pooled with runs as the unit; same_runs: the two sides
  * are the same measurements (term none). FASTER and SLOWER need
@@ -147,8 +144,7 @@ enum cs_machine compare_device_of(const struct case_result *r, double timed_ns, 
  * The default's machine: for a device-timed case (both sides timed by the
  * device) whose newest run has telemetry, the device's state
  * (compare_device_of), else the run header's (compare_machine_of).
- * bench compare uses it; compare_case stays the within-run comparison of
- * two single runs. */
+ * A side may be NULL or have nruns 0 (MISSING / NEW). */
 void compare_case_sides(const struct case_side *old, const struct case_side *new_, int same_runs, double threshold,
                         struct case_compare *out);
 

@@ -15,13 +15,7 @@ static int cmp_rows(const void *pa, const void *pb) {
   return rs_entry_order(compare_row_entry(pa), compare_row_entry(pb));
 }
 
-/* A side's runs of one key as compare_case_sides takes them. */
-struct side_runs {
-  const struct case_result **runs, **hist;
-  struct case_side side;
-};
-
-static void side_runs_of(const struct result_set *s, const struct rs_group *g, struct side_runs *out) {
+void compare_side_of_group(const struct result_set *s, const struct rs_group *g, struct compare_side_runs *out) {
   memset(out, 0, sizeof *out);
   if (!g) return;
   out->runs = xcalloc(g->npool + 1, sizeof *out->runs);
@@ -32,7 +26,7 @@ static void side_runs_of(const struct result_set *s, const struct rs_group *g, s
   out->side = (struct case_side){out->runs, g->npool, out->hist, g->nhist, newest ? &newest->env.steady : NULL};
 }
 
-static void side_runs_release(struct side_runs *s) {
+void compare_side_release(struct compare_side_runs *s) {
   free(s->runs);
   free(s->hist);
 }
@@ -59,12 +53,12 @@ static int key_order(const struct rs_entry *a, const struct rs_entry *b, int wit
 
 static void compare_groups(const struct result_set *old, const struct rs_group *ga, const struct result_set *new_,
                            const struct rs_group *gb, double threshold, struct case_compare *out) {
-  struct side_runs so, sn;
-  side_runs_of(old, ga, &so);
-  side_runs_of(new_, gb, &sn);
+  struct compare_side_runs so, sn;
+  compare_side_of_group(old, ga, &so);
+  compare_side_of_group(new_, gb, &sn);
   compare_case_sides(&so.side, &sn.side, ga && gb && same_runs(old, ga, new_, gb), threshold, out);
-  side_runs_release(&so);
-  side_runs_release(&sn);
+  compare_side_release(&so);
+  compare_side_release(&sn);
 }
 
 struct compare_row *compare_sets_match(const struct result_set *old, const struct result_set *new_, int with_tag,

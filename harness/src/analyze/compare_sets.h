@@ -18,6 +18,17 @@ struct compare_row {
   struct case_compare cc;
 };
 
+/* One side of a case as bench compare takes it from a result set: group
+ * g's pooled runs (the newest last) and history, and the steadiness in the
+ * newest run's header (compare_case.h struct case_side). An empty side
+ * when g is NULL. --baseline builds its old side with it (baseline.h). */
+struct compare_side_runs {
+  const struct case_result **runs, **hist;
+  struct case_side side;
+};
+void compare_side_of_group(const struct result_set *s, const struct rs_group *g, struct compare_side_runs *out);
+void compare_side_release(struct compare_side_runs *s);
+
 /* Merge-join the cases of each key (with_tag: the tag is part of the key)
  * on both sides: the newest run shown, the runs of its day pooled, earlier
  * ones as history. Rows in rs_entry_order; *n of them, malloc'd. */

@@ -19,6 +19,7 @@
 #include "run/eta.h"
 #include "run/events.h"
 #include "run/result_file.h"
+#include "run/steady.h"
 #include "run/run_lines.h"
 #include "run/runner.h"
 #include "run/tune_apply.h"
@@ -108,6 +109,39 @@ static void case_begins(void *arg, size_t k) {
                      pp->pl->desc->name, pp->label, eta, 0, eta_case_expected(&s->eta, c->plugin_index), 1);
 }
 
+/* --baseline: case r against its baseline case with the steadiness of its
+ * run so far (from its file's start to now); the header's, read at the
+ * file's end, settles it (baseline_finish). */
+static void baseline_case(struct plugin_pass *pp, struct case_result *r) {
+  if (!pp->s->baseline) return;
+  struct steady_reading now;
+  struct run_steady so_far;
+  steady_read(&now);
+  steady_between(&pp->rf.start, &now, &so_far);
+  baseline_annotate(pp->s->baseline, r, &so_far);
+}
+
+/* The end of a plugin's file (its header's steadiness read): each case's
+ * baseline verdict as bench compare BASELINE FILE gives it, in the file;
+ * one that is not what its line said is said now. */
+static void baseline_finish(void *arg, struct run_file *f) {
+  struct plugin_pass *pp = arg;
+  struct suite *s = pp->s;
+  for (size_t i = 0; i < f->ncases; i++) {
+    struct case_result *r = &f->cases[i];
+    char *was;
+    if (!baseline_settle(s->baseline, r, &f->env.steady, &was)) continue;
+    char *label = r->index >= 0 && (size_t)r->index < s->plan.cases.n ? case_label(&s->plan.cases.cases[r->index])
+                                                                       : xstrdup("?");
+    progress_clear(&s->progress);
+    fprintf(s->out, "%s %s: baseline over the whole run: %s (its line said %s: the machine's steadiness changed)\n",
+            term_str(f->plugin), term_str(label), term_str(kv_list_get(r->ninfo, r->info, "baseline")),
+            term_str(was));
+    free(label);
+    free(was);
+  }
+}
+
 /* Case k ended: its note, the baseline, the counts, the event and the line,
  * then it is saved (a save that fails is said once; the run goes on). */
 static void case_ends(void *arg, size_t k, struct case_result *r) {
@@ -123,7 +157,7 @@ static void case_ends(void *arg, size_t k, struct case_result *r) {
     kv_list_add(&r->ninfo, &r->info, "note", v);
     free(v);
   }
-  baseline_annotate(s->baseline, r);
+  baseline_case(pp, r);
   roofs_annotate(s->opt->results_dir, &pp->rf.f.env, r); /* its roof, from the folder's measured roofs */
   s->done++;
   eta_end(&s->eta, pp->first + k, r->wall_s);
@@ -162,6 +196,7 @@ static int run_group(struct suite *s, int argc, char **argv, size_t *pi, size_t 
       ncases++;
     pp[g] = (struct plugin_pass){.s = s, .pl = p->plugins[*pi + g], .first = *next_case};
     result_file_open(&pp[g].rf, pp[g].pl, &p->preset, o->tag, o->debug, o->results_dir, argc, argv);
+    if (s->baseline) pp[g].rf.finishing = baseline_finish, pp[g].rf.finishing_arg = &pp[g];
     if (ncases)
       jobs[njobs++] = (struct plugin_job){pp[g].pl, &p->cases.cases[*next_case], ncases, (int)*next_case,
                                           &s->run_pol, o->debug, heartbeat, s, case_begins,

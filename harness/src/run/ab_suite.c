@@ -25,8 +25,12 @@ static enum verdict case_verdict(const struct ab_case *c, double threshold) {
   /* a throttled side measured the clock, not the kernel (compare_case.h) */
   if (c->timed && (compare_throttled(&c->old.r) || compare_throttled(&c->new_.r))) return V_NOISY;
   if (c->timed) return to_verdict(c->verdict);
+  /* the verdict engine of compare, history, report and --baseline, on the
+   * two result files this pair writes (one run a side, no history) */
+  const struct case_result *ro = &c->old.r, *rn = &c->new_.r;
+  struct case_side so = {&ro, 1, NULL, 0, NULL}, sn = {&rn, 1, NULL, 0, NULL};
   struct case_compare cc;
-  compare_case(&c->old.r, &c->new_.r, threshold, &cc);
+  compare_case_sides(&so, &sn, 0, threshold, &cc);
   enum verdict v = cc.verdict;
   if (v == V_SAME || v == V_FASTER || v == V_SLOWER || v == V_NOISY) v = V_NO_DATA;
   if (c->new_.r.status == CASE_INTERRUPTED) v = V_INTERRUPTED;
@@ -99,6 +103,7 @@ static void pair_case(struct suite *st, size_t a, size_t b, size_t i, struct res
     t->timed++;
     t->logsum += log(c.est.ratio);
     t->one = c.est;
+    t->one_verdict = v;
     t->level = c.level;
   }
   if (compare_verdict_fails(v, st->o->fail_on)) st->failed = 1;

@@ -3,7 +3,7 @@
  * side's cases in order, then the old side's it lacks). A plugin or case on
  * one side only is MISSING (OLD only) or NEW; a pair of cases is measured
  * by ab_run_case (ab_run.h) and gets compare's verdict words: the paired
- * estimate's when both sides were timed, else compare_case's failure
+ * estimate's when both sides were timed, else compare_case_sides' failure
  * verdicts. Both sides' results go to ordinary result files tagged old and
  * new (run/result_file.h), the new side's info holding the rounds and the
  * verdict (ab_*). What is shown is the observer's. */
@@ -21,6 +21,7 @@ struct ab_tally {
   double logsum;         /* of the timed cases' ratios */
   int timed;
   struct paired_est one; /* the estimate when one case was timed */
+  enum verdict one_verdict; /* and its verdict */
   double level;          /* its interval's */
 };
 

@@ -16,6 +16,11 @@ struct result_file {
   struct results_run saver;
   struct steady_reading start; /* the header's steadiness: read at open */
   int failed;                  /* a save failed (said once) */
+  /* Called at the close, after the steadiness at the end is read and
+   * before the file is written whole (NULL: nothing): what depends on the
+   * header's steadiness (--baseline's verdicts) is set then. */
+  void (*finishing)(void *arg, struct run_file *f);
+  void *finishing_arg;
 };
 
 /* Start pl's file under dir: the header (tag, mode "debug" or "perf", the
@@ -28,7 +33,7 @@ void result_file_open(struct result_file *rf, const struct plugin *pl, const str
 int result_file_add(struct result_file *rf, struct case_result *r);
 
 /* Read the steadiness at the end (after the ending workers are reaped: a
- * dying worker is still a runnable process), write the file whole and
+ * dying worker is still a runnable process), call finishing, write the file whole and
  * release it. 0, or -1 when it (or a case before) could not be written. */
 int result_file_close(struct result_file *rf);
 /* The same, handing the file over in *keep (when not NULL; a zeroed file

@@ -26,6 +26,7 @@
 #include "results/io.h"
 #include "run/ab_run.h"
 #include "run/ab_suite.h"
+#include "run/ab_words.h"
 
 struct ab_cli {
   const char *old_dir, *new_dir;
@@ -127,12 +128,6 @@ static int side_load(struct plan *s, const char *what, const char *dir, const st
   return plan_build(&rq, s);
 }
 
-static double side_median(const struct ab_side *s) {
-  const struct case_result *r = &s->r;
-  if (!r->nsamples) return NAN;
-  return r->device_ns ? r->device.median : r->host_clock.median;
-}
-
 /* One Markdown table row of the seven columns, a one-row table rendered
  * without its titles (cmd_ab prints them once). The plugin, case and
  * verdict cells (names and messages from plugins) are escaped, so a '|' in
@@ -180,7 +175,10 @@ static void print_row(void *arg, const char *plugin, const char *label, int k, i
                       enum verdict v) {
   const struct ab_cli *o = arg;
   char ratio[96] = "-", rounds[96] = "";
-  char *ot = fmt_time_ns_fixed(side_median(&c->old)), *nt = fmt_time_ns_fixed(side_median(&c->new_));
+  /* the levels of the paired estimate: new/old is the ratio shown */
+  double old_ns, new_ns;
+  ab_levels(c, &old_ns, &new_ns);
+  char *ot = fmt_time_ns_fixed(old_ns), *nt = fmt_time_ns_fixed(new_ns);
   if (c->timed) {
     if (isfinite(c->est.hi))
       snprintf(ratio, sizeof ratio, "%.4f [%.4f, %.4f]%s", c->est.ratio, c->est.lo, c->est.hi,
@@ -214,18 +212,11 @@ static void print_row(void *arg, const char *plugin, const char *label, int k, i
 static void closing_line(void *arg, const char *plugin, const struct ab_tally *t) {
   const struct ab_cli *o = arg;
   struct strbuf words = {0}, counts = {0};
-  if (t->timed == 1 && isfinite(t->one.hi)) {
-    double r = t->one.ratio, lo = t->one.lo, hi = t->one.hi;
-    int level = (int)lround(t->level * 100);
-    if (r >= 1 && lo >= 1)
-      strbuf_addf(&words, "NEW is %.1f%% slower than OLD, %d%% CI %.1f-%.1f%%", (r - 1) * 100, level, (lo - 1) * 100,
-                  (hi - 1) * 100);
-    else if (r < 1 && hi <= 1)
-      strbuf_addf(&words, "NEW is %.1f%% faster than OLD, %d%% CI %.1f-%.1f%%", (1 - r) * 100, level, (1 - hi) * 100,
-                  (1 - lo) * 100);
-    else
-      strbuf_addf(&words, "NEW is %.1f%% %s than OLD, %d%% CI from %.1f%% faster to %.1f%% slower", fabs(r - 1) * 100,
-                  r >= 1 ? "slower" : "faster", level, (1 - lo) * 100, (hi - 1) * 100);
+  if (t->timed == 1) {
+    /* one case: its estimate in the words of its verdict */
+    char *w = ab_words(&t->one, t->level, t->one_verdict, o->threshold);
+    strbuf_adds(&words, w);
+    free(w);
   } else if (t->timed > 0) {
     double g = exp(t->logsum / t->timed);
     strbuf_addf(&words, "NEW is %.1f%% %s than OLD (geometric mean of %d cases)", fabs(g - 1) * 100,

@@ -48,6 +48,11 @@ expect_in "$T/out" 'ab_spin n=3000: NEW' "case in NEW only"
 ab "$AB/extra" "$AB/base" --plugin ab_spin --fail-on slower,missing --threshold 50%
 expect_in "$T/out" 'ab_spin n=3000: MISSING' "case in OLD only"
 expect_rc 1 "--fail-on missing for a case"
+# two timed cases: the closing line is a summary of their ratios, not a verdict
+ab "$AB/extra" "$AB/extra" --plugin ab_spin --fail-on none
+expect_in "$T/out" "^ab_spin: the geometric mean of the 2 cases' new/old: [0-9.]+% (faster|slower): " \
+  "several cases: a geometric mean, not 'NEW is X% faster'"
+why=$(ab_agrees "$T/out") && ok || fail "the lines disagree with themselves: $why"
 # single .so files
 ab "$AB/base/ab_spin.so" "$AB/same/ab_spin.so" --fail-on none
 expect_rc 0 "single .so files"

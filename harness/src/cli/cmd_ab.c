@@ -219,8 +219,9 @@ static void closing_line(void *arg, const char *plugin, const struct ab_tally *t
     free(w);
   } else if (t->timed > 0) {
     double g = exp(t->logsum / t->timed);
-    strbuf_addf(&words, "NEW is %.1f%% %s than OLD (geometric mean of %d cases)", fabs(g - 1) * 100,
-                g >= 1 ? "slower" : "faster", t->timed);
+    /* a summary of ratios, not a verdict: the counts that follow are those */
+    strbuf_addf(&words, "the geometric mean of the %d cases' new/old: %.1f%% %s", t->timed, fabs(g - 1) * 100,
+                g >= 1 ? "slower" : "faster");
   } else {
     strbuf_adds(&words, "no case was timed on both sides");
   }

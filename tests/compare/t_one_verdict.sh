@@ -62,6 +62,13 @@ PY
 verdicts "$T/old" "$T/steady" >"$T/steady.txt"
 expect_in "$T/steady.txt" '^c=a SLOWER 1\.[0-9]+ 1\.[0-9]+ 1\.[0-9]+ agree$' "steady pair, 20% slower: SLOWER everywhere"
 expect_in "$T/steady.txt" '^c=b (SAME|NOISY) .* agree$' "steady pair, 3% slower: the same verdict everywhere"
+# a case whose line was judged while the machine was busy is settled by its
+# file's header at the end: the steady run's SLOWER, the line's NOISY kept
+# as what it said
+"$BASELINE_OF" --line-busy "$T/old" "$T/steady"/*.json >"$T/settled.txt" 2>"$T/err" || fail "baseline_of --line-busy"
+expect_in "$T/settled.txt" $'^px c=a\tratio [0-9.]+ \\[[0-9.]+, [0-9.]+\\] SLOWER vs 2026-11-20\twas ratio [0-9.]+ \\[[0-9.]+, [0-9.]+\\] NOISY vs 2026-11-20$' \
+  "the file's end settles a line judged busy"
+grep -F "$(grep '^px c=a' "$T/baseline.txt" | cut -f2)" "$T/settled.txt" >/dev/null && ok || fail "settled as on the steady file"
 verdicts "$T/old" "$T/busy" >"$T/busy.txt"
 expect_in "$T/busy.txt" '^c=a NOISY 1\.[0-9]+ [0-9.]+ [0-9.]+ agree$' "busy, unsettled pair, 20% slower: NOISY everywhere"
 expect_in "$T/busy.txt" '^c=b (SAME|NOISY) .* agree$' "busy pair, 3% slower: the same verdict everywhere"

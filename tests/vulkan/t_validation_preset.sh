@@ -6,7 +6,8 @@
 # ERROR naming the VUID under verify; a copy of smoke with validation = true
 # catches it too. Where the layer is not installed (VK_LAYER_PATH naming an
 # empty folder: the loader finds no explicit layer), verify's summary says
-# so once instead of passing in silence.
+# so once instead of passing in silence. A vkh plugin under the user's own
+# VK_INSTANCE_LAYERS validated itself: no hint.
 . "$(dirname "$0")/lib.sh"
 VUID='VUID-vkCmdPushConstants-offset-01795'
 HINT='1 Vulkan case ran without validation: --preset verify \(validation = true\) or --mode debug runs them under it'
@@ -40,6 +41,13 @@ grep -q '^validation = true$' "$T/smoke_val.ini" && ok || fail "smoke copy has n
 run_bench --preset "$T/smoke_val.ini" --plugin-dir "$VK_FX" --plugin vkfx_raw --param error=push --results-dir "$T/smoke_val"
 expect_rc 1 "smoke with validation = true"
 expect_in "$T/out" "vkfx_raw error=push  *ERROR +Vulkan validation error: $VUID" "smoke + validation: terminal line"
+
+# A vkh plugin run under the user's own VK_INSTANCE_LAYERS fails a case on
+# any message through its messenger (info vk_validation = on): no hint.
+VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation run_bench --preset smoke --plugin-dir "$VK_FX" \
+  --plugin vkfx_invalid --param error=none --results-dir "$T/user_layers"
+expect_rc 0 "vkh plugin under the user's layer"
+if grep -q "ran without validation" "$T/out"; then fail "the user's layer: a hint although vkh validated"; else ok; fi
 
 mkdir "$T/no-layers"
 VK_LAYER_PATH="$T/no-layers" run_bench --preset verify --plugin-dir "$VK_FX" --plugin vkfx_raw --param error=push --results-dir "$T/missing"

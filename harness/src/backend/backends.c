@@ -75,11 +75,11 @@ static const struct backend_fact no_facts[] = {{NULL, NULL}};
  * 0, 0 (its device-steady runs take the CPU's steady figure,
  * 3% + 5%/sqrt(n)). */
 static const struct backend table[] = {
-    {"cpu", NULL, NULL, no_facts, 0.10, 0.20, 0.0, 0.0, NULL, NULL, NULL},
+    {"cpu", NULL, NULL, no_facts, 0.10, 0.20, 0.0, 0.0, NULL, NULL, NULL, NULL},
     {"vulkan", vulkan_debug, "Vulkan validation error", vulkan_facts, 0.10, 0.20, 0.007, 0.01,
-     vulkan_debug, "Vulkan", "VK_LAYER_KHRONOS_validation (Debian: vulkan-validationlayers)"},
-    {"hip", hip_debug, NULL, hip_facts, 0.10, 0.20, 0.0, 0.0, NULL, NULL, NULL},
-    {"cuda", NULL, NULL, hip_facts, 0.10, 0.20, 0.007, 0.01, NULL, NULL, NULL},
+     vulkan_debug, "Vulkan", "VK_LAYER_KHRONOS_validation (Debian: vulkan-validationlayers)", "vk_validation"},
+    {"hip", hip_debug, NULL, hip_facts, 0.10, 0.20, 0.0, 0.0, NULL, NULL, NULL, NULL},
+    {"cuda", NULL, NULL, hip_facts, 0.10, 0.20, 0.007, 0.01, NULL, NULL, NULL, NULL},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 

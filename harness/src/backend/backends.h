@@ -40,6 +40,10 @@ struct backend {
   const char *validation_label;       /* "Vulkan": names the backend's cases in the run
                                          summary's validation line (validation_tally.h) */
   const char *validation_layer;       /* the layer and where to get it, for that line */
+  const char *validation_info;        /* the info key a plugin sets to "on" when the layer
+                                         runs and its own messenger fails the case on a
+                                         message (vkh's "vk_validation": the user's
+                                         VK_INSTANCE_LAYERS), so the case was validated */
 };
 
 /* Every backend, the table's order (the first is the CPU's: the default). */

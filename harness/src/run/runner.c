@@ -590,7 +590,13 @@ static void tallied_begin(void *arg, size_t k) {
 
 static void tallied_done(void *arg, size_t k, struct case_result *r) {
   const struct tallied *t = arg;
-  if (r->status != CASE_SKIPPED) validation_tally_case(t->job->pl->desc->backend, t->state);
+  const struct backend *b = backend_find(t->job->pl->desc->backend);
+  if (b && b->validation_env && r->status != CASE_SKIPPED) {
+    /* a plugin whose own messenger ran the layer (the user's variables) was validated too */
+    const char *own = b->validation_info ? kv_list_get(r->ninfo, r->info, b->validation_info) : NULL;
+    const int by_plugin = t->state == VALIDATION_OFF && own && strcmp(own, "on") == 0;
+    validation_tally_case(b->name, by_plugin ? VALIDATION_ON : t->state);
+  }
   t->job->done(t->job->cb_arg, k, r);
 }
 

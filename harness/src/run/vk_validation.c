@@ -64,7 +64,7 @@ static int merge_user_settings(const char *path, struct strbuf *out, char *flags
   char *line = NULL;
   size_t cap = 0;
   ssize_t n;
-  strbuf_addf(out, "# merged by bench --mode debug from %s\n", path);
+  strbuf_addf(out, "# merged by bench's validation (--mode debug, validation = true) from %s\n", path);
   while ((n = getline(&line, &cap, f)) > 0) {
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
     char key[128];
@@ -111,8 +111,8 @@ int vk_validation_open(void) {
   char *user = user_settings_path(&named);
   if (user && merge_user_settings(user, &sb, flags, sizeof flags) != 0) {
     if (named) /* a file in the working folder that vanished is no news */
-      warning("cannot read the Vulkan layer settings %s (VK_LAYER_SETTINGS_PATH): %s; --mode "
-              "debug validates with bench's settings only",
+      warning("cannot read the Vulkan layer settings %s (VK_LAYER_SETTINGS_PATH): %s; bench "
+              "validates with its own settings only",
               user, strerror(errno));
     strbuf_release(&sb);
     flags[0] = '\0';

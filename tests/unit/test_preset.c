@@ -111,6 +111,7 @@ static void test_defaults(void) {
   CHECK_NEAR(p.throttle_recovery_s, 0.05, 1e-15);
   CHECK(p.telemetry == 1);
   CHECK(p.telemetry_interval_ms == 50);
+  CHECK(p.validation == 0);
 }
 
 /* The GPU keys: the throttle rule and the telemetry sampler. */
@@ -124,6 +125,10 @@ static void test_gpu_keys(void) {
   CHECK(p.policy.telemetry == 0 && p.policy.telemetry_interval_ms == 20);
   preset_release(&p);
   free(err);
+  CHECK(parse_quiet("[run]\nvalidation = yes\n", &p, &err) == 0);
+  CHECK(p.policy.validation == 1);
+  preset_release(&p);
+  free(err);
   CHECK(parse_quiet("[run]\nthrottle_threshold = 0\nthrottle_recovery_s = 0\n", &p, &err) == 0);
   CHECK(p.policy.throttle_threshold == 0 && p.policy.throttle_recovery_s == 0);
   preset_release(&p);
@@ -133,6 +138,7 @@ static void test_gpu_keys(void) {
       {"throttle_threshold = -0.1", "throttle_threshold"},
       {"throttle_recovery_s = 20s", "bad value '20s' for throttle_recovery_s: must be 0 or from 1ms to 10s"},
       {"telemetry = maybe", "bad value 'maybe' for telemetry: expected true or false"},
+      {"validation = debug", "bad value 'debug' for validation: expected true or false"},
       {"telemetry_interval_ms = 5", "bad value '5' for telemetry_interval_ms: expected an integer from 10 to 1000"},
       {"telemetry_interval_ms = 1001", "telemetry_interval_ms"},
   };
@@ -245,6 +251,7 @@ static void test_shipped_verify(void) {
   CHECK_NEAR(p.policy.target_noise, 1.0, 1e-12);
   CHECK(p.policy.verify == VERIFY_FULL);
   CHECK(p.policy.determinism == 1);
+  CHECK(p.policy.validation == 1); /* the Vulkan validation layer (issue 39) */
   CHECK_NEAR(p.policy.timeout_s, 120, 1e-9);
   preset_release(&p);
 }

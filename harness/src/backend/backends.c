@@ -12,7 +12,8 @@ static const struct child_env hip_debug[] = {
     {NULL, NULL, 0},
 };
 
-/* Vulkan: the Khronos validation layer, added to the user's layers. */
+/* Vulkan: the Khronos validation layer, added to the user's layers (both
+ * under --mode debug and alone under a preset's validation = true). */
 static const struct child_env vulkan_debug[] = {
     {"VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation", ':'},
     {NULL, NULL, 0},
@@ -74,10 +75,11 @@ static const struct backend_fact no_facts[] = {{NULL, NULL}};
  * 0, 0 (its device-steady runs take the CPU's steady figure,
  * 3% + 5%/sqrt(n)). */
 static const struct backend table[] = {
-    {"cpu", NULL, NULL, no_facts, 0.10, 0.20, 0.0, 0.0},
-    {"vulkan", vulkan_debug, "Vulkan validation error", vulkan_facts, 0.10, 0.20, 0.007, 0.01},
-    {"hip", hip_debug, NULL, hip_facts, 0.10, 0.20, 0.0, 0.0},
-    {"cuda", NULL, NULL, hip_facts, 0.10, 0.20, 0.007, 0.01},
+    {"cpu", NULL, NULL, no_facts, 0.10, 0.20, 0.0, 0.0, NULL, NULL, NULL, NULL},
+    {"vulkan", vulkan_debug, "Vulkan validation error", vulkan_facts, 0.10, 0.20, 0.007, 0.01,
+     vulkan_debug, "Vulkan", "VK_LAYER_KHRONOS_validation (Debian: vulkan-validationlayers)", "vk_validation"},
+    {"hip", hip_debug, NULL, hip_facts, 0.10, 0.20, 0.0, 0.0, NULL, NULL, NULL, NULL},
+    {"cuda", NULL, NULL, hip_facts, 0.10, 0.20, 0.007, 0.01, NULL, NULL, NULL, NULL},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 
@@ -99,18 +101,36 @@ const struct backend *backend_or_default(const char *name) {
 /* Room for every backend's debug variables and the end. */
 #define DEBUG_ENV_MAX 16
 
+/* Every backend's debug_env (or validation_env) into all. */
+static void gather_env(struct child_env *all, int validation) {
+  size_t n = 0;
+  for (size_t i = 0; i < NTABLE; i++) {
+    const struct child_env *list = validation ? table[i].validation_env : table[i].debug_env;
+    for (const struct child_env *e = list; e && e->name; e++)
+      if (n + 1 < DEBUG_ENV_MAX) all[n++] = *e;
+  }
+  all[n] = (struct child_env){NULL, NULL, 0};
+}
+
 const struct child_env *backends_debug_env(void) {
   static struct child_env all[DEBUG_ENV_MAX];
   static int built;
-  if (!built) {
-    size_t n = 0;
-    for (size_t i = 0; i < NTABLE; i++)
-      for (const struct child_env *e = table[i].debug_env; e && e->name; e++)
-        if (n + 1 < DEBUG_ENV_MAX) all[n++] = *e;
-    all[n] = (struct child_env){NULL, NULL, 0};
-    built = 1;
-  }
+  if (!built) gather_env(all, 0);
+  built = 1;
   return all;
+}
+
+const struct child_env *backends_validation_env(void) {
+  static struct child_env all[DEBUG_ENV_MAX];
+  static int built;
+  if (!built) gather_env(all, 1);
+  built = 1;
+  return all;
+}
+
+int backend_has_validation(const char *name) {
+  const struct backend *b = backend_find(name);
+  return b && b->validation_env;
 }
 
 int backends_validation_error_outside_case(const char *message) {

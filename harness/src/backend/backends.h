@@ -5,8 +5,9 @@
  * validation layer's error gets (run/vk_validation.c reads the log; a
  * runner spots such an error by it), the device facts a plugin reports
  * among its info keys that a run's .txt header prints (results/txt.c), and
- * the default run-to-run noise of a median (analyze/compare_stats.c). A new
- * backend is one row in backends.c. */
+ * the default run-to-run noise of a median (analyze/compare_stats.c), and
+ * the variables that turn its validation layer on alone (a preset's
+ * validation = true). A new backend is one row in backends.c. */
 #ifndef BENCH_BACKENDS_H
 #define BENCH_BACKENDS_H
 
@@ -32,6 +33,17 @@ struct backend {
                                          steady over its run (analyze/compare_case.c,
                                          "device-steady"); 0, 0: no GPU figure yet (the
                                          CPU's steady figure stands in) */
+  const struct child_env *validation_env; /* the validation layer's variables alone, which a
+                                         preset's validation = true sets (verify.ini;
+                                         --mode debug sets debug_env, which holds them), ended
+                                         by a NULL name; or NULL: no validation layer */
+  const char *validation_label;       /* "Vulkan": names the backend's cases in the run
+                                         summary's validation line (validation_tally.h) */
+  const char *validation_layer;       /* the layer and where to get it, for that line */
+  const char *validation_info;        /* the info key a plugin sets to "on" when the layer
+                                         runs and its own messenger fails the case on a
+                                         message (vkh's "vk_validation": the user's
+                                         VK_INSTANCE_LAYERS), so the case was validated */
 };
 
 /* Every backend, the table's order (the first is the CPU's: the default). */
@@ -46,6 +58,11 @@ const struct backend *backend_or_default(const char *name);
  * a --mode debug child gets (one harness child may load plugins of any
  * backend, so each backend's runtime is told). */
 const struct child_env *backends_debug_env(void);
+/* Every backend's validation_env in one list ended by a NULL name: what a
+ * child gets under a preset's validation = true without --mode debug. */
+const struct child_env *backends_validation_env(void);
+/* Whether the backend named name has a validation layer (validation_env). */
+int backend_has_validation(const char *name);
 /* Whether message is a validation layer's error that was logged outside a
  * case, in init() or deinit() ("<validation_error> in ..."). */
 int backends_validation_error_outside_case(const char *message);

@@ -55,6 +55,7 @@
  * not finite the output must be the same infinity, or NaN for NaN. */
 #include "check/check.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,30 @@ static void mismatch_message(const struct cmp *k, const struct gemm_check_flags 
   gemm_check_message(g, p->op->name, p->c->m, r, len);
 }
 
+/* ---- integral results (the note in check.h) ---------------------------- */
+
+/* Whether every input element is a (finite) integer: always for an integer
+ * dtype; else one pass over each input, ended by the first element that is
+ * not one. */
+static int inputs_integral(const struct check_problem *p) {
+  const struct bench_check *c = p->c;
+  if (dtype_is_int(c->dtype)) return 1;
+  for (int i = 0; i < OP_MAX_INPUTS && p->op->inputs[i]; i++)
+    for (int64_t e = 0; e < p->shape.in[i]; e++) {
+      const double v = dtype_load(c->in[i], (size_t)e, c->dtype);
+      if (!(v == floor(v) && isfinite(v))) return 0;
+    }
+  return 1;
+}
+
+static void integral_note(const struct check_problem *p, struct check_result *r) {
+  snprintf(r->note, sizeof r->note,
+           "%s: inputs and output are all integers, yet the output is off by up to %.6g (inside "
+           "the %s tolerance): checked as integers (out_dtype BENCH_I32) it would be exact; "
+           "docs/sdk.md#integer-results",
+           p->op->name, r->max_abs_err, dtype_name(p->c->out_dtype));
+}
+
 /* ---- entry points ------------------------------------------------------- */
 
 static int problem_output(const struct check_problem *p, enum verify_level level, uint64_t seed,
@@ -227,6 +252,8 @@ static int problem_output(const struct check_problem *p, enum verify_level level
   double rtol, atol;
   problem_tolerance(p, &rtol, &atol);
   comparison_begin(&k.k, r, rtol, atol);
+  k.k.out_dtype = p->c->out_dtype;
+  k.k.integral = (rtol > 0 || atol > 0) && inputs_integral(p); /* exact already: no note */
   r->checked = 1;
   const int64_t elems = p->shape.rows * p->shape.cols;
   if (level == VERIFY_FAST && p->op->fast == OP_FAST_FREIVALDS && elems > FAST_MIN_ELEMS) {
@@ -242,6 +269,7 @@ static int problem_output(const struct check_problem *p, enum verify_level level
   }
   r->pass = r->mismatches == 0;
   if (!r->pass) mismatch_message(&k, &g);
+  else if (k.k.integral && r->max_abs_err > 0) integral_note(p, r);
   return 0;
 }
 

@@ -27,6 +27,9 @@ struct check_result {
   int64_t first_bad;    /* flat index of the first mismatch, -1 if none */
   double bad_out, bad_ref; /* values at first_bad */
   char message[256];    /* one line describing a mismatch or a malformed check */
+  char note[256];       /* a passing check's advice for the case's note, or "": every
+                           input, output and reference element an integer, yet the
+                           error not 0 (an exact check would have caught it) */
   double seconds;       /* wall time the check took (reference and comparison) */
 };
 
@@ -77,7 +80,16 @@ struct op_work check_problem_work(const struct check_problem *p);
  *   elements compared one by one; the message gives both); when none does,
  *   the flags are dropped: the full comparison has the last word.
  * - first_bad is the smallest flat index found out of tolerance; it is -1
- *   when only Freivalds' test failed (the message names the row). */
+ *   when only Freivalds' test failed (the message names the row).
+ * - A check that passed under a tolerance (a float output) although every
+ *   input element is an integer, every compared output and reference
+ *   element an integer that out_dtype holds exactly, and the error is not
+ *   0 (an int8 dot product off by one inside an f32 tolerance) gets
+ *   r->note: the result is integral and could be checked exactly
+ *   (docs/sdk.md#integer-results). Finding that out costs one pass over
+ *   the inputs that stops at the first element that is not an integer
+ *   (float inputs from fill_random stop at once), and one test per
+ *   compared element. */
 int check_output(const struct bench_check *c, enum verify_level level,
                  uint64_t seed, struct check_result *r);
 

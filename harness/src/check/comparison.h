@@ -26,10 +26,16 @@ struct comparison {
   struct check_result *r; /* compared, mismatches, max errors, first_bad */
   uint64_t bad_elems;     /* elements found out of tolerance */
   double bad_tol;         /* the tolerance at r->first_bad */
+  /* 1 while every element fed so far had an integer out and an integer ref
+   * that out_dtype holds exactly (both finite): set by a caller that wants
+   * it tracked (check.c, when every input is an integer); 0 (the default)
+   * tracks nothing and costs one test per element. */
+  int integral;
+  enum bench_dtype out_dtype;
 };
 
 /* Start comparing into r (zeroed by the caller, first_bad -1): sets its
- * tolerance. */
+ * tolerance; integral 0. */
 void comparison_begin(struct comparison *k, struct check_result *r, double rtol, double atol);
 
 /* One element at flat index `flat`: it passes when |out - ref| <= atol +

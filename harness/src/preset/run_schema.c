@@ -73,6 +73,7 @@ static const struct run_key run_keys[RUN_NKEYS] = {
   [RUN_THROTTLE_RECOVERY] = {"throttle_recovery_s", RK_DURATION, 1e-3, 10, 1},
   [RUN_TELEMETRY] = {"telemetry", RK_BOOL, 0, 0, 0},
   [RUN_TELEMETRY_INTERVAL] = {"telemetry_interval_ms", RK_COUNT, 10, 1000, 0},
+  [RUN_VALIDATION] = {"validation", RK_BOOL, 0, 0, 0},
 };
 
 int run_key_find(const char *name) {
@@ -163,6 +164,7 @@ int run_key_set(struct run_policy *pol, enum run_key_id id, const char *value, s
     if (id == RUN_REQUIRE_CHECK) pol->require_check = b;
     else if (id == RUN_REPORT_SETTLE) pol->report_settle = b;
     else if (id == RUN_TELEMETRY) pol->telemetry = b;
+    else if (id == RUN_VALIDATION) pol->validation = b;
     else pol->determinism = b;
     return 0;
   }

@@ -51,6 +51,10 @@ struct run_policy {
   int telemetry;            /* read the GPU's management library during a case
                                that names its device (telemetry = on, the default) */
   int telemetry_interval_ms; /* its period (10 to 1000, default 50) */
+  int validation;           /* validation = true: each case of a backend that has a
+                               validation layer (Vulkan's) runs under it, a validation
+                               error making the case ERROR, as --mode debug does,
+                               without --mode debug's other settings (verify.ini) */
   unsigned from_cli;        /* bits 1u << enum run_key_id: the keys the command line
                                set (--min-samples, ...: preset/overrides.h), for the
                                result header; 0 for a preset alone */
@@ -65,7 +69,7 @@ enum run_key_id {
   RUN_MIN_TIME, RUN_MAX_TIME, RUN_TARGET_NOISE, RUN_BATCH_MIN_TIME, RUN_VERIFY,
   RUN_DETERMINISM, RUN_TIMEOUT, RUN_HEARTBEAT, RUN_BATCH, RUN_STOP, RUN_ISOLATION,
   RUN_REQUIRE_CHECK, RUN_REPORT_SETTLE, RUN_THROTTLE_THRESHOLD, RUN_THROTTLE_RECOVERY,
-  RUN_TELEMETRY, RUN_TELEMETRY_INTERVAL, RUN_NKEYS
+  RUN_TELEMETRY, RUN_TELEMETRY_INTERVAL, RUN_VALIDATION, RUN_NKEYS
 };
 
 /* The id of [run] key `name`, or -1. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/validation_tally.h"
 #include "core/term.h"
 #include "core/units.h"
 #include "core/util.h"
@@ -184,6 +185,7 @@ void run_summary_print(const struct run_summary *s, FILE *out, int total, int co
     relative_lines(s, out, first, end);
     first = end;
   }
+  validation_tally_hint(out); /* cases that ran without their validation layer: once */
 }
 
 void run_summary_release(struct run_summary *s) {

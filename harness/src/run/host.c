@@ -215,6 +215,7 @@ static int host_check(const struct bench_host *api, const struct bench_check *c)
     return BENCH_ERROR;
   }
   accumulate(h, &r);
+  if (r.note[0]) add_note(h, r.note); /* an integral result under a tolerance (check.h) */
   /* The check's own time (info check_s), to set against the case's wall. */
   h->check_s += r.seconds;
   char secs[32];

@@ -15,6 +15,7 @@
 #include "run/vk_validation.h"
 #include "results/io.h"
 #include "backend/backends.h"
+#include "backend/validation_tally.h"
 #include "core/term.h"
 #include "core/util.h"
 
@@ -76,6 +77,14 @@ static void record_outcome(struct case_result *r, const struct child_outcome *ou
   r->wall_s = out->wall_s;
 }
 
+/* The variables a child gets: --mode debug's; else, under a preset's
+ * validation = true with the layer's log open (run_plugins_cases), the
+ * validation layers' alone; else none. */
+static const struct child_env *child_env_of(int debug, const struct run_policy *pol) {
+  if (debug) return backends_debug_env();
+  return pol && pol->validation && vk_validation_active() ? backends_validation_env() : NULL;
+}
+
 /* ---- one process per case ---------------------------------------------- */
 
 struct case_job {
@@ -114,7 +123,7 @@ void run_case(const struct plugin *pl, const struct case_def *c, int index,
               struct case_result *r) {
   case_identity(r, pl, c, index);
   struct case_job job = {pl, c, pol, index};
-  struct child_opts o = {pol->timeout_s, pol->heartbeat_s, tick, tick_arg, debug ? backends_debug_env() : NULL,
+  struct child_opts o = {pol->timeout_s, pol->heartbeat_s, tick, tick_arg, child_env_of(debug, pol),
                          NULL, NULL};
   struct child_outcome out;
   if (child_run(case_in_child, &job, &o, &out) != 0) {
@@ -167,11 +176,11 @@ static void probe_child(void *arg, int fd) {
 
 /* probe_in_child; *validation says whether a failure is the validation
  * layer's error (--mode debug). */
-static int probe(const struct plugin *pl, double timeout_s, int debug, char *reason, size_t len,
-                 int *validation) {
+static int probe(const struct plugin *pl, double timeout_s, const struct child_env *env, char *reason,
+                 size_t len, int *validation) {
   *validation = 0;
   struct probe_job job = {pl};
-  struct child_opts o = {timeout_s, 0, NULL, NULL, debug ? backends_debug_env() : NULL, NULL, NULL};
+  struct child_opts o = {timeout_s, 0, NULL, NULL, env, NULL, NULL};
   struct child_outcome out;
   reason[0] = '\0';
   if (child_run(probe_child, &job, &o, &out) != 0) {
@@ -216,7 +225,7 @@ static int probe(const struct plugin *pl, double timeout_s, int debug, char *rea
 
 int probe_in_child(const struct plugin *pl, double timeout_s, int debug, char *reason, size_t len) {
   int validation;
-  return probe(pl, timeout_s, debug, reason, len, &validation);
+  return probe(pl, timeout_s, child_env_of(debug, NULL), reason, len, &validation);
 }
 
 /* ---- one worker for one or more plugins -------------------------------- */
@@ -499,7 +508,7 @@ static void run_workers(const struct plugin_job *jobs, size_t njobs) {
     case_result_init(&ws.init);
     struct worker_job wj = {jobs, njobs, j, k};
     struct child_opts o = {job->pol->timeout_s, job->pol->heartbeat_s, job->tick, job->tick_arg,
-                           job->debug ? backends_debug_env() : NULL, on_worker_line, &ws};
+                           child_env_of(job->debug, job->pol), on_worker_line, &ws};
     struct child_outcome out;
     int started = child_run(worker_child, &wj, &o, &out) == 0;
     j = ws.j;
@@ -541,7 +550,8 @@ static size_t run_isolated(const struct plugin_job *job) {
    * starting a process per case. */
   char reason[512] = "";
   int validation = 0;
-  const int rc = job->pl->desc->init ? probe(job->pl, job->pol->timeout_s, job->debug, reason,
+  const int rc = job->pl->desc->init ? probe(job->pl, job->pol->timeout_s,
+                                             child_env_of(job->debug, job->pol), reason,
                                              sizeof reason, &validation)
                                      : BENCH_OK;
   if (rc == BENCH_SKIP || (rc == BENCH_ERROR && validation)) {
@@ -566,19 +576,69 @@ static size_t run_isolated(const struct plugin_job *job) {
   return k;
 }
 
+/* A job whose cases are counted for the validation tally on their way to
+ * the job's own callbacks. */
+struct tallied {
+  const struct plugin_job *job;
+  enum validation_state state;
+};
+
+static void tallied_begin(void *arg, size_t k) {
+  const struct tallied *t = arg;
+  t->job->begin(t->job->cb_arg, k);
+}
+
+static void tallied_done(void *arg, size_t k, struct case_result *r) {
+  const struct tallied *t = arg;
+  const struct backend *b = backend_find(t->job->pl->desc->backend);
+  if (b && b->validation_env && r->status != CASE_SKIPPED) {
+    /* a plugin whose own messenger ran the layer (the user's variables) was validated too */
+    const char *own = b->validation_info ? kv_list_get(r->ninfo, r->info, b->validation_info) : NULL;
+    const int by_plugin = t->state == VALIDATION_OFF && own && strcmp(own, "on") == 0;
+    validation_tally_case(b->name, by_plugin ? VALIDATION_ON : t->state);
+  }
+  t->job->done(t->job->cb_arg, k, r);
+}
+
+/* Whether job asks for its backend's validation layer. */
+static int wants_validation(const struct plugin_job *job) {
+  return (job->debug || job->pol->validation) && backend_has_validation(job->pl->desc->backend);
+}
+
 void run_plugins_cases(const struct plugin_job *jobs, size_t njobs, enum isolation iso) {
-  int debug = 0;
-  for (size_t j = 0; j < njobs; j++) debug |= jobs[j].debug;
-  const int validation = debug && vk_validation_open() == 0;
+  int debug = 0, want = 0;
+  for (size_t j = 0; j < njobs; j++) {
+    debug |= jobs[j].debug;
+    want |= wants_validation(&jobs[j]);
+  }
+  /* Where the layer is not installed, validation = true asks for nothing
+   * (the summary says so once); --mode debug sets its variables anyway. */
+  const int installed = want && vk_validation_layer_installed();
+  const int validation = (debug || installed) && vk_validation_open() == 0;
+  struct plugin_job *w = xmalloc((njobs ? njobs : 1) * sizeof *w);
+  struct tallied *t = xmalloc((njobs ? njobs : 1) * sizeof *t);
+  for (size_t j = 0; j < njobs; j++) {
+    const int asked = wants_validation(&jobs[j]);
+    t[j] = (struct tallied){&jobs[j], !asked         ? VALIDATION_OFF
+                                      : !installed   ? VALIDATION_MISSING
+                                      : validation   ? VALIDATION_ON
+                                                     : VALIDATION_OFF};
+    w[j] = jobs[j];
+    w[j].begin = tallied_begin;
+    w[j].done = tallied_done;
+    w[j].cb_arg = &t[j];
+  }
   if (iso == ISOLATION_BACKEND) {
-    run_workers(jobs, njobs);
+    run_workers(w, njobs);
   } else {
     for (size_t j = 0; j < njobs && !child_interrupted(); j++) {
       if (iso == ISOLATION_CASE)
-        run_isolated(&jobs[j]);
+        run_isolated(&w[j]);
       else
-        run_workers(&jobs[j], 1);
+        run_workers(&w[j], 1);
     }
   }
   if (validation) vk_validation_close();
+  free(w);
+  free(t);
 }

@@ -5,8 +5,11 @@
  * worker goes on with the next case, of the same or the next plugin), or
  * one worker per plugin (isolation = plugin), or one process per case
  * (isolation = case). The parent never calls the plugin's code itself.
- * Under --mode debug a worker sends a plugin's last case after deinit, so
- * that Vulkan validation errors of deinit fail that case (run/vk_validation.h). */
+ * Under --mode debug (or a preset's validation = true, which sets the
+ * validation layers' variables alone: backends.h) a worker sends a
+ * plugin's last case after deinit, so that Vulkan validation errors of
+ * deinit fail that case (run/vk_validation.h). Each case that ran is
+ * counted for the run summary's validation line (backend/validation_tally.h). */
 #ifndef BENCH_RUNNER_H
 #define BENCH_RUNNER_H
 

@@ -7,6 +7,7 @@
  * Warning: [" or "Validation Performance Warning: [". */
 #include "run/vk_validation.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -63,7 +64,7 @@ static int merge_user_settings(const char *path, struct strbuf *out, char *flags
   char *line = NULL;
   size_t cap = 0;
   ssize_t n;
-  strbuf_addf(out, "# merged by bench --mode debug from %s\n", path);
+  strbuf_addf(out, "# merged by bench's validation (--mode debug, validation = true) from %s\n", path);
   while ((n = getline(&line, &cap, f)) > 0) {
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
     char key[128];
@@ -110,8 +111,8 @@ int vk_validation_open(void) {
   char *user = user_settings_path(&named);
   if (user && merge_user_settings(user, &sb, flags, sizeof flags) != 0) {
     if (named) /* a file in the working folder that vanished is no news */
-      warning("cannot read the Vulkan layer settings %s (VK_LAYER_SETTINGS_PATH): %s; --mode "
-              "debug validates with bench's settings only",
+      warning("cannot read the Vulkan layer settings %s (VK_LAYER_SETTINGS_PATH): %s; bench "
+              "validates with its own settings only",
               user, strerror(errno));
     strbuf_release(&sb);
     flags[0] = '\0';
@@ -151,6 +152,70 @@ int vk_validation_open(void) {
 }
 
 int vk_validation_active(void) { return dir[0] != '\0'; }
+
+#define LAYER_NAME "\"VK_LAYER_KHRONOS_validation\""
+#define MANIFEST_MAX 65536 /* a layer manifest is a few KiB */
+
+/* Whether a manifest (*.json) in folder d names the layer. */
+static int folder_has_layer(const char *d) {
+  DIR *dp = opendir(d);
+  if (!dp) return 0;
+  int found = 0;
+  for (struct dirent *e; !found && (e = readdir(dp));) {
+    size_t n = strlen(e->d_name);
+    if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
+    char *path = xasprintf("%s/%s", d, e->d_name);
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (!f) continue;
+    char *buf = xmalloc(MANIFEST_MAX + 1);
+    size_t got = fread(buf, 1, MANIFEST_MAX, f);
+    buf[got] = '\0';
+    fclose(f);
+    found = strstr(buf, LAYER_NAME) != NULL;
+    free(buf);
+  }
+  closedir(dp);
+  return found;
+}
+
+/* Each folder of a ':' list (with suffix appended) into the search. */
+static int list_has_layer(const char *list, const char *suffix) {
+  int found = 0;
+  for (const char *p = list; p && *p && !found;) {
+    size_t n = strcspn(p, ":");
+    if (n) {
+      char *d = xasprintf("%.*s%s", (int)n, p, suffix);
+      found = folder_has_layer(d);
+      free(d);
+    }
+    p += n + (p[n] == ':');
+  }
+  return found;
+}
+
+static const char *env_or(const char *name, const char *fallback) {
+  const char *v = getenv(name);
+  return v && *v ? v : fallback;
+}
+
+int vk_validation_layer_installed(void) {
+  if (list_has_layer(getenv("VK_ADD_LAYER_PATH"), "")) return 1;
+  const char *only = getenv("VK_LAYER_PATH");
+  if (only && *only) return list_has_layer(only, "");
+  const char *home = getenv("HOME");
+  char *config = home ? xasprintf("%s/.config", home) : NULL;
+  char *data = home ? xasprintf("%s/.local/share", home) : NULL;
+  const char *sub = "/vulkan/explicit_layer.d";
+  int found = list_has_layer(env_or("XDG_CONFIG_HOME", config), sub) ||
+              list_has_layer(env_or("XDG_CONFIG_DIRS", "/etc/xdg"), sub) ||
+              list_has_layer("/etc", sub) ||
+              list_has_layer(env_or("XDG_DATA_HOME", data), sub) ||
+              list_has_layer(env_or("XDG_DATA_DIRS", "/usr/local/share:/usr/share"), sub);
+  free(config);
+  free(data);
+  return found;
+}
 
 void vk_validation_close(void) {
   if (!dir[0]) return;

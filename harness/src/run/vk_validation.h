@@ -1,4 +1,5 @@
-/* --mode debug for every Vulkan plugin, built on vkh or not: the Vulkan
+/* --mode debug (and a preset's validation = true: verify.ini) for every
+ * Vulkan plugin, built on vkh or not: the Vulkan
  * validation layer (enabled in the child by the backend table,
  * backend/backends.c, through core/child.c) logs its
  * messages to a file the harness names, through the layer's settings file,
@@ -22,9 +23,16 @@ int vk_validation_open(void);
  * file that cannot be read is one warning. */
 /* In the parent, after the plugin's children: remove the folder. */
 void vk_validation_close(void);
-/* Whether a folder is open (--mode debug): in a child, what the layer logs
- * is read after each case. */
+/* Whether a folder is open (--mode debug, validation = true): in a child,
+ * what the layer logs is read after each case. */
 int vk_validation_active(void);
+/* Whether the Vulkan loader would find the validation layer: a manifest
+ * (*.json) naming VK_LAYER_KHRONOS_validation in the folders it reads
+ * explicit layers from on Linux: $VK_ADD_LAYER_PATH, then $VK_LAYER_PATH
+ * alone when set, else vulkan/explicit_layer.d under $XDG_CONFIG_HOME
+ * (~/.config), $XDG_CONFIG_DIRS (/etc/xdg), /etc, $XDG_DATA_HOME
+ * (~/.local/share) and $XDG_DATA_DIRS (/usr/local/share:/usr/share). */
+int vk_validation_layer_installed(void);
 
 /* In a child, first thing: point the layer at the settings and start an
  * empty log. Nothing when no folder is open (not --mode debug). */

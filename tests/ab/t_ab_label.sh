@@ -46,6 +46,15 @@ else
 fi
 expect_in "$(ls "$R"/*.txt | head -1)" '^label +(old|new)$' "the .txt names the label"
 
+# the rollup: one row per build of the day (label is part of its key), label and commit last
+got=$(python3 - "$R/rollup.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+print(" ".join(sorted(r["label"] + ":" + str(len(r["commit"]) >= 40) for r in rows)))
+PY
+)
+expect_eq "$got" "new:True old:True" "rollup: a row per label, with the commit"
+
 # history: one column per run, headed by its label; the labels' verdict
 "$BENCH" history --results-dir "$R" >"$T/h" 2>&1
 expect_in "$T/h" '^plugin +params +old #1 +new #1 +old #2 +new #2 +shifts$' "four runs of one day: four columns, by time"

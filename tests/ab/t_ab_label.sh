@@ -62,7 +62,9 @@ expect_in "$T/h" 'over 4 runs' "the note counts runs"
 "$BENCH" history --results-dir "$R" --label old --label new --format csv >"$T/h" 2>&1
 expect_in "$T/h" '^plugin,params,old #1,old #2,new #1,new #2,new vs old,shifts$' "--label old --label new: by label, then time"
 cell=$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(r[0]["new vs old"] if r else "")' "$T/h")
-[[ "$cell" =~ ^x1\.[1-9][0-9]*\ (SLOWER|NOISY)$ ]] && ok || fail "new vs old: 30% more work, got '$cell'"
+# 30% more work: a ratio above 1.1 (load can stretch it), SLOWER or NOISY
+[[ "$cell" =~ ^x([0-9.]+)\ (SLOWER|NOISY)$ ]] && python3 -c "import sys; sys.exit(not float('${BASH_REMATCH[1]}') > 1.1)" &&
+  ok || fail "new vs old: 30% more work, got '$cell'"
 "$BENCH" history --results-dir "$R" --label new >"$T/h" 2>&1
 expect_in "$T/h" '^plugin +params +new #1 +new #2 +shifts$' "--label new alone"
 
@@ -82,19 +84,31 @@ expect_rc 0 "bench run without --label"
 newest=$(ls -t "$R"/*.json | head -1)
 lab=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["env"]["label"])' "$newest")
 [ -n "$head" ] && [[ "$lab" == "${head:0:10}" || "$lab" == "${head:0:10}-dirty" ]] && ok || fail "default label '$lab' (HEAD $head)"
-# ... and outside any git work tree: no commit, the start time, the run works
+# ... and outside any git work tree (none above $T for git): no commit, the start
+# time, the run works
 mkdir -p "$T/nogit"
 cp "$AB/base/ab_spin.so" "$T/nogit/"
-if git -C "$T/nogit" rev-parse 2>/dev/null; then
-  skip "$T is inside a git work tree"
-fi
-"$BENCH" run --preset "$PRESET" --plugin-dir "$T/nogit" --plugin ab_spin --results-dir "$T/r2" >"$T/out" 2>"$T/err"
+GIT_CEILING_DIRECTORIES=$T "$BENCH" run --preset "$PRESET" --plugin-dir "$T/nogit" --plugin ab_spin --results-dir "$T/r2" >"$T/out" 2>"$T/err"
 RC=$?
 expect_rc 0 "a plugin outside any git tree"
 f=$(ls "$T"/r2/*.json | head -1)
 got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("git_commit" in d["plugin"], d["env"]["label"])' "$f")
 [[ "$got" =~ ^False\ [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(\.[0-9]+)?Z$ ]] && ok || fail "outside git: '$got'"
 expect_not_in "$(ls "$T"/r2/*.txt | head -1)" '^plugin commit' "no commit in the .txt"
+
+# a git that hangs is given up on (bounded wait): no commit, the run goes on
+mkdir -p "$T/fakegit"
+printf '#!/bin/sh\nexec sleep 60\n' >"$T/fakegit/git"
+chmod +x "$T/fakegit/git"
+t0=$(date +%s)
+PATH="$T/fakegit:$PATH" "$BENCH" run --preset "$PRESET" --plugin-dir "$AB/base" --plugin ab_spin --results-dir "$T/r3" \
+  >"$T/out" 2>"$T/err"
+RC=$?
+expect_rc 0 "a hanging git"
+[ $(($(date +%s) - t0)) -lt 40 ] && ok || fail "a hanging git held the run for $(($(date +%s) - t0)) s"
+f=$(ls "$T"/r3/*.json | head -1)
+got=$(python3 -c 'import json,sys; print("git_commit" in json.load(open(sys.argv[1]))["plugin"])' "$f")
+expect_eq "$got" False "no commit from a hanging git"
 
 # an ab folder's report: bench ab's verdict and paired interval per case
 ab "$AB/base" "$AB/slow" --plugin ab_spin --fail-on none

@@ -15,6 +15,8 @@
 #include "machine/cpu_model.h"
 #include "core/util.h"
 
+extern char **environ;
+
 /* Quote an argument for a POSIX shell only when it needs it. */
 static void add_quoted(struct strbuf *sb, const char *a) {
   int plain = *a != '\0';
@@ -103,27 +105,41 @@ const char *run_env_run_id(void) {
  * failing, or running past GIT_WAIT_S (then killed). Caller frees. */
 #define GIT_WAIT_S 3.0
 static char *git_line(const char *dir, const char *const *args) {
+  /* everything the child needs, built before the fork (the child only
+   * redirects and execs) */
+  const char *argv[12] = {"git", "-C", dir};
+  size_t n = 3;
+  for (size_t i = 0; args[i] && n + 1 < sizeof argv / sizeof *argv; i++) argv[n++] = args[i];
+  argv[n] = NULL;
+  size_t nenv = 0;
+  while (environ[nenv]) nenv++;
+  const char **envp = xcalloc(nenv + 3, sizeof *envp);
+  size_t k = 0;
+  for (size_t i = 0; i < nenv; i++)
+    if (strncmp(environ[i], "GIT_TERMINAL_PROMPT=", 20) != 0 && strncmp(environ[i], "GIT_OPTIONAL_LOCKS=", 19) != 0)
+      envp[k++] = environ[i];
+  envp[k++] = "GIT_TERMINAL_PROMPT=0";
+  envp[k++] = "GIT_OPTIONAL_LOCKS=0";
   int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return NULL;
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    free(envp);
+    return NULL;
+  }
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
     close(out[0]), close(out[1]);
+    free(envp);
     return NULL;
   }
   if (pid == 0) {
     int null = open("/dev/null", O_RDWR);
     if (null >= 0) dup2(null, 0), dup2(null, 2);
     dup2(out[1], 1);
-    setenv("GIT_TERMINAL_PROMPT", "0", 1);
-    setenv("GIT_OPTIONAL_LOCKS", "0", 1);
-    const char *argv[12] = {"git", "-C", dir};
-    size_t n = 3;
-    for (size_t i = 0; args[i] && n + 1 < sizeof argv / sizeof *argv; i++) argv[n++] = args[i];
-    argv[n] = NULL;
-    execvp("git", (char *const *)argv);
+    execvpe("git", (char *const *)argv, (char *const *)envp);
     _exit(127);
   }
+  free(envp);
   close(out[1]);
   struct strbuf sb = STRBUF_INIT;
   double end = now_s() + GIT_WAIT_S;

@@ -6,8 +6,10 @@
 # and `--label old --label new` adds bench compare's verdict of the two
 # labels' pooled runs; bench compare --old-label/--new-label picks each
 # side in one folder. A plugin outside any git work tree records no commit
-# and its run still works. An ab folder's report shows bench ab's verdict
-# and paired interval per case, one row per pair, no cv of its rounds.
+# and its run still works. bench report names history points by label and,
+# with --label old --label new, compares the two labels. An ab folder's
+# report shows bench ab's verdict and paired interval per case, one row
+# per pair, no cv of its rounds.
 . "$(dirname "$0")/lib.sh"
 expect_eq() {
   if [ "$1" = "$2" ]; then ok; else fail "${3:-value}: expected '$2', got '$1'"; fi
@@ -68,6 +70,23 @@ cell=$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); pr
 "$BENCH" history --results-dir "$R" --label new >"$T/h" 2>&1
 expect_in "$T/h" '^plugin +params +new #1 +new #2 +shifts$' "--label new alone"
 
+# report: history points named by label; --label old --label new compares the two labels
+echo '/* a stand-in for Chart.js */' >"$T/chart.js"
+page_data() { # page_data HTML EXPR: python over d, the page's data
+  python3 - "$1" "$2" <<'PY'
+import json, re, sys
+d = json.loads(re.search(r"const BENCH = (\{.*?\});\n", open(sys.argv[1]).read(), re.S).group(1))
+print(eval(sys.argv[2]))
+PY
+}
+"$BENCH" report --results-dir "$R" -o "$T/l.html" --chartjs "$T/chart.js" --label old --label new >"$T/out" 2>&1
+RC=$?
+expect_rc 0 "report --label old --label new"
+expect_in "$T/out" '1 case, 4 runs' "the report counts runs"
+expect_eq "$(page_data "$T/l.html" 'd["history"]["columns"]')" "['old #1', 'old #2', 'new #1', 'new #2']" "history columns by label"
+expect_eq "$(page_data "$T/l.html" '[(r["old_label"], r["new_label"], r["ratio"] > 1.1) for r in d["compare"]["rows"]]')" \
+  "[('old', 'new', True)]" "the compare chart: label new against label old"
+
 # compare: one folder, each side by label
 "$BENCH" compare "$R" --old-label old --new-label new --fail-on none --format csv >"$T/c" 2>"$T/cerr"
 RC=$?
@@ -113,7 +132,6 @@ expect_eq "$got" False "no commit from a hanging git"
 # an ab folder's report: bench ab's verdict and paired interval per case
 ab "$AB/base" "$AB/slow" --plugin ab_spin --fail-on none
 expect_rc 0 "bench ab"
-echo '/* a stand-in for Chart.js */' >"$T/chart.js"
 "$BENCH" report --results-dir "$T/results" -o "$T/ab.html" --chartjs "$T/chart.js" >"$T/out" 2>&1
 RC=$?
 expect_rc 0 "report of an ab folder"

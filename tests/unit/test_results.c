@@ -454,6 +454,9 @@ static void check_same_run(const struct run_file *a, const struct run_file *b) {
   CHECK(same_str(a->plugin, b->plugin));
   CHECK(same_str(a->plugin_path, b->plugin_path));
   CHECK(same_str(a->plugin_sha256, b->plugin_sha256));
+  CHECK(same_str(x->label, y->label) && same_str(x->run_id, y->run_id));
+  CHECK(same_str(a->plugin_commit, b->plugin_commit) && same_str(a->plugin_describe, b->plugin_describe));
+  if (a->plugin_commit) CHECK((a->plugin_dirty > 0) == (b->plugin_dirty > 0));
   REQUIRE(a->ncases == b->ncases);
   for (size_t i = 0; i < a->ncases; i++) check_same_case(&a->cases[i], &b->cases[i]);
 }
@@ -524,6 +527,40 @@ static void test_round_trip(void) {
   run_file_release(&back);
   free(json);
   round_trip(&f);
+  run_file_release(&f);
+}
+
+/* The run's label and run id, the plugin's git commit: written where
+ * known, read back; a file without them (older, or git unknown) reads
+ * with them unknown, and its JSON and .txt lack them. */
+static void test_label_commit(void) {
+  struct run_file f;
+  build_run(&f);
+  char *json = run_file_to_json(&f), *text = run_file_to_text(&f);
+  CHECK(!strstr(json, "\"label\"") && !strstr(json, "run_id") && !strstr(json, "git_commit"));
+  CHECK(!strstr(text, "plugin commit") && !strstr(text, "\nlabel "));
+  struct run_file back;
+  char err[256] = "";
+  REQUIRE(run_file_from_json(json, &back, err, sizeof err) == 0);
+  CHECK(!back.env.label && !back.env.run_id && !back.plugin_commit && back.plugin_dirty == -1);
+  run_file_release(&back);
+  free(json);
+  free(text);
+  f.env.label = xstrdup("before");
+  f.env.run_id = xstrdup("2026-11-21T10:00:00.000Z-4711");
+  f.plugin_commit = xstrdup("0123456789abcdef0123456789abcdef01234567");
+  f.plugin_dirty = 1;
+  f.plugin_describe = xstrdup("v1.2-3-g0123456");
+  round_trip(&f);
+  json = run_file_to_json(&f);
+  CHECK(strstr(json, "\"label\": \"before\"") && strstr(json, "\"run_id\": \"2026-11-21T10:00:00.000Z-4711\""));
+  CHECK(strstr(json, "\"git_commit\": \"0123456789abcdef0123456789abcdef01234567\"") &&
+        strstr(json, "\"git_dirty\": true") && strstr(json, "\"git_describe\": \"v1.2-3-g0123456\""));
+  free(json);
+  text = run_file_to_text(&f);
+  CHECK(strstr(text, "\nlabel          before\n") != NULL);
+  CHECK(strstr(text, "\nplugin commit  0123456789abcdef0123456789abcdef01234567 (dirty), v1.2-3-g0123456\n") != NULL);
+  free(text);
   run_file_release(&f);
 }
 
@@ -1503,7 +1540,7 @@ static void test_validate(void) {
   free(json);
 }
 
-TEST_MAIN(TEST_ENTRY(test_golden_txt), TEST_ENTRY(test_golden_json),
+TEST_MAIN(TEST_ENTRY(test_golden_txt), TEST_ENTRY(test_golden_json), TEST_ENTRY(test_label_commit),
           TEST_ENTRY(test_golden_rollup), TEST_ENTRY(test_round_trip), TEST_ENTRY(test_stop_rule),
           TEST_ENTRY(test_round_trip_odd_values), TEST_ENTRY(test_empty_run),
           TEST_ENTRY(test_json_line), TEST_ENTRY(test_reject), TEST_ENTRY(test_status),

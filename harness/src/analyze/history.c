@@ -7,8 +7,15 @@
 
 #include "core/util.h"
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
+/* A column: its run, the first entry of it (entries are chronological),
+ * its place. */
+struct column {
+  const struct rs_entry *e;
+  size_t pos;
+};
+
+static int cmp_run_only(const void *pa, const void *pb) {
+  return strcmp(((const struct column *)pa)->e->run, ((const struct column *)pb)->e->run);
 }
 
 static int cmp_rows(const void *pa, const void *pb) {
@@ -34,15 +41,58 @@ void history_compare(const struct history_row *row, size_t dp, size_t d, double 
   free(hn);
 }
 
+static int cmp_col_run(const void *pa, const void *pb) {
+  const struct column *a = pa, *b = pb;
+  int c = strcmp(a->e->run, b->e->run);
+  return c ? c : (a->e > b->e) - (a->e < b->e);
+}
+static int cmp_col_order(const void *pa, const void *pb) {
+  const struct column *a = pa, *b = pb;
+  if (a->e->label_rank != b->e->label_rank) return a->e->label_rank < b->e->label_rank ? -1 : 1;
+  int c = strcmp(a->e->date, b->e->date);
+  if (c) return c;
+  const char *sa = a->e->file->env.started, *sb = b->e->file->env.started;
+  c = strcmp(sa ? sa : "", sb ? sb : "");
+  return c ? c : strcmp(a->e->run, b->e->run);
+}
+
+/* The column titles: the label (else the date), "#k" where it repeats. */
+static void column_heads(struct history *h, const struct column *cols) {
+  h->heads = xcalloc(h->ndates + 1, sizeof *h->heads);
+  for (size_t d = 0; d < h->ndates; d++) {
+    const char *t = *cols[d].e->label ? cols[d].e->label : cols[d].e->date;
+    size_t k = 0, of = 0;
+    for (size_t j = 0; j < h->ndates; j++) {
+      const char *u = *cols[j].e->label ? cols[j].e->label : cols[j].e->date;
+      if (strcmp(t, u) != 0) continue;
+      of++;
+      if (j <= d) k++;
+    }
+    h->heads[d] = of > 1 ? xasprintf("%s #%zu", t, k) : xstrdup(t);
+  }
+}
+
 void history_build(const struct result_set *s, double threshold, struct history *h) {
   memset(h, 0, sizeof *h);
-  /* the dates */
-  const char **dates = xcalloc(s->n + 1, sizeof *dates);
-  for (size_t i = 0; i < s->n; i++) dates[i] = s->entries[i].date;
-  qsort(dates, s->n, sizeof *dates, cmp_str);
+  /* the runs: one column each */
+  struct column *byrun = xcalloc(s->n + 1, sizeof *byrun), *cols = xcalloc(s->n + 1, sizeof *cols);
+  for (size_t i = 0; i < s->n; i++) byrun[i].e = &s->entries[i];
+  qsort(byrun, s->n, sizeof *byrun, cmp_col_run);
+  size_t nruns = 0;
   for (size_t i = 0; i < s->n; i++)
-    if (!h->ndates || strcmp(dates[h->ndates - 1], dates[i]) != 0) dates[h->ndates++] = dates[i];
-  h->dates = dates;
+    if (!nruns || strcmp(byrun[nruns - 1].e->run, byrun[i].e->run) != 0) byrun[nruns++] = byrun[i];
+  memcpy(cols, byrun, nruns * sizeof *cols);
+  qsort(cols, nruns, sizeof *cols, cmp_col_order);
+  h->ndates = nruns;
+  h->dates = xcalloc(nruns + 1, sizeof *h->dates);
+  h->runs = xcalloc(nruns + 1, sizeof *h->runs);
+  for (size_t d = 0; d < nruns; d++) {
+    h->dates[d] = cols[d].e->date;
+    h->runs[d] = cols[d].e->run;
+    for (size_t i = 0; i < nruns; i++)
+      if (byrun[i].e == cols[d].e) byrun[i].pos = d;
+  }
+  column_heads(h, cols);
   /* the rows: entries by key, chronological within a key */
   struct rs_keyed *k = rs_sorted_keys(s, 1);
   h->rows = xcalloc(s->n + 1, sizeof *h->rows);
@@ -56,10 +106,13 @@ void history_build(const struct result_set *s, double threshold, struct history 
     }
     struct history_row *row = &h->rows[h->nrows - 1];
     const struct rs_entry *e = &s->entries[k[i].idx];
-    const char **d = bsearch(&e->date, h->dates, h->ndates, sizeof *h->dates, cmp_str);
-    row->cells[d - h->dates] = e; /* a later run of the day replaces an earlier one */
+    struct column key = {e, 0};
+    const struct column *c = bsearch(&key, byrun, nruns, sizeof *byrun, cmp_run_only);
+    row->cells[c->pos] = e; /* a later file of the run (of the day) replaces an earlier one */
   }
   rs_keys_release(k, s->n);
+  free(byrun);
+  free(cols);
   /* the shifts */
   for (size_t r = 0; r < h->nrows; r++) {
     struct history_row *row = &h->rows[r];
@@ -93,5 +146,8 @@ void history_release(struct history *h) {
   }
   free(h->rows);
   free(h->dates);
+  free(h->runs);
+  for (size_t d = 0; h->heads && d < h->ndates; d++) free(h->heads[d]);
+  free(h->heads);
   memset(h, 0, sizeof *h);
 }

@@ -1,7 +1,9 @@
-/* The history of each case over the dated runs of a results folder: a grid
- * of one row per case (plugin, parameters, tag) and one column per date
- * (the newest run of that day), with level shifts flagged. Used by bench
- * history and bench report. */
+/* The history of each case over the runs of a results folder: a grid of
+ * one row per case (plugin, parameters, tag) and one column per run (its
+ * run_id; a file without one, from an older bench, stands for its date:
+ * the newest such run of that day), with level shifts flagged. Columns in
+ * the order of their label among the selected labels (rs_select), then
+ * date and start time. Used by bench history and bench report. */
 #ifndef BENCH_HISTORY_H
 #define BENCH_HISTORY_H
 
@@ -19,8 +21,11 @@ struct history_row {
 };
 
 struct history {
-  size_t ndates;
-  const char **dates; /* sorted; borrowed from the result set */
+  size_t ndates;      /* columns: one per run */
+  const char **dates; /* each column's date; borrowed from the result set */
+  const char **runs;  /* each column's run (rs_entry.run); borrowed */
+  char **heads;       /* each column's title: its label, else its date; "#k" added
+                         to a title that heads several columns */
   size_t nrows;
   struct history_row *rows; /* by plugin, tag, case index */
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/compare_case.h"
+#include "analyze/compare_sets.h"
 #include "analyze/history.h"
 #include "analyze/report_page.h"
 #include "analyze/report_tuning.h"
@@ -42,12 +43,52 @@ static char *verify_text(const struct case_result *r) {
                    c->max_abs_err);
 }
 
+/* bench ab's verdict of a case, from its new side's info (run/ab_suite.c:
+ * ab_side, ab_verdict, and when both sides were timed ab_ratio, ab_ci and
+ * ab_estimate): the object the page shows, or NULL for a case bench ab
+ * did not write (or its old side). */
+static json_t *ab_json(const struct case_result *r) {
+  const char *side = kv_list_get(r->ninfo, r->info, "ab_side");
+  const char *verdict = kv_list_get(r->ninfo, r->info, "ab_verdict");
+  if (!side || strcmp(side, "new") != 0 || !verdict) return NULL;
+  const char *ratio = kv_list_get(r->ninfo, r->info, "ab_ratio"), *ci = kv_list_get(r->ninfo, r->info, "ab_ci");
+  const char *est = kv_list_get(r->ninfo, r->info, "ab_estimate");
+  double x = NAN, lo = NAN, hi = NAN;
+  if (ratio) x = strtod(ratio, NULL);
+  if (ci && sscanf(ci, "%lf %lf", &lo, &hi) != 2) lo = hi = NAN;
+  int timed = isfinite(x) && x > 0 && isfinite(lo) && isfinite(hi) && lo > 0 && lo <= x && x <= hi;
+  json_t *o = json_object();
+  json_object_set_new(o, "verdict", json_string(verdict));
+  json_object_set_new(o, "ratio", timed ? json_real(x) : json_null());
+  json_object_set_new(o, "lo", timed ? json_real(lo) : json_null());
+  json_object_set_new(o, "hi", timed ? json_real(hi) : json_null());
+  json_object_set_new(o, "estimate", est ? json_string(est) : json_null());
+  return o;
+}
+
+/* 1 when e is the old side of a bench ab pair whose new side is among
+ * the cases shown (its row carries the pair's verdict). */
+static int ab_old_shown(const struct result_set *s, const size_t *idx, size_t n, const struct rs_entry *e) {
+  const char *side = kv_list_get(e->r->ninfo, e->r->info, "ab_side");
+  if (!side || strcmp(side, "old") != 0) return 0;
+  for (size_t i = 0; i < n; i++) {
+    const struct rs_entry *x = &s->entries[idx[i]];
+    const char *xs = kv_list_get(x->r->ninfo, x->r->info, "ab_side");
+    if (xs && strcmp(xs, "new") == 0 && strcmp(x->run, e->run) == 0 && strcmp(x->plugin, e->plugin) == 0 &&
+        strcmp(x->params, e->params) == 0)
+      return 1;
+  }
+  return 0;
+}
+
 static json_t *cases_json(const struct result_set *s, const size_t *idx, size_t n, const struct roof_set *roofs) {
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
     const struct rs_entry *e = &s->entries[idx[i]];
     const struct case_result *r = e->r;
+    if (ab_old_shown(s, idx, n, e)) continue; /* its pair's row says it */
     double cv, med = entry_median(e, &cv);
+    json_t *ab = ab_json(r);
     int ok = r->status == CASE_OK && med > 0;
     const char *device = case_device(e);
     json_t *o = json_object();
@@ -62,7 +103,11 @@ static json_t *cases_json(const struct result_set *s, const size_t *idx, size_t 
     json_object_set_new(o, "verify", json_string(v));
     free(v);
     json_object_set_new(o, "median_ns", ok ? json_real(med) : json_null());
-    json_object_set_new(o, "cv", ok ? num_or_null(cv) : json_null());
+    /* a bench ab side's samples are its rounds' interleaved runs: their cv is
+     * not the case's noise, the pair's paired interval is */
+    json_object_set_new(o, "cv", ok && !ab ? num_or_null(cv) : json_null());
+    json_object_set_new(o, "label", json_string(e->label));
+    json_object_set_new(o, "ab", ab ? ab : json_null());
     json_object_set_new(o, "gflops", ok && r->flops > 0 ? json_real(r->flops / med) : json_null());
     json_object_set_new(o, "gbps", ok && r->bytes > 0 ? json_real(r->bytes / med) : json_null());
     json_object_set_new(o, "ai", r->flops > 0 && r->bytes > 0 ? json_real(r->flops / r->bytes) : json_null());
@@ -82,8 +127,9 @@ static json_t *cases_json(const struct result_set *s, const size_t *idx, size_t 
 }
 
 static json_t *history_json(const struct history *h) {
-  json_t *o = json_object(), *dates = json_array(), *series = json_array();
+  json_t *o = json_object(), *dates = json_array(), *series = json_array(), *cols = json_array();
   for (size_t d = 0; d < h->ndates; d++) json_array_append_new(dates, json_string(h->dates[d]));
+  for (size_t d = 0; d < h->ndates; d++) json_array_append_new(cols, json_string(h->heads[d]));
   for (size_t i = 0; i < h->nrows; i++) {
     const struct history_row *row = &h->rows[i];
     json_t *s = json_object(), *med = json_array(), *shift = json_array(), *status = json_array();
@@ -102,15 +148,84 @@ static json_t *history_json(const struct history *h) {
     json_object_set_new(s, "status", status);
     json_array_append_new(series, s);
   }
-  json_object_set_new(o, "dates", dates);
+  json_object_set_new(o, "dates", dates);   /* each column's date */
+  json_object_set_new(o, "columns", cols);  /* each column's title: its run's label, else its date */
   json_object_set_new(o, "series", series);
   return o;
 }
 
-/* Each case's newest OK run against its OK run before that. */
-static json_t *compare_json(const struct history *h, double threshold) {
+/* One compare row of the page. */
+static json_t *compare_row_json(const struct rs_entry *e, const char *old_label, const char *new_label,
+                                double ratio, double lo, double hi, double p, const char *verdict) {
+  json_t *r = json_object();
+  json_object_set_new(r, "plugin", json_string(e->plugin));
+  json_object_set_new(r, "params", json_string(e->params));
+  json_object_set_new(r, "tag", json_string(e->tag));
+  json_object_set_new(r, "old_label", json_string(old_label));
+  json_object_set_new(r, "new_label", json_string(new_label));
+  json_object_set_new(r, "ratio", json_real(ratio));
+  json_object_set_new(r, "lo", json_real(lo));
+  json_object_set_new(r, "hi", json_real(hi));
+  json_object_set_new(r, "p", isfinite(p) ? json_real(p) : json_null());
+  json_object_set_new(r, "verdict", json_string(verdict));
+  return r;
+}
+
+/* The bench ab pairs among the cases shown: each pair's paired estimate. */
+static void ab_compare_rows(const struct result_set *s, const size_t *idx, size_t n, json_t *rows) {
+  for (size_t i = 0; i < n; i++) {
+    const struct rs_entry *e = &s->entries[idx[i]];
+    json_t *ab = ab_json(e->r);
+    if (!ab) continue;
+    json_t *x = json_object_get(ab, "ratio");
+    if (json_is_real(x)) {
+      json_t *r = compare_row_json(e, "old", "new (bench ab, paired)", json_real_value(x),
+                                   json_real_value(json_object_get(ab, "lo")),
+                                   json_real_value(json_object_get(ab, "hi")), NAN,
+                                   json_string_value(json_object_get(ab, "verdict")));
+      json_object_set_new(r, "group", json_sprintf("%s · bench ab", e->plugin));
+      json_object_set_new(r, "estimate", json_incref(json_object_get(ab, "estimate")));
+      json_array_append_new(rows, r);
+    }
+    json_decref(ab);
+  }
+}
+
+/* The last two selected labels' runs (--label A --label B: B against A),
+ * as bench compare --old-label A --new-label B matches and pools them. */
+static int label_compare_rows(const char *dir, const struct rs_select *sel, double threshold, json_t *rows) {
+  struct rs_select so = *sel, sn = *sel;
+  so.labels = &sel->labels[sel->nlabels - 2], sn.labels = &sel->labels[sel->nlabels - 1];
+  so.nlabels = sn.nlabels = 1;
+  struct result_set old, new_;
+  if (result_set_load(dir, &so, &old) != 0) return -1;
+  if (result_set_load(dir, &sn, &new_) != 0) {
+    result_set_release(&old);
+    return -1;
+  }
+  size_t n;
+  struct compare_row *cr = compare_sets_match(&old, &new_, rs_tags_overlap(&old, &new_), threshold, &n);
+  for (size_t i = 0; i < n; i++) {
+    if (!cr[i].cc.timed) continue;
+    json_array_append_new(rows, compare_row_json(compare_row_entry(&cr[i]), so.labels[0], sn.labels[0],
+                                                 cr[i].cc.c.ratio, cr[i].cc.c.lo, cr[i].cc.c.hi, cr[i].cc.c.p,
+                                                 verdict_name(cr[i].cc.verdict)));
+  }
+  free(cr);
+  result_set_release(&new_);
+  result_set_release(&old);
+  return 0;
+}
+
+/* Each case's newest OK run against its OK run before that (or, with two
+ * or more labels selected, the last two labels' runs), and bench ab's
+ * pairs. */
+static json_t *compare_json(const struct history *h, const struct result_set *s, const size_t *idx, size_t n,
+                            const char *dir, const struct rs_select *sel, double threshold) {
   json_t *o = json_object(), *rows = json_array();
-  for (size_t i = 0; i < h->nrows; i++) {
+  int by_label = sel && sel->nlabels >= 2;
+  if (by_label && label_compare_rows(dir, sel, threshold, rows) != 0) by_label = 0;
+  for (size_t i = 0; i < h->nrows && !by_label; i++) {
     const struct history_row *row = &h->rows[i];
     const struct rs_entry *newest = NULL, *prev = NULL;
     size_t dn = 0, dp = 0;
@@ -127,21 +242,15 @@ static json_t *compare_json(const struct history *h, double threshold) {
     struct case_compare cc;
     history_compare(row, dp, dn, threshold, &cc);
     if (!cc.timed) continue;
-    json_t *r = json_object();
-    json_object_set_new(r, "plugin", json_string(row->first->plugin));
-    json_object_set_new(r, "params", json_string(row->first->params));
-    json_object_set_new(r, "tag", json_string(row->first->tag));
+    json_t *r = compare_row_json(row->first, h->heads[dp], h->heads[dn], cc.c.ratio, cc.c.lo, cc.c.hi, cc.c.p,
+                                 verdict_name(cc.verdict));
     json_object_set_new(r, "old_date", json_string(prev->date));
     json_object_set_new(r, "new_date", json_string(newest->date));
-    json_object_set_new(r, "ratio", json_real(cc.c.ratio));
-    json_object_set_new(r, "lo", json_real(cc.c.lo));
-    json_object_set_new(r, "hi", json_real(cc.c.hi));
-    json_object_set_new(r, "p", json_real(cc.c.p));
-    json_object_set_new(r, "verdict", json_string(verdict_name(cc.verdict)));
     json_array_append_new(rows, r);
   }
-  json_object_set_new(o, "old_label", json_string("previous run"));
-  json_object_set_new(o, "new_label", json_string("newest run"));
+  ab_compare_rows(s, idx, n, rows);
+  json_object_set_new(o, "old_label", json_string(by_label ? sel->labels[sel->nlabels - 2] : "previous run"));
+  json_object_set_new(o, "new_label", json_string(by_label ? sel->labels[sel->nlabels - 1] : "newest run"));
   json_object_set_new(o, "rows", rows);
   return o;
 }
@@ -234,8 +343,9 @@ static int fill_template(struct strbuf *out, const char *chartjs, const char *da
   return 0;
 }
 
-int report_page_build(const struct result_set *set, const char *dir, double threshold, const char *const *tuning,
-                      size_t ntuning, const char *chartjs, struct strbuf *page, struct report_counts *counts) {
+int report_page_build(const struct result_set *set, const char *dir, const struct rs_select *sel, double threshold,
+                      const char *const *tuning, size_t ntuning, const char *chartjs, struct strbuf *page,
+                      struct report_counts *counts) {
   size_t *idx, n;
   rs_latest(set, 1, &idx, &n);
   struct roof_set roofs;
@@ -251,13 +361,14 @@ int report_page_build(const struct result_set *set, const char *dir, double thre
   json_object_set_new(root, "threshold", json_real(threshold));
   json_object_set_new(root, "cases", cases_json(set, idx, n, &roofs));
   json_object_set_new(root, "history", history_json(&h));
-  json_object_set_new(root, "compare", compare_json(&h, threshold));
+  json_object_set_new(root, "compare", compare_json(&h, set, idx, n, dir, sel, threshold));
   json_object_set_new(root, "roofs", roofs_json(&roofs, dir));
   char **tfiles;
   size_t ntfiles = report_tuning_files(tuning, ntuning, &tfiles);
   json_t *tj = report_tuning_json(tfiles, ntfiles, set, idx, n);
   *counts = (struct report_counts){.cases = n, .dates = h.ndates, .devices = roofs.n,
                                    .tuning = json_array_size(json_object_get(tj, "rows"))};
+  for (size_t d = 0; d < h.ndates; d++) counts->by_run |= strcmp(h.runs[d], h.dates[d]) != 0;
   json_object_set_new(root, "tuning", tj);
   for (size_t i = 0; i < ntfiles; i++) free(tfiles[i]);
   free(tfiles);

@@ -12,14 +12,19 @@
 
 /* What the page shows, for the command's closing line. */
 struct report_counts {
-  size_t cases, dates, devices, tuning;
+  size_t cases, dates, devices, tuning; /* dates: the history's columns */
+  int by_run;                           /* a column is a run (run id), not a date of older files */
 };
 
 /* The page for the results of set (the newest run of each case; dir its
- * folder), compare verdicts at threshold, the tuning caches
+ * folder, sel what selected it: with two or more labels the compare
+ * charts are the last two labels' runs, as bench compare --old-label
+ * --new-label; bench ab's pairs show their own verdict and paired
+ * interval), compare verdicts at threshold, the tuning caches
  * tuning[0..ntuning) (none: the *.tsv files of $XDG_CACHE_HOME/bench/tuning)
  * and the Chart.js text chartjs, into page. 0, or -1 (after error() when the template lacks a marker). */
-int report_page_build(const struct result_set *set, const char *dir, double threshold, const char *const *tuning,
-                      size_t ntuning, const char *chartjs, struct strbuf *page, struct report_counts *counts);
+int report_page_build(const struct result_set *set, const char *dir, const struct rs_select *sel, double threshold,
+                      const char *const *tuning, size_t ntuning, const char *chartjs, struct strbuf *page,
+                      struct report_counts *counts);
 
 #endif

@@ -35,8 +35,18 @@ static int plugin_selected(const struct rs_select *sel, const char *plugin) {
   return 0;
 }
 
+/* The index of the first of sel's labels that label matches, or
+ * sel->nlabels when none does (a run without a label matches none). */
+static size_t label_rank(const struct rs_select *sel, const char *label) {
+  if (!sel || !sel->nlabels) return 0;
+  for (size_t i = 0; label && i < sel->nlabels; i++)
+    if (strcmp(sel->labels[i], label) == 0 || fnmatch(sel->labels[i], label, 0) == 0) return i;
+  return sel->nlabels;
+}
+
 static int run_selected(const struct rs_select *sel, const struct run_file *f) {
   if (!sel) return 1;
+  if (sel->nlabels && label_rank(sel, f->env.label) == sel->nlabels) return 0;
   if (sel->date && (!f->env.date || strncmp(f->env.date, sel->date, strlen(sel->date)) != 0)) return 0;
   if (sel->tag && (!f->env.tag || strcmp(f->env.tag, sel->tag) != 0)) return 0;
   return 1;
@@ -101,7 +111,9 @@ static void build_entries(struct result_set *s, const struct rs_select *sel) {
       s->entries[s->n++] = (struct rs_entry){
           .file = f, .r = r, .path = order[k].path, .plugin = plugin ? plugin : "",
           .tag = f->env.tag ? f->env.tag : "", .date = f->env.date ? f->env.date : "",
-          .params = params_of(r)};
+          .label = f->env.label ? f->env.label : "",
+          .run = f->env.run_id ? f->env.run_id : f->env.date ? f->env.date : "",
+          .label_rank = label_rank(sel, f->env.label), .params = params_of(r)};
     }
     if (s->n > first) qsort(s->entries + first, s->n - first, sizeof *s->entries, cmp_case_index);
   }

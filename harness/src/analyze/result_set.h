@@ -1,5 +1,5 @@
 /* A set of results loaded for comparison: result .json files, or every
- * result file of a folder, narrowed by date, tag and plugin; each case with
+ * result file of a folder, narrowed by date, tag, label and plugin; each case with
  * a key that matches it across runs (plugin, parameters, tag). Used by
  * bench compare, history, report and --baseline. */
 #ifndef BENCH_RESULT_SET_H
@@ -15,6 +15,10 @@ struct rs_select {
   const char *tag;      /* exact tag */
   const char **plugins; /* names or globs (fnmatch), each may be a comma list */
   size_t nplugins;
+  const char *const *labels; /* the runs' labels (exact, or globs): a run with another or
+                                none is left out; each entry's label_rank is the index
+                                of the first that matches */
+  size_t nlabels;
 };
 
 struct rs_entry {
@@ -24,6 +28,9 @@ struct rs_entry {
   const char *plugin;  /* r->plugin, else the file's plugin */
   const char *tag;     /* the run's tag, "" when none */
   const char *date;    /* the run's date, "" when unknown */
+  const char *label;   /* the run's label, "" when unknown (older files) */
+  const char *run;     /* the run it is part of: its run_id, else (older files) its date */
+  size_t label_rank;   /* the index of its label among rs_select's labels (0 without) */
   char *params;        /* "m=64 n=64 k=64", "" without parameters */
 };
 

@@ -21,6 +21,7 @@
 struct compare_opts {
   const char *old_path, *new_path;
   struct rs_select old_sel, new_sel;
+  const char *old_label, *new_label; /* --old-label/--new-label: old_sel.labels, new_sel.labels */
   const char **plugins;
   size_t nplugins;
   double threshold;
@@ -43,6 +44,10 @@ static const struct opt compare_options[] = {
     OPT_STRING("old-tag", 0, O, old_sel.tag, "T", "keep the OLD runs with that tag"),
     OPT_STRING("new-date", 0, O, new_sel.date, "D", "keep the NEW runs of that date (YYYY-MM-DD or a prefix)"),
     OPT_STRING("new-tag", 0, O, new_sel.tag, "T", "keep the NEW runs with that tag"),
+    OPT_STRING("old-label", 0, O, old_label, "L",
+               "keep the OLD runs with label L (bench run --label, else the plugin's short commit; exact or "
+               "a glob)"),
+    OPT_STRING("new-label", 0, O, new_label, "L", "keep the NEW runs with label L"),
     OPT_PLUGIN(O, plugins, nplugins),
     OPT_THRESHOLD(O, threshold),
     OPT_FAIL_ON(O, fail_on),
@@ -57,6 +62,7 @@ static const struct opt compare_options[] = {
 static const char *const compare_usage[] = {
     "bench compare OLD NEW [options]",
     "bench compare DIR --old-date D [--old-tag T] --new-date D [--new-tag T] [options]",
+    "bench compare DIR --old-label A --new-label B [options]",
     "bench compare --by operation PATH... [options]",
     NULL,
 };
@@ -66,6 +72,8 @@ const struct cmd_spec spec_compare = {
     "OLD and NEW are result .json files or results folders (the newest run of each\n"
     "case is shown). Cases are matched by plugin, parameters and tag (the tag is\n"
     "left out when the two sides share none or a side is selected by --*-tag).\n"
+    "--old-label A --new-label B picks each side's runs by label, so two builds run\n"
+    "the same day in one folder compare (the runs of a side's newest day pooled).\n"
     "Samples of one run cannot show how far a case moves between runs, so each\n"
     "side's interval is widened by a between-run term: the spread of earlier runs\n"
     "of the case (same plugin hash) in its results, of several runs of it that\n"
@@ -93,7 +101,10 @@ static int parse(int argc, char **argv, struct compare_opts *o) {
     if (o->npaths < 1) return usage_error(&spec_compare, "--by operation needs at least one results file or folder");
     return 0;
   }
-  int selected = o->old_sel.date || o->old_sel.tag || o->new_sel.date || o->new_sel.tag;
+  if (o->old_label) o->old_sel.labels = &o->old_label, o->old_sel.nlabels = 1;
+  if (o->new_label) o->new_sel.labels = &o->new_label, o->new_sel.nlabels = 1;
+  int selected = o->old_sel.date || o->old_sel.tag || o->new_sel.date || o->new_sel.tag || o->old_label ||
+                 o->new_label;
   if (o->npaths == 1 && selected) {
     o->old_path = o->new_path = o->paths[0];
   } else if (o->npaths == 2) {
@@ -151,7 +162,7 @@ int cmd_compare(int argc, char **argv) {
   if (result_set_load(o.old_path, &o.old_sel, &old) != 0) goto out_none;
   if (result_set_load(o.new_path, &o.new_sel, &new_) != 0) goto out_old;
   if (!old.n || !new_.n) {
-    error("no results to compare in %s%s (check the path, --plugin and the date/tag selectors)",
+    error("no results to compare in %s%s (check the path, --plugin and the date/tag/label selectors)",
           !old.n ? o.old_path : o.new_path, !old.n ? " (old)" : " (new)");
     goto out;
   }

@@ -235,6 +235,7 @@ static const struct opt peak_options[] = {
     OPT_PLUGIN_DIR(O, o.plugin_dirs, o.nplugin_dirs),
     OPT_RESCAN(O, o.rescan),
     OPT_STRING("events", 0, O, o.events, "FILE", "write JSON-lines progress events to FILE ('-' for stdout)"),
+    OPT_LABEL(O, o.label),
     OPT_MODE(O, o.debug),
     OPT_COLOR(O, o.colour),
     OPT_END(),

@@ -27,8 +27,8 @@ struct report_opts {
   const char *dir, *out, *chartjs;
   double threshold;
   struct rs_select sel;
-  const char **plugins, **tuning;
-  size_t nplugins, ntuning;
+  const char **plugins, **tuning, **labels;
+  size_t nplugins, ntuning, nlabels;
 };
 
 #define O struct report_opts
@@ -37,6 +37,7 @@ static const struct opt report_options[] = {
     OPT_STRING("output", 'o', O, out, "FILE", "the page to write (default DIR/report.html)"),
     OPT_PLUGIN(O, plugins, nplugins),
     OPT_SELECT_TAG(O, sel.tag),
+    OPT_SELECT_LABEL(O, labels, nlabels),
     OPT_STRING("chartjs", 0, O, chartjs, "FILE", "Chart.js to inline (also $BENCH_CHARTJS)"),
     OPT_THRESHOLD(O, threshold),
     OPT_LIST("tuning-file", O, tuning, ntuning, "FILE",
@@ -46,7 +47,7 @@ static const struct opt report_options[] = {
 #undef O
 
 static const char *const report_usage[] = {
-    "bench report [--results-dir DIR] [-o FILE] [--plugin P]... [--tag T]",
+    "bench report [--results-dir DIR] [-o FILE] [--plugin P]... [--tag T] [--label L]...",
     "             [--chartjs FILE] [--threshold X] [--tuning-file FILE]...",
     NULL,
 };
@@ -56,7 +57,11 @@ const struct cmd_spec spec_report = {
     "Writes one HTML file (default DIR/report.html) that opens from disk: a sortable\n"
     "results table with status, verification and % of roof (each case against its own\n"
     "roof: its dtype's compute roof and the memory level its working set fits in); compare\n"
-    "charts (each case's newest run against the run before it); history charts; a roofline\n"
+    "charts (each case's newest run against the run before it; with --label A --label B,\n"
+    "label B's runs against label A's as bench compare --old-label A --new-label B; each\n"
+    "bench ab pair with its own verdict and paired interval, which its row in the table\n"
+    "shows too, in place of the two sides' rows); history charts (one point per run,\n"
+    "named by its label); a roofline\n"
     "per device from the measured roofs of DIR/roofs (bench peak), else its best cases and\n"
     "a published peak, saying so; a tuning table (bench tune's winners per device, plugin\n"
     "and problem: speedup over the default with its paired interval and verdict,\n"
@@ -76,6 +81,7 @@ int cmd_report(int argc, char **argv) {
   if (rc != 0) {
     free(o.plugins);
     free(o.tuning);
+    free(o.labels);
     return rc > 0 ? EXIT_OK : EXIT_USAGE;
   }
   const char *dir = o.dir, *out = o.out, *chartjs = o.chartjs;
@@ -85,6 +91,8 @@ int cmd_report(int argc, char **argv) {
   size_t ntuning = o.ntuning;
   sel.nplugins = o.nplugins;
   sel.plugins = plugins;
+  sel.labels = o.labels;
+  sel.nlabels = o.nlabels;
   if (rc == EXIT_OK && !chartjs) {
     for (size_t i = 0; chartjs_paths[i] && !chartjs; i++)
       if (access(chartjs_paths[i], R_OK) == 0) chartjs = chartjs_paths[i];
@@ -113,18 +121,19 @@ int cmd_report(int argc, char **argv) {
     strbuf_release(&js);
     free(plugins);
     free(tuning);
+    free(o.labels);
     return rc;
   }
 
   struct strbuf page = STRBUF_INIT;
   struct report_counts n;
   char *path = out ? xstrdup(out) : xasprintf("%s/report.html", dir);
-  if (report_page_build(&set, dir, threshold, tuning, ntuning, js.buf, &page, &n) != 0 ||
+  if (report_page_build(&set, dir, &sel, threshold, tuning, ntuning, js.buf, &page, &n) != 0 ||
       write_file_atomic(path, page.buf, page.len) != 0) {
     rc = EXIT_FAILED;
   } else {
-    printf("wrote %s (%zu case%s, %zu date%s, %zu device%s", term_str(path), n.cases, n.cases == 1 ? "" : "s",
-           n.dates, n.dates == 1 ? "" : "s", n.devices, n.devices == 1 ? "" : "s");
+    printf("wrote %s (%zu case%s, %zu %s%s, %zu device%s", term_str(path), n.cases, n.cases == 1 ? "" : "s",
+           n.dates, n.by_run ? "run" : "date", n.dates == 1 ? "" : "s", n.devices, n.devices == 1 ? "" : "s");
     if (n.tuning) printf(", %zu tuning entr%s", n.tuning, n.tuning == 1 ? "y" : "ies");
     printf("; Chart.js from %s)\n", term_str(chartjs));
   }
@@ -134,5 +143,6 @@ int cmd_report(int argc, char **argv) {
   strbuf_release(&js);
   free(plugins);
   free(tuning);
+  free(o.labels);
   return rc;
 }

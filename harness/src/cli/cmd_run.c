@@ -195,7 +195,8 @@ static int run_group(struct suite *s, int argc, char **argv, size_t *pi, size_t 
     while (*next_case + ncases < p->cases.n && p->cases.cases[*next_case + ncases].plugin_index == *pi + g)
       ncases++;
     pp[g] = (struct plugin_pass){.s = s, .pl = p->plugins[*pi + g], .first = *next_case};
-    result_file_open(&pp[g].rf, pp[g].pl, &p->preset, o->tag, o->debug, o->results_dir, argc, argv);
+    result_file_open_label(&pp[g].rf, pp[g].pl, &p->preset, o->tag, o->label, o->debug, o->results_dir,
+                           argc, argv);
     if (s->baseline) pp[g].rf.finishing = baseline_finish, pp[g].rf.finishing_arg = &pp[g];
     if (ncases)
       jobs[njobs++] = (struct plugin_job){pp[g].pl, &p->cases.cases[*next_case], ncases, (int)*next_case,

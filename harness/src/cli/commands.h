@@ -21,6 +21,7 @@ struct options {
   const char *results_dir;   /* --results-dir, default "results" */
   const char *events;        /* --events FILE or "-" */
   const char *tag;           /* --tag */
+  const char *label;         /* --label: the build the run measures (NULL: commit, else run id) */
   int debug;                 /* --mode debug */
   int isolation;             /* --isolation: -1 the preset's, else an enum isolation */
   int require_check;         /* --require-check: unchecked cases fail (or the preset's key) */

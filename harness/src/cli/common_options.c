@@ -62,3 +62,12 @@ int opt_cb_sampling(const struct cmd_spec *cmd, const struct opt *opt, const cha
   *(const char **)field = arg;
   return 0;
 }
+
+int opt_cb_label(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
+  (void)opt;
+  if (!*arg) return usage_error(cmd, "--label needs a non-empty value");
+  for (const char *p = arg; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) return usage_error(cmd, "--label cannot hold control characters");
+  *(const char **)field = arg;
+  return 0;
+}

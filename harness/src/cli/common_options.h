@@ -94,6 +94,18 @@ int opt_cb_sampling(const struct cmd_spec *cmd, const struct opt *opt, const cha
   OPT_LIST("plugin-dir", type, field, nfield, "DIR", "also load plugins from DIR (repeatable); see BENCH_PLUGIN_PATH")
 /* --tag as a selector of the runs read (bench run's --tag names the runs it writes). */
 #define OPT_SELECT_TAG(type, field) OPT_STRING("tag", 0, type, field, "T", "keep the runs with that tag")
+/* --label TEXT on the commands that write runs; --label as a selector
+ * (repeatable: the runs of those labels, in that order). */
+int opt_cb_label(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field);
+#define OPT_LABEL(type, field)                                                                          \
+  OPT_CALLBACK("label", type, field, "TEXT", NULL, opt_cb_label,                                        \
+               "name the build this run measures in its result files (default: the short git commit of " \
+               "the plugin's work tree, else the run's start time); history, report and compare "     \
+               "select runs by it")
+#define OPT_SELECT_LABEL(type, field, nfield)                                                      \
+  OPT_LIST("label", type, field, nfield, "L",                                                      \
+           "keep the runs with label L (bench run --label, else the plugin's short commit); "      \
+           "repeatable: the runs of each label, in the order given")
 #define OPT_MODE(type, field)                                                                       \
   OPT_CALLBACK("mode", type, field, NULL, mode_words, opt_cb_mode,                                  \
                "debug: serialised GPU launches and the Vulkan validation layer (default perf)")

@@ -61,6 +61,7 @@ static const struct opt run_options[] = {
     OPT_STRING("events", 0, O, events, "FILE", "write JSON-lines progress events to FILE ('-' for stdout)"),
     OPT_CALLBACK("tag", O, tag, "TAG", NULL, tag_cb,
                  "added to result file names and rows (e.g. the machine)"),
+    OPT_LABEL(O, label),
     OPT_MODE(O, debug),
     OPT_PARAM(O, params, nparams),
     OPT_FILTER(O, filters, nfilters),

@@ -138,6 +138,10 @@ static void add_context(struct text_table *t, const struct run_export *x) {
     table_note_addf(t, ", tag ");
     table_note_user(t, e->tag);
   }
+  if (e->label) {
+    table_note_addf(t, ", label ");
+    table_note_user(t, e->label);
+  }
   table_note_addf(t, ", mode ");
   table_note_user(t, e->mode ? e->mode : "-");
   table_note_addf(t, "; host ");

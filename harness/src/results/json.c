@@ -401,6 +401,14 @@ static json_t *sampling_to_json(const struct run_sampling *m) {
   return o;
 }
 
+/* The plugin's git work tree (optional: only where bench could tell). */
+static void plugin_git_to_json(json_t *p, const struct run_file *f) {
+  if (!f->plugin_commit) return;
+  put(p, "git_commit", jstr(f->plugin_commit));
+  put(p, "git_dirty", json_boolean(f->plugin_dirty > 0));
+  if (f->plugin_describe) put(p, "git_describe", jstr(f->plugin_describe));
+}
+
 static json_t *env_to_json(const struct run_env *e, const struct gpu_facts *devices, size_t ndevices) {
   json_t *o = json_object();
   put(o, "date", jstr(e->date));
@@ -416,6 +424,8 @@ static json_t *env_to_json(const struct run_env *e, const struct gpu_facts *devi
   put(o, "preset", jstr(e->preset));
   put(o, "preset_sha256", jstr(e->preset_sha256));
   put(o, "tag", jstr(e->tag));
+  if (e->label) put(o, "label", jstr(e->label)); /* optional: absent in older files */
+  if (e->run_id) put(o, "run_id", jstr(e->run_id));
   put(o, "mode", jstr(e->mode));
   if (e->steady.known) put(o, "steadiness", steady_to_json(&e->steady));
   if (e->sampling.known) put(o, "sampling", sampling_to_json(&e->sampling));
@@ -450,6 +460,7 @@ char *run_file_to_json(const struct run_file *f) {
   put(p, "name", jstr(f->plugin));
   put(p, "path", jstr(f->plugin_path));
   put(p, "sha256", jstr(f->plugin_sha256));
+  plugin_git_to_json(p, f);
   put(root, "plugin", p);
   json_t *cases = json_array();
   for (size_t i = 0; i < f->ncases; i++)
@@ -484,6 +495,7 @@ char *run_export_to_json(const struct run_file *files, const char *const *source
     put(p, "name", jstr(files[i].plugin));
     put(p, "path", jstr(files[i].plugin_path));
     put(p, "sha256", jstr(files[i].plugin_sha256));
+    plugin_git_to_json(p, &files[i]);
     put(p, "result_file", jstr(sources[i]));
     put(p, "cases", json_integer((json_int_t)files[i].ncases));
     if (files[i].env.steady.known) put(p, "steadiness", steady_to_json(&files[i].env.steady));
@@ -588,6 +600,12 @@ static int read_i64(const struct reader *rd, const json_t *obj, const char *key,
   if (i < lo || i > hi) return fail(rd, key, "%lld out of range", (long long)i);
   *out = (int64_t)i;
   return 0;
+}
+
+/* An optional string: absent or null gives NULL. */
+static int read_opt_str(const struct reader *rd, const json_t *obj, const char *key, char **out) {
+  *out = NULL;
+  return json_object_get(obj, key) ? read_str(rd, obj, key, out) : 0;
 }
 
 static int read_int(const struct reader *rd, const json_t *obj, const char *key, int *out) {
@@ -1210,7 +1228,8 @@ static int env_from_json(const struct reader *rd, const json_t *root, struct run
       read_str(&sub, o, "git_revision", &e->git_revision) ||
       read_str(&sub, o, "command", &e->command) || read_str(&sub, o, "preset", &e->preset) ||
       read_str(&sub, o, "preset_sha256", &e->preset_sha256) ||
-      read_str(&sub, o, "tag", &e->tag) || read_str(&sub, o, "mode", &e->mode) ||
+      read_str(&sub, o, "tag", &e->tag) || read_opt_str(&sub, o, "label", &e->label) ||
+      read_opt_str(&sub, o, "run_id", &e->run_id) || read_str(&sub, o, "mode", &e->mode) ||
       caches_from_json(&sub, o, &e->caches) || steady_from_json(&sub, o, &e->steady) ||
       sampling_from_json(&sub, o, &e->sampling) || devices_from_json(&sub, o, e))
     return -1;
@@ -1234,7 +1253,11 @@ static int run_file_fields(const struct reader *rd, const json_t *root, struct r
   if (read_object(rd, root, "plugin", &p)) return -1;
   struct reader sub = {rd->err, rd->errlen, "plugin"};
   if (read_str(&sub, p, "name", &f->plugin) || read_str(&sub, p, "path", &f->plugin_path) ||
-      read_str(&sub, p, "sha256", &f->plugin_sha256))
+      read_str(&sub, p, "sha256", &f->plugin_sha256) || read_opt_str(&sub, p, "git_commit", &f->plugin_commit) ||
+      read_opt_str(&sub, p, "git_describe", &f->plugin_describe))
+    return -1;
+  f->plugin_dirty = -1;
+  if (f->plugin_commit && json_object_get(p, "git_dirty") && read_bool(&sub, p, "git_dirty", &f->plugin_dirty))
     return -1;
 
   json_t *cases;

@@ -182,6 +182,8 @@ void run_env_release(struct run_env *e) {
   free(e->preset);
   free(e->preset_sha256);
   free(e->tag);
+  free(e->label);
+  free(e->run_id);
   free(e->mode);
   free(e->devices);
   memset(e, 0, sizeof *e);
@@ -192,6 +194,8 @@ void run_file_release(struct run_file *f) {
   free(f->plugin);
   free(f->plugin_path);
   free(f->plugin_sha256);
+  free(f->plugin_commit);
+  free(f->plugin_describe);
   for (size_t i = 0; i < f->ncases; i++) case_result_release(&f->cases[i]);
   free(f->cases);
   memset(f, 0, sizeof *f);

@@ -248,6 +248,11 @@ struct run_env {
   char *preset;        /* preset name ("smoke") or path */
   char *preset_sha256;
   char *tag;           /* --tag or NULL */
+  char *label;         /* the build the run measured (JSON "label"): --label, else the
+                          plugin's short commit, else run_id; NULL in older files */
+  char *run_id;        /* the invocation's id, the same in every file of one bench
+                          command ("2026-12-01T23:14:05Z-4711": its UTC start and pid);
+                          NULL in older files */
   char *mode;          /* "perf" or "debug" */
   struct run_steady steady; /* JSON "steadiness", absent when not known */
   struct run_sampling sampling; /* JSON "sampling", absent when not known */
@@ -266,6 +271,13 @@ struct run_file {
   char *plugin;
   char *plugin_path;
   char *plugin_sha256;
+  /* The git work tree the plugin file lies in (JSON plugin.git_*), NULL
+   * where bench could not tell: its HEAD commit (40 hex), git_dirty 1 when
+   * tracked files differ from it (-1 unknown), git describe --tags where a
+   * tag reaches it. */
+  char *plugin_commit;
+  int plugin_dirty;
+  char *plugin_describe;
   size_t ncases;
   struct case_result *cases;
 };

@@ -36,6 +36,9 @@ const char *const rollup_columns[] = {
     "roof", "pct_of_roof", "roof_source", "roof_note",
     /* the slowest sample (min_ms is the fastest), the measuring process's peak RSS */
     "max_ms", "peak_rss_bytes", "peak_rss_method",
+    /* the build the run measured: its label and the plugin's git commit
+     * ("-dirty" added); empty in older files */
+    "label", "commit",
     NULL,
 };
 
@@ -84,13 +87,15 @@ static void key_add(struct strbuf *sb, const char *s) {
   strbuf_add(sb, "\x1f", 1);
 }
 
-/* Same host, date, tag, preset, mode, plugin, backend, operation and
- * parameters: the same case, whatever its index or file. */
+/* Same host, date, tag, label, preset, mode, plugin, backend, operation
+ * and parameters: the same case, whatever its index or file (two builds
+ * run the same day are two rows). */
 static char *case_key(const struct run_file *f, const struct case_result *r) {
   struct strbuf sb = STRBUF_INIT;
   key_add(&sb, f->env.hostname);
   key_add(&sb, f->env.date);
   key_add(&sb, f->env.tag);
+  key_add(&sb, f->env.label);
   key_add(&sb, f->env.preset);
   key_add(&sb, f->env.mode);
   key_add(&sb, r->plugin ? r->plugin : f->plugin);
@@ -314,6 +319,10 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   if (r->memory.known) strbuf_addf(sb, ",%llu", (unsigned long long)r->memory.peak_rss_bytes);
   else strbuf_adds(sb, ",");
   add_sep_field(sb, r->memory.known ? r->memory.method : NULL);
+  add_sep_field(sb, f->env.label);
+  char *commit = f->plugin_commit ? xasprintf("%s%s", f->plugin_commit, f->plugin_dirty > 0 ? "-dirty" : "") : NULL;
+  add_sep_field(sb, commit);
+  free(commit);
   strbuf_adds(sb, "\n");
 }
 

@@ -260,9 +260,17 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   header_line(sb, "plugin", f->plugin);
   header_line(sb, "plugin path", f->plugin_path);
   header_line(sb, "plugin sha256", f->plugin_sha256);
+  if (f->plugin_commit) { /* only where bench could tell */
+    char *src = xasprintf("%s%s%s%s", f->plugin_commit, f->plugin_dirty > 0 ? " (dirty)" : "",
+                          f->plugin_describe ? ", " : "", f->plugin_describe ? f->plugin_describe : "");
+    header_line(sb, "plugin commit", src);
+    free(src);
+  }
   header_line(sb, "preset", e->preset);
   header_line(sb, "preset sha256", e->preset_sha256);
   header_line(sb, "tag", e->tag);
+  if (e->label) header_line(sb, "label", e->label);
+  if (e->run_id) header_line(sb, "run id", e->run_id);
   header_line(sb, "mode", e->mode);
   header_line(sb, "date", e->date);
   header_line(sb, "started", e->started);

@@ -9,12 +9,19 @@
 
 void result_file_open(struct result_file *rf, const struct plugin *pl, const struct preset *p,
                       const char *tag, int debug, const char *dir, int argc, char **argv) {
+  result_file_open_label(rf, pl, p, tag, NULL, debug, dir, argc, argv);
+}
+
+void result_file_open_label(struct result_file *rf, const struct plugin *pl, const struct preset *p,
+                            const char *tag, const char *label, int debug, const char *dir, int argc,
+                            char **argv) {
   memset(rf, 0, sizeof *rf);
   run_env_collect(&rf->f.env, argc, argv, p->name, p->sha256, tag, debug ? "debug" : "perf");
   run_env_sampling(&rf->f.env, &p->policy);
   rf->f.plugin = xstrdup(pl->desc->name);
   rf->f.plugin_path = xstrdup(pl->path);
   rf->f.plugin_sha256 = xstrdup(pl->sha256);
+  run_env_label(&rf->f, pl->path, label);
   results_run_init(&rf->saver, dir);
   steady_read(&rf->start);
 }

@@ -28,6 +28,12 @@ struct result_file {
 void result_file_open(struct result_file *rf, const struct plugin *pl, const struct preset *p,
                       const char *tag, int debug, const char *dir, int argc, char **argv);
 
+/* The same with the run's label (NULL: the default, run/env.h
+ * run_env_label), and the plugin's git commit where bench can tell. */
+void result_file_open_label(struct result_file *rf, const struct plugin *pl, const struct preset *p,
+                            const char *tag, const char *label, int debug, const char *dir, int argc,
+                            char **argv);
+
 /* Take the finished case *r into the file (r is left empty) and save it.
  * 0, or -1 after error() when it could not be saved (then, or before). */
 int result_file_add(struct result_file *rf, struct case_result *r);

@@ -114,6 +114,16 @@ f=$(ls "$T"/r2/*.json | head -1)
 got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("git_commit" in d["plugin"], d["env"]["label"])' "$f")
 [[ "$got" =~ ^False\ [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(\.[0-9]+)?Z$ ]] && ok || fail "outside git: '$got'"
 expect_not_in "$(ls "$T"/r2/*.txt | head -1)" '^plugin commit' "no commit in the .txt"
+# a second run of that unnamed build: its start-time label tells runs apart,
+# not builds, so the rollup keeps one row per case (the newer)
+GIT_CEILING_DIRECTORIES=$T "$BENCH" run --preset "$PRESET" --plugin-dir "$T/nogit" --plugin ab_spin --results-dir "$T/r2" >"$T/out" 2>"$T/err"
+RC=$?
+expect_rc 0 "a second run outside any git tree"
+nj=$(ls "$T"/r2/*.json | wc -l)
+rows=$(python3 -c 'import csv,sys; print(len(list(csv.DictReader(open(sys.argv[1], newline="")))))' "$T/r2/rollup.csv")
+ncase=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cases"]))' "$f")
+[ "$nj" -ge 2 ] && [ "$ncase" -ge 1 ] && [ "$rows" = "$ncase" ] && ok ||
+  fail "two unnamed runs: $nj result files, $rows rollup rows for $ncase cases"
 
 # a git that hangs is given up on (bounded wait): no commit, the run goes on
 mkdir -p "$T/fakegit"

@@ -87,15 +87,25 @@ static void key_add(struct strbuf *sb, const char *s) {
   strbuf_add(sb, "\x1f", 1);
 }
 
-/* Same host, date, tag, label, preset, mode, plugin, backend, operation
- * and parameters: the same case, whatever its index or file (two builds
- * run the same day are two rows). */
+/* The label as a build's name: NULL for the fallback label (the run's
+ * start time, when neither --label nor a plugin commit named the build),
+ * which tells runs apart, not builds. */
+static const char *build_label(const struct run_file *f) {
+  const char *l = f->env.label, *id = f->env.run_id;
+  if (l && id && strncmp(id, l, strlen(l)) == 0 && id[strlen(l)] == '-') return NULL;
+  return l;
+}
+
+/* Same host, date, tag, build label, preset, mode, plugin, backend,
+ * operation and parameters: the same case, whatever its index or file (two
+ * builds run the same day are two rows; two runs of one unnamed build, one,
+ * the newer). */
 static char *case_key(const struct run_file *f, const struct case_result *r) {
   struct strbuf sb = STRBUF_INIT;
   key_add(&sb, f->env.hostname);
   key_add(&sb, f->env.date);
   key_add(&sb, f->env.tag);
-  key_add(&sb, f->env.label);
+  key_add(&sb, build_label(f));
   key_add(&sb, f->env.preset);
   key_add(&sb, f->env.mode);
   key_add(&sb, r->plugin ? r->plugin : f->plugin);

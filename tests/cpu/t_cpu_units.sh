@@ -2,7 +2,9 @@
 # Issue 39: each CPU plugin's one throughput is what bounds it. membw_cpu's
 # triad states 2 FLOPs per 24 bytes and shows GB/s (it said GFLOP/s);
 # memlat_cpu, a pointer chase, shows ns per load (it said GB/s at 64 B per
-# load); peak_cpu_lat likewise; every figure stays in the JSON.
+# load); peak_cpu_lat likewise; cpu_spin's dependent integer chain shows
+# ns per step (it said GFLOP/s, a step counted as a FLOP); every figure
+# stays in the JSON.
 . "$(dirname "$0")/cpu_lib.sh"
 
 printf '[run]\ntier = smoke\nmin_samples = 2\nmin_time = 0\nmax_time = 0.05s\nwarmup_time = 0\nbatch_min_time = 0\n[membw_cpu]\nkernel = scale,triad\nsize = 1MiB\nthreads = 1\n[memlat_cpu]\nsize = 64KiB\nloads = 1000\n' >"$T/p.ini"
@@ -25,8 +27,10 @@ for f in glob.glob(sys.argv[1] + "/*.json"):
             assert c["ns_per_item"] > 0 and c["gbps"] > 0, c
 PY
 
-printf '[run]\ntier = smoke\nmin_samples = 2\nmin_time = 0\nmax_time = 0.05s\nwarmup_time = 0\nbatch_min_time = 0\n[peak_cpu_lat]\nsize = 16KiB\nloads = 1000\n' >"$T/lat.ini"
-run_bench --preset "$T/lat.ini" --plugin peak_cpu_lat --results-dir "$T/r2"
-expect_rc 0 "peak_cpu_lat"
+printf '[run]\ntier = smoke\nmin_samples = 2\nmin_time = 0\nmax_time = 0.05s\nwarmup_time = 0\nbatch_min_time = 0\n[peak_cpu_lat]\nsize = 16KiB\nloads = 1000\n[cpu_spin]\niters = 1000\n' >"$T/lat.ini"
+run_bench --preset "$T/lat.ini" --plugin peak_cpu_lat,cpu_spin --results-dir "$T/r2"
+expect_rc 0 "peak_cpu_lat, cpu_spin"
 expect_in "$T/out" 'peak_cpu_lat .* OK .* [0-9.]+ (ns|us)/load ' "peak_cpu_lat: time per load"
+expect_in "$T/out" 'cpu_spin iters=1000 +OK .* [0-9.]+ ns/step ' "cpu_spin: time per step"
+expect_not_in "$T/out" 'cpu_spin.*GFLOP/s' "cpu_spin: no FLOPs"
 finish

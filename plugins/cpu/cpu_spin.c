@@ -1,8 +1,9 @@
 /* cpu_spin: a calibration plugin. One iteration is a dependent chain of
  * `iters` 64-bit multiply-adds (cpu_spin_chain.c, about 4 cycles each on
  * x86: imul 3 + add 1), so its time is known independently of bench: the
- * anchors script times the same function with Google Benchmark. GFLOP/s
- * reads as giga chain steps per second (one "flop" per step). */
+ * anchors script times the same function with Google Benchmark. Its figure
+ * is the time per step (items "steps", primary latency): integer steps
+ * that wait on each other are no FLOPs and move no bytes. */
 #include <stdlib.h>
 
 #include "bench/plugin.h"
@@ -25,7 +26,11 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   *state = s;
   s->iters = (uint64_t)host->param_int(host, "iters");
   s->x = 1;
-  host->set_work(host, (double)s->iters, 0);
+  const struct bench_ext_items *items = bench_host_extension(host, BENCH_EXT_ITEMS);
+  if (items) {
+    items->set_items(host, (double)s->iters, "steps");
+    host->set_info(host, "primary", "latency");
+  }
   return BENCH_OK;
 }
 

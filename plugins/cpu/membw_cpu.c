@@ -108,6 +108,10 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   const double words = s->kernel == COPY || s->kernel == SCALE ? 2 : 3;
   const double flops = s->kernel == COPY ? 0 : s->kernel == TRIAD ? 2 : 1;
   host->set_work(host, flops * (double)s->n, words * (double)b);
+  /* Its figure is GB/s: scale, add and triad do at most 1/12 FLOP per
+   * byte, bound by the memory whatever their FLOPs (the results keep
+   * GFLOP/s too). */
+  host->set_info(host, "primary", "bytes");
   return BENCH_OK;
 }
 

@@ -185,6 +185,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   cpu_caches_note(host);
   const double per_run = (double)s->threads * s->passes;
   host->set_work(host, s->kernel == TRIAD ? 2.0 * (double)s->m * per_run : 0, (double)ws * per_run);
+  host->set_info(host, "primary", "bytes"); /* a bandwidth roof: GB/s, triad's FLOPs too */
 
   char method[64];
   snprintf(method, sizeof method, "%s%s", s->kernel == READ ? "read (sum)" : kernel_names[s->kernel],

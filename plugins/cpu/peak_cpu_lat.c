@@ -79,6 +79,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
     return BENCH_OK;
   }
   items->set_items(host, (double)s->loads, "loads");
+  host->set_info(host, "primary", "latency"); /* its figure is ns per load, its roof's unit */
   /* A ring within MIXED_BELOW times the level below finds many of its
    * lines there (a random 2 MiB ring over a 1 MiB L2: half), and the
    * lowest latency of an id must be its own level's: such a ring names no

@@ -51,7 +51,10 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   h->set_work(h, 0, 0);
   const struct bench_ext_items *items =
       (const struct bench_ext_items *)bench_host_extension(h, BENCH_EXT_ITEMS);
-  if (items) items->set_items(h, (double)s->launches, "launches");
+  if (items) {
+    items->set_items(h, (double)s->launches, "launches");
+    h->set_info(h, "primary", "latency"); /* its figure is time per launch, its roof's unit */
+  }
   return hipb_peak_roof(h, BENCH_ROOF_LATENCY, "launch", "one-thread kernels back to back on a stream",
                         0, 0, NULL);
 }

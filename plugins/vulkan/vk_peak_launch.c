@@ -73,6 +73,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
       (rc = vk_peak_poison(vk, s->count, 0xa5)) || (rc = record(s)))
     return rc;
   vk_peak_items(host, s->dispatches, "dispatches");
+  host->set_info(host, "primary", "latency"); /* its figure is time per dispatch, its roof's unit */
   if ((rc = vk_peak_roof(host, BENCH_ROOF_LATENCY, "launch",
                          "1-invocation dispatches, a barrier between each")))
     return rc;

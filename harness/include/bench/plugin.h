@@ -228,7 +228,14 @@ struct bench_host {
   /* Environment facts for the result header, e.g. ("device", "llvmpipe"),
    * ("driver", "Mesa 22.3.6"). Copied; call from init or setup. The key
    * "note" is shown with the case on the terminal and in the .txt (e.g.
-   * "sized with a default L3: this machine does not say"). */
+   * "sized with a default L3: this machine does not say"). The key
+   * "primary" (operation "none" or "peak") names the one throughput the
+   * case shows, what bounds it: "flops" (GFLOP/s), "bytes" (GB/s), "items"
+   * (items per second) or "latency" (median time / items, "85.20 ns/load";
+   * items from bench.items/1); any other value is a plugin bug. Without
+   * it: items if counted, else GB/s below 4 FLOP/byte, else GFLOP/s. An
+   * operation of bench_check's table decides for itself (gemm, attention:
+   * flops; the others: bytes); another value is a plugin bug. */
   void (*set_info)(const struct bench_host *host, const char *key, const char *value);
 
   /* Work done by one iteration of this case (setup): the harness turns time

@@ -105,11 +105,13 @@ int compare_by_operation(const char *const *paths, size_t npaths, const char **p
   if (nitems) qsort(items, nitems, sizeof *items, cmp_items);
 
   enum table_format f = strcmp(format, "md") == 0 ? TABLE_MD : strcmp(format, "csv") == 0 ? TABLE_CSV : TABLE_TEXT;
-  static const char *const titles[] = {"problem", "plugin", "backend", "knobs", "tag", "median", "GFLOP/s",
-                                       "GB/s", "vs best", "95% CI"};
-  static const int right[] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 0};
+  /* one throughput: the case's primary figure (results/result.h case_primary),
+   * the same kind for every case of a problem (its operation's) */
+  static const char *const titles[] = {"problem", "plugin", "backend", "knobs", "tag", "median", "throughput",
+                                       "vs best", "95% CI"};
+  static const int right[] = {0, 0, 0, 0, 0, 1, 1, 1, 0};
   struct text_table t;
-  table_init(&t, 10, titles, right);
+  table_init(&t, 9, titles, right);
   json_t *jproblems = json_array();
   size_t nproblems = 0;
   for (size_t i = 0; rc == 0 && i < nitems;) {
@@ -131,7 +133,7 @@ int compare_by_operation(const char *const *paths, size_t npaths, const char **p
           const double *xi = rs_samples(r, rs_has_device(r), &ni);
           cc.timed = cs_compare(xb, nb, xi, ni, &cc.c) == 0;
         }
-        char *cells[10];
+        char *cells[9];
         cells[0] = xstrdup(k == i || f != TABLE_TEXT ? it->problem : "");
         cells[1] = xstrdup(it->e->plugin);
         cells[2] = xstrdup(r->backend ? r->backend : "-");
@@ -141,16 +143,17 @@ int compare_by_operation(const char *const *paths, size_t npaths, const char **p
         cells[5] = isfinite(it->median) ? fmt_time_ns(it->median) : xstrdup(case_status_name(r->status));
         double gf = r->flops > 0 && isfinite(it->median) ? r->flops / it->median : 0;
         double gb = r->bytes > 0 && isfinite(it->median) ? r->bytes / it->median : 0;
-        cells[6] = gf > 0 ? fmt_sig4(gf) : xstrdup("-");
-        cells[7] = gb > 0 ? fmt_sig4(gb) : xstrdup("-");
-        cells[8] = cc.timed ? fmt_fixed(cc.c.ratio, 3) : xstrdup("-");
+        struct case_figure fig;
+        int have = case_primary(r, &fig);
+        cells[6] = have ? fmt_figure(fig.value, fig.unit) : xstrdup("-");
+        cells[7] = cc.timed ? fmt_fixed(cc.c.ratio, 3) : xstrdup("-");
         if (cc.timed) {
           char *lo = fmt_fixed(cc.c.lo, 3), *hi = fmt_fixed(cc.c.hi, 3);
-          cells[9] = xasprintf("[%s, %s]", lo, hi);
+          cells[8] = xasprintf("[%s, %s]", lo, hi);
           free(lo);
           free(hi);
         } else {
-          cells[9] = xstrdup("-");
+          cells[8] = xstrdup("-");
         }
         size_t row = table_add_row(&t, cells);
         if (k == i && best) table_set_colour(&t, row, 1, "1;32");
@@ -163,6 +166,10 @@ int compare_by_operation(const char *const *paths, size_t npaths, const char **p
         json_object_set_new(jr, "median_ns", isfinite(it->median) ? json_real(it->median) : json_null());
         json_object_set_new(jr, "gflops", gf > 0 ? json_real(gf) : json_null());
         json_object_set_new(jr, "gbps", gb > 0 ? json_real(gb) : json_null());
+        json_object_set_new(jr, "primary",
+                            fig.kind != PRIMARY_NONE ? json_string(primary_name(fig.kind)) : json_null());
+        json_object_set_new(jr, "throughput", have ? json_real(fig.value) : json_null());
+        json_object_set_new(jr, "throughput_unit", have ? json_string(fig.unit) : json_null());
         json_object_set_new(jr, "vs_best", cc.timed ? json_real(cc.c.ratio) : json_null());
         json_object_set_new(jr, "ci_lo", cc.timed ? json_real(cc.c.lo) : json_null());
         json_object_set_new(jr, "ci_hi", cc.timed ? json_real(cc.c.hi) : json_null());

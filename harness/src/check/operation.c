@@ -191,31 +191,35 @@ static const struct operation table[] = {
     {.name = "gemm", .dims = {DIM(m), DIM(n), DIM(k)}, .inputs = {"A", "B"},
      .shape = gemm_shape, .validate = gemm_validate, .reduction = gemm_reduction,
      .index = OP_INDEX_ROW_COL, .fast = OP_FAST_FREIVALDS, .reference = ref_gemm_rows,
-     .flops = gemm_flops},
+     .flops = gemm_flops, .primary = PRIMARY_FLOPS},
     {.name = "rmsnorm", .dims = {DIM(rows), DIM(cols)}, .inputs = {"x", "w"},
      .shape = norm_shape, .validate = eps_validate, .reduction = cols_reduction,
-     .index = OP_INDEX_ROW_COL, .reference = ref_rmsnorm_rows, .flops = rmsnorm_flops},
+     .index = OP_INDEX_ROW_COL, .reference = ref_rmsnorm_rows, .flops = rmsnorm_flops,
+     .primary = PRIMARY_BYTES},
     {.name = "layernorm", .dims = {DIM(rows), DIM(cols)}, .inputs = {"x", "w", "b"},
      .shape = layernorm_shape, .validate = eps_validate, .reduction = cols_reduction,
-     .index = OP_INDEX_ROW_COL, .reference = ref_layernorm_rows, .flops = layernorm_flops},
+     .index = OP_INDEX_ROW_COL, .reference = ref_layernorm_rows, .flops = layernorm_flops,
+     .primary = PRIMARY_BYTES},
     {.name = "softmax", .dims = {DIM(rows), DIM(cols)}, .inputs = {"x"},
      .shape = rows_shape, .reduction = cols_reduction, .index = OP_INDEX_ROW_COL,
-     .reference = ref_softmax_rows, .flops = softmax_flops},
+     .reference = ref_softmax_rows, .flops = softmax_flops,
+     .primary = PRIMARY_BYTES},
     {.name = "rope", .dims = {DIM(rows), DIM(cols), DIM(heads)}, .inputs = {"x"},
      .shape = rows_shape, .validate = rope_validate, .reduction = rope_reduction,
-     .index = OP_INDEX_ROW_COL, .reference = ref_rope_rows, .flops = rope_flops},
+     .index = OP_INDEX_ROW_COL, .reference = ref_rope_rows, .flops = rope_flops,
+     .primary = PRIMARY_BYTES},
     {.name = "attention", .dims = {DIM(batch), DIM(heads), DIM(seq), DIM(head_dim)},
      .inputs = {"q", "k", "v"}, .shape = attention_shape, .validate = attention_validate,
      .reduction = attention_reduction, .index = OP_INDEX_BHSD, .fast = OP_FAST_ROWS,
-     .reference = ref_attention_rows, .flops = attention_flops},
+     .reference = ref_attention_rows, .flops = attention_flops, .primary = PRIMARY_FLOPS},
     {.name = "copy", .dims = {DIM(n)}, .inputs = {"x"}, .shape = copy_shape,
-     .index = OP_INDEX_FLAT, .reference = ref_copy_rows, .flops = no_flops},
+     .index = OP_INDEX_FLAT, .reference = ref_copy_rows, .flops = no_flops, .primary = PRIMARY_BYTES},
     {.name = "fill", .dims = {DIM(n)}, .inputs = {"value"}, .shape = fill_shape,
      .index = OP_INDEX_FLAT, .reference = ref_fill_rows, .flops = no_flops,
-     .output_bytes_only = 1},
+     .output_bytes_only = 1, .primary = PRIMARY_BYTES},
     {.name = "add", .dims = {DIM(n)}, .inputs = {"x", "y"}, .shape = add_shape,
      .reduction = one_reduction, .index = OP_INDEX_FLAT, .reference = ref_add_rows,
-     .flops = add_flops},
+     .flops = add_flops, .primary = PRIMARY_BYTES},
 };
 
 #define NOPS (sizeof table / sizeof table[0])
@@ -237,6 +241,21 @@ const char *operation_names(void) {
                               table[i].name);
   }
   return names;
+}
+
+static const char *const primary_names[] = {"none", "flops", "bytes", "items", "latency"};
+
+const char *primary_name(enum op_primary p) {
+  return (unsigned)p < sizeof primary_names / sizeof *primary_names ? primary_names[p] : "none";
+}
+
+int primary_parse(const char *s, enum op_primary *out) {
+  for (int p = PRIMARY_FLOPS; s && p <= PRIMARY_LATENCY; p++)
+    if (strcmp(s, primary_names[p]) == 0) {
+      *out = (enum op_primary)p;
+      return 0;
+    }
+  return -1;
 }
 
 static int64_t dim_of(const struct bench_check *c, const struct op_dim *d) {

@@ -30,7 +30,25 @@
  *                              an add per output element)
  *     attention  4 b h s^2 d / 2  (QK^T and PV, 2 s^2 d each per head,
  *                              halved for the causal mask, as FlashAttention
- *                              counts; softmax and RoPE not counted) */
+ *                              counts; softmax and RoPE not counted)
+ *
+ * Primary figure: what bounds the operation, so which of its figures is
+ * the one throughput bench shows (results/result.h case_primary), decided
+ * by its arithmetic intensity (FLOPs per byte of the rule above, fp32)
+ * against the ridge point of the machines bench runs on (peak FLOP/s over
+ * memory bandwidth: about 4-10 FLOP/byte for CPUs against DRAM, 20-30 for
+ * GPUs):
+ *     gemm       2mnk / 4(mk + kn + mn): n/6 for square n, 170 at 1024:
+ *                compute-bound                                  -> flops
+ *     attention  2 b h s^2 d over 16 b h s d bytes = seq/8 (256 at
+ *                seq 2048): compute-bound                       -> flops
+ *     copy, fill 0                                              -> bytes
+ *     add        1/12                                           -> bytes
+ *     rmsnorm    4/8 = 0.5, layernorm 8/8 = 1, softmax 5/8,
+ *     rope       3/8: every element is touched once with a few operations,
+ *                far below any ridge point                      -> bytes
+ * Every figure stays in the files (GFLOP/s and GB/s); only which one is
+ * shown follows this. */
 #ifndef BENCH_OPERATION_H
 #define BENCH_OPERATION_H
 
@@ -75,6 +93,21 @@ struct op_work {
   double flops, bytes;
 };
 
+/* What bounds a case, and so which figure is its throughput: GFLOP/s,
+ * GB/s, items per second or time per item (results/result.h
+ * case_primary). A plugin of operation "none" (or "peak") names its own
+ * with set_info("primary", "flops" | "bytes" | "items" | "latency"). */
+enum op_primary { PRIMARY_NONE = 0, PRIMARY_FLOPS, PRIMARY_BYTES, PRIMARY_ITEMS, PRIMARY_LATENCY };
+/* "flops", "bytes", "items", "latency"; "none" for PRIMARY_NONE. */
+const char *primary_name(enum op_primary p);
+/* One of the four words (exact) into *out: 0, or -1 for anything else
+ * ("none" included: a plugin names a figure or says nothing). */
+int primary_parse(const char *s, enum op_primary *out);
+/* The fallback for a case whose operation and plugin say nothing: below
+ * this many FLOPs per byte a case that states both is memory-bound (the
+ * lowest DRAM ridge point above; STREAM triad is 1/12, saxpy 1/6). */
+#define PRIMARY_BYTES_BELOW 4.0
+
 /* Reference of output rows [row0, row0 + nrows): ref and scale receive
  * nrows * cols doubles each (scale may be NULL). See reference.h. */
 typedef void (*op_reference_fn)(const struct bench_check *c, int64_t row0, int64_t nrows,
@@ -96,6 +129,7 @@ struct operation {
   op_reference_fn reference;
   double (*flops)(const struct bench_check *c, const struct op_shape *s);
   int output_bytes_only; /* 1: bytes count the output only (fill) */
+  enum op_primary primary; /* the figure that bounds it (see "Primary figure" above) */
 };
 
 /* The entry named `name` (exact, case-sensitive), or NULL. */

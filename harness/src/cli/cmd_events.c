@@ -1,6 +1,6 @@
 /* bench events FILE [--follow | --summary]: a compact table of a run's events file (one
- * row per case: plugin, case, status, wall seconds, median, GFLOP/s or
- * GB/s) with the suite's progress and ETA at the bottom.
+ * row per case: plugin, case, status, wall seconds, median, its one
+ * throughput) with the suite's progress and ETA at the bottom.
  *
  * Lines that are not JSON objects are skipped, so a log that interleaves the
  * events with the per-case lines, PROGRESS lines or build output reads as
@@ -197,7 +197,7 @@ static const char *const events_usage[] = {"bench events FILE [--follow | --summ
 const struct cmd_spec spec_events = {
     "events", "a compact table of a run's events file, live with --follow", events_usage, NULL,
     "A compact table of a run's events file (--events FILE): one row per case (plugin,\n"
-    "case, status, wall seconds, median, GFLOP/s or GB/s) with the suite's progress and\n"
+    "case, status, wall seconds, median, its one throughput) with the suite's progress and\n"
     "ETA at the bottom. Lines that are not JSON objects are skipped, so a log that\n"
     "interleaves the events with other output reads as well. FILE - reads standard input.",
     "Exit status: 0 shown; 2 usage error or a file that cannot be read.\n",

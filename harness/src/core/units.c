@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/util.h"
 
@@ -66,5 +67,44 @@ char *fmt_bytes(double bytes) {
   char *num = fmt_sig4(v);
   char *s = xasprintf("%s %s", num, units[u]);
   free(num);
+  return s;
+}
+
+char *fmt_count_rate(double per_s, const char *unit) {
+  static const char *const prefixes[] = {"", "k ", "M ", "G ", "T "};
+  if (!isfinite(per_s)) return xstrdup("-");
+  double v = per_s;
+  size_t p = 0;
+  while (p < 4 && fabs(v) >= 999.95) {
+    v /= 1e3;
+    p++;
+  }
+  char *num = fmt_sig4(v);
+  char *s = xasprintf("%s %s%s/s", num, prefixes[p], unit);
+  free(num);
+  return s;
+}
+
+char *unit_singular(const char *unit) {
+  size_t n = strlen(unit);
+  static const char *const es[] = {"ches", "shes", "sses", "xes", NULL};
+  for (size_t i = 0; es[i]; i++) {
+    size_t m = strlen(es[i]);
+    if (n > m && strcmp(unit + n - m, es[i]) == 0) return xstrndup(unit, n - 2);
+  }
+  return xstrndup(unit, n > 1 && unit[n - 1] == 's' && unit[n - 2] != 's' ? n - 1 : n);
+}
+
+char *fmt_figure(double v, const char *unit) {
+  size_t n = strlen(unit);
+  if (strncmp(unit, "ns/", 3) == 0) {
+    char *t = fmt_time_ns(v), *s = xasprintf("%s/%s", t, unit + 3);
+    free(t);
+    return s;
+  }
+  if (strcmp(unit, "GFLOP/s") == 0 || strcmp(unit, "GB/s") == 0 || n < 3 || strcmp(unit + n - 2, "/s") != 0)
+    return fmt_rate(v, unit);
+  char *item = xstrndup(unit, n - 2), *s = fmt_count_rate(v, item);
+  free(item);
   return s;
 }

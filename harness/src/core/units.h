@@ -1,7 +1,8 @@
 /* Numbers with units as bench prints them, one spelling everywhere (the
  * terminal case line, the .txt, the events table, compare and history
  * tables): times "850.0 ns", "12.35 us", "1.234 ms", "2.500 s" (ASCII "us",
- * as presets write it), rates "47.66 GFLOP/s". */
+ * as presets write it), rates "47.66 GFLOP/s", counts per second "12.35 M
+ * loads/s", times per item "85.20 ns/load". */
 #ifndef BENCH_UNITS_H
 #define BENCH_UNITS_H
 
@@ -29,6 +30,19 @@ char *fmt_fixed(double v, int decimals);
 
 /* A rate with its unit ("47.66 GFLOP/s", "4.468 GB/s"). */
 char *fmt_rate(double v, const char *unit);
+
+/* Items per second with an SI prefix that keeps 1..999.9 ("850.0 loads/s",
+ * "12.35 M loads/s", "1.234 G elements/s"); "-" when not finite. */
+char *fmt_count_rate(double per_s, const char *unit);
+
+/* A figure in the unit results/result.h's case_figure names: "GFLOP/s"
+ * and "GB/s" as fmt_rate, "<items>/s" as fmt_count_rate, "ns/<item>" as
+ * fmt_time_ns per item ("85.20 ns/load", "12.35 us/launch"). */
+char *fmt_figure(double v, const char *unit);
+
+/* An item unit in the singular: "loads" load, "launches" launch,
+ * "accesses" access; a word without a plural s as it is. Caller frees. */
+char *unit_singular(const char *unit);
 
 /* A size in bytes in binary units that keep 1..1023 ("812 B", "45.20 MiB",
  * "1.250 GiB"); "-" when not finite. */

@@ -124,18 +124,12 @@ static char *range_text(const struct case_result *r) {
   return s;
 }
 
-/* One throughput: per item when the plugin named its items (the most
- * specific), else GFLOP/s, else GB/s; all of them are in the files. */
+/* The one throughput: the case's primary figure (result.h case_primary);
+ * all of them are in the files. Escaped: a unit read from a file is text. */
 static char *rate_text(const struct case_result *r) {
-  if (r->items > 0) {
-    char *e = term_escape(r->item_unit);
-    char *s = xasprintf("%.3g %s/s", case_items_per_s(r), e);
-    free(e);
-    return s;
-  }
-  if (r->flops > 0) return fmt_rate(case_gflops(r), "GFLOP/s");
-  if (r->bytes > 0) return fmt_rate(case_gbps(r), "GB/s");
-  return xstrdup("");
+  char *t = case_primary_text(r), *e = term_escape(t);
+  free(t);
+  return e;
 }
 
 static char *check_text(const struct case_result *r) {

@@ -125,6 +125,12 @@ static void apply_event(struct ev_log *l, json_t *o) {
       if (jnumber(o, "median_ms", &c->median_ms)) c->have |= HAVE_MEDIAN;
       if (jnumber(o, "gflops", &c->gflops)) c->have |= HAVE_GFLOPS;
       if (jnumber(o, "gbps", &c->gbps)) c->have |= HAVE_GBPS;
+      if (json_object_get(o, "primary")) c->have |= HAVE_PRIMARY; /* files before it have none */
+      const char *unit = jstring(o, "throughput_unit");
+      if (jnumber(o, "throughput", &c->throughput) && unit && *unit && strlen(unit) < sizeof c->throughput_unit) {
+        memcpy(c->throughput_unit, unit, strlen(unit) + 1);
+        c->have |= HAVE_THROUGHPUT;
+      }
       s->have_hb = 0;
     }
     l->changed = 1;

@@ -17,12 +17,15 @@
  * params and label, a few KiB). */
 #define EVENTS_LINE_MAX (1u << 20)
 
-enum { HAVE_WALL = 1, HAVE_MEDIAN = 2, HAVE_GFLOPS = 4, HAVE_GBPS = 8 };
+enum { HAVE_WALL = 1, HAVE_MEDIAN = 2, HAVE_GFLOPS = 4, HAVE_GBPS = 8, HAVE_THROUGHPUT = 16,
+       HAVE_PRIMARY = 32 /* the event says its primary figure (null: none): no fallback */ };
 
 struct ev_case {
   int index;                     /* 0 .. INT_MAX - 1 */
   char *plugin, *label, *status; /* status "RUNNING" until TEST_END */
   double wall_s, median_ms, gflops, gbps;
+  double throughput;             /* the case's primary figure (TEST_END "throughput") */
+  char throughput_unit[48];      /* in this unit ("GB/s", "ns/load"; result.h case_figure) */
   unsigned have; /* HAVE_* */
 };
 

@@ -15,6 +15,20 @@ static int is_failed(const char *status) {
 
 enum { COL_NUM, COL_PLUGIN, COL_CASE, COL_STATUS, COL_WALL, COL_MEDIAN, COL_THR, NCOLS };
 
+/* The case's primary figure as the run wrote it (result.h case_primary),
+ * "-" when it had none; an events file from before it: GFLOP/s, else GB/s. */
+static char *throughput_text(const struct ev_case *c) {
+  if (c->have & HAVE_THROUGHPUT) {
+    char *t = fmt_figure(c->throughput, c->throughput_unit), *e = term_escape(t);
+    free(t);
+    return e;
+  }
+  if (c->have & HAVE_PRIMARY) return xstrdup("-");
+  if (c->have & HAVE_GFLOPS) return fmt_rate(c->gflops, "GFLOP/s");
+  if (c->have & HAVE_GBPS) return fmt_rate(c->gbps, "GB/s");
+  return xstrdup("-");
+}
+
 static void make_row(const struct ev_case *c, char **cells) {
   cells[COL_NUM] = xasprintf("%d", c->index + 1);
   cells[COL_PLUGIN] = xstrdup(c->plugin ? c->plugin : "?");
@@ -25,9 +39,7 @@ static void make_row(const struct ev_case *c, char **cells) {
   cells[COL_STATUS] = xstrdup(c->status);
   cells[COL_WALL] = c->have & HAVE_WALL ? fmt_fixed(c->wall_s, 2) : xstrdup("-");
   cells[COL_MEDIAN] = c->have & HAVE_MEDIAN ? fmt_time_ns(c->median_ms * 1e6) : xstrdup("-");
-  cells[COL_THR] = c->have & HAVE_GFLOPS ? fmt_rate(c->gflops, "GFLOP/s")
-                   : c->have & HAVE_GBPS ? fmt_rate(c->gbps, "GB/s")
-                                         : xstrdup("-");
+  cells[COL_THR] = throughput_text(c);
 }
 
 void ev_print_cases(FILE *f, const struct ev_suite *s, size_t first) {

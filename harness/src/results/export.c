@@ -62,16 +62,11 @@ static char *noise_text(const struct case_result *r, const struct stats *t) {
   return xasprintf("%s%.2f%%", cv ? "cv " : "+-", pct);
 }
 
-/* Per item, else GFLOP/s, else GB/s: the case line's one throughput. */
+/* The case line's one throughput: the case's primary figure. */
 static char *rate_text(const struct case_result *r) {
-  if (r->items > 0 && case_items_per_s(r) > 0) {
-    char *num = fmt_sig4(case_items_per_s(r));
-    char *s = xasprintf("%s %s/s", num, r->item_unit[0] ? r->item_unit : "items");
-    free(num);
-    return s;
-  }
-  if (case_gflops(r) > 0) return fmt_rate(case_gflops(r), "GFLOP/s");
-  if (case_gbps(r) > 0) return fmt_rate(case_gbps(r), "GB/s");
+  char *t = case_primary_text(r);
+  if (*t) return t;
+  free(t);
   return xstrdup("-");
 }
 

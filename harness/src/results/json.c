@@ -309,6 +309,9 @@ static json_t *case_to_json(const struct case_result *r, const struct gpu_facts 
   double gf = case_gflops(r), gb = case_gbps(r);
   put(o, "gflops", gf > 0 ? jnum(gf) : json_null());
   put(o, "gbps", gb > 0 ? jnum(gb) : json_null());
+  /* which figure is the case's throughput (result.h case_primary) */
+  enum op_primary pk = case_primary_kind(r);
+  put(o, "primary", pk != PRIMARY_NONE ? json_string(primary_name(pk)) : json_null());
   if (r->items > 0) { /* ABI 1.1 per-item unit: only when the plugin declared one */
     put(o, "items", jnum(r->items));
     put(o, "item_unit", jstr(r->item_unit));

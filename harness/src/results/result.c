@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/units.h"
 #include "core/util.h"
 
 static const char *const status_names[CASE_STATUS_COUNT] = {
@@ -104,6 +105,47 @@ double case_items_per_s(const struct case_result *r) { return 1e9 * throughput(r
 double case_ns_per_item(const struct case_result *r) {
   double per_ns = throughput(r, r->items);
   return per_ns > 0 ? 1.0 / per_ns : 0.0;
+}
+
+enum op_primary case_primary_kind(const struct case_result *r) {
+  const struct operation *op = operation_find(r->operation);
+  if (op) return op->primary;
+  enum op_primary p;
+  if (primary_parse(kv_list_get(r->ninfo, r->info, "primary"), &p) == 0) return p;
+  if (r->items > 0) return PRIMARY_ITEMS;
+  if (r->flops > 0 && r->bytes > 0 && r->flops / r->bytes < PRIMARY_BYTES_BELOW) return PRIMARY_BYTES;
+  if (r->flops > 0) return PRIMARY_FLOPS;
+  return r->bytes > 0 ? PRIMARY_BYTES : PRIMARY_NONE;
+}
+
+int case_primary(const struct case_result *r, struct case_figure *out) {
+  memset(out, 0, sizeof *out);
+  out->kind = case_primary_kind(r);
+  const char *items = r->item_unit[0] ? r->item_unit : "items";
+  switch (out->kind) {
+  case PRIMARY_FLOPS: out->value = case_gflops(r); snprintf(out->unit, sizeof out->unit, "GFLOP/s"); break;
+  case PRIMARY_BYTES: out->value = case_gbps(r); snprintf(out->unit, sizeof out->unit, "GB/s"); break;
+  case PRIMARY_ITEMS: out->value = case_items_per_s(r); snprintf(out->unit, sizeof out->unit, "%s/s", items); break;
+  case PRIMARY_LATENCY: {
+    out->value = case_ns_per_item(r);
+    char *one = unit_singular(items);
+    snprintf(out->unit, sizeof out->unit, "ns/%s", one);
+    free(one);
+    break;
+  }
+  case PRIMARY_NONE: break;
+  }
+  if (!(out->value > 0) || !isfinite(out->value)) {
+    out->value = 0;
+    out->unit[0] = '\0';
+    return 0;
+  }
+  return 1;
+}
+
+char *case_primary_text(const struct case_result *r) {
+  struct case_figure f;
+  return case_primary(r, &f) ? fmt_figure(f.value, f.unit) : xstrdup("");
 }
 
 void case_result_init(struct case_result *r) {

@@ -187,6 +187,30 @@ double case_gbps(const struct case_result *r);
 double case_ns_per_item(const struct case_result *r);
 double case_items_per_s(const struct case_result *r);
 
+/* The case's one throughput, what bounds it (check/operation.h, "Primary
+ * figure"): the case line, the .txt's throughput column, the Markdown
+ * export, the events file and compare --by-operation all show this one;
+ * every figure stays in the files. The kind, by the first rule that says:
+ *   1. its operation is in the operation table: the table's primary;
+ *   2. its plugin's info "primary" ("flops", "bytes", "items", "latency";
+ *      operation "none" or "peak": the harness refuses any other value);
+ *   3. items counted (bench.items/1): items; FLOPs and bytes both, below
+ *      PRIMARY_BYTES_BELOW FLOP/byte: bytes; else flops, else bytes;
+ *      no work stated: PRIMARY_NONE. */
+enum op_primary case_primary_kind(const struct case_result *r);
+struct case_figure {
+  enum op_primary kind; /* case_primary_kind */
+  double value;         /* GFLOP/s, GB/s, items per second, or ns per item (latency); 0: none */
+  char unit[48];        /* "GFLOP/s", "GB/s", "loads/s", "ns/load" ("" without a value) */
+};
+/* The primary figure of r: its kind, and its value when r is OK, timed and
+ * has what the kind needs (flops, bytes, items). 1 with a value, else 0 (a
+ * kind the case has no figure for shows none: never another figure). */
+int case_primary(const struct case_result *r, struct case_figure *out);
+/* That figure as bench prints it: "47.66 GFLOP/s", "4.468 GB/s", "12.35 M
+ * loads/s", "85.20 ns/load"; "" without a value. Caller frees. */
+char *case_primary_text(const struct case_result *r);
+
 /* init: everything zero/NULL except exit_code = -1 and check.first_bad = -1.
  * release frees what r owns and leaves it as init does. */
 void case_result_init(struct case_result *r);

@@ -330,7 +330,7 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
 /* ---- table ------------------------------------------------------------ */
 
 enum { COL_INDEX, COL_PARAMS, COL_STATUS, COL_SAMPLES, COL_TIMER, COL_MEDIAN, COL_MIN, COL_MAX, COL_CV,
-       COL_GFLOPS, COL_GBPS, COL_ROOF, COL_ERR, COL_TOL, COL_SETTLED, COL_CI, COL_BATCH, COL_OUTLIERS, COL_RSS,
+       COL_THR, COL_GFLOPS, COL_GBPS, COL_ROOF, COL_ERR, COL_TOL, COL_SETTLED, COL_CI, COL_BATCH, COL_OUTLIERS, COL_RSS,
        NCOLS };
 
 static const struct {
@@ -342,7 +342,7 @@ static const struct {
     [COL_TIMER] = {"timer", 0},       [COL_MEDIAN] = {"median", 1},
     [COL_MIN] = {"min", 1},           [COL_MAX] = {"max", 1},
     [COL_CV] = {"cv", 1},
-    [COL_GFLOPS] = {"GFLOP/s", 1},    [COL_GBPS] = {"GB/s", 1},
+    [COL_THR] = {"throughput", 1},    [COL_GFLOPS] = {"GFLOP/s", 1},    [COL_GBPS] = {"GB/s", 1},
     [COL_ROOF] = {"of roof", 0},
     [COL_ERR] = {"max_abs_err", 1},   [COL_TOL] = {"rtol/atol", 0},
     [COL_SETTLED] = {"settled", 0},
@@ -364,6 +364,9 @@ static void row_cells(const struct case_result *r, char **cell) {
   cell[COL_MIN] = timed ? fmt_time_ns(t->min) : xstrdup("-");
   cell[COL_MAX] = timed ? fmt_time_ns(t->max) : xstrdup("-");
   cell[COL_CV] = timed && t->n >= 2 ? xasprintf("%.2f%%", t->cv * 100.0) : xstrdup("-");
+  /* the primary figure (what bounds the case), then both rates */
+  char *thr = case_primary_text(r);
+  cell[COL_THR] = *thr ? thr : (free(thr), xstrdup("-"));
   double gf = case_gflops(r), gb = case_gbps(r);
   cell[COL_GFLOPS] = gf > 0 ? fmt_sig4(gf) : xstrdup("-");
   cell[COL_GBPS] = gb > 0 ? fmt_sig4(gb) : xstrdup("-");

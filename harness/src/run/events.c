@@ -124,6 +124,12 @@ void events_test_end(struct events *ev, const struct case_result *r, const char 
   json_object_set_new(o, "median_ms", num_or_null(t->median * 1e-6, r->nsamples > 0));
   json_object_set_new(o, "gflops", num_or_null(case_gflops(r), ok && r->flops > 0));
   json_object_set_new(o, "gbps", num_or_null(case_gbps(r), ok && r->bytes > 0));
+  /* the case's one throughput (result.h case_primary): its kind, value and unit */
+  struct case_figure fig;
+  int have = case_primary(r, &fig);
+  json_object_set_new(o, "primary", fig.kind != PRIMARY_NONE ? json_string(primary_name(fig.kind)) : json_null());
+  json_object_set_new(o, "throughput", num_or_null(fig.value, have));
+  json_object_set_new(o, "throughput_unit", have ? json_string(fig.unit) : json_null());
   json_object_set_new(o, "settled", json_boolean(r->settled));
   json_object_set_new(o, "message", jstr(r->message));
   event_emit(ev, o);

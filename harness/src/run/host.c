@@ -87,9 +87,30 @@ static void host_log(const struct bench_host *api, const char *fmt, ...) {
   fprintf(stderr, "%s\n", buf);
 }
 
+/* Info "primary" names the case's primary figure (results/result.h
+ * case_primary): one of the four words, and for a plugin of an operation
+ * of the table the table's own (the table decides it). Else a plugin bug:
+ * 0, and the first bug's message kept. */
+static int primary_ok(struct host_state *h, const char *value) {
+  enum op_primary p;
+  const struct operation *op = operation_find(h->cdef ? h->cdef->plugin->operation : NULL);
+  const int known = primary_parse(value, &p) == 0;
+  if (known && (!op || op->primary == p)) return 1;
+  if (!h->bug && !known)
+    snprintf(h->message, sizeof h->message,
+             "plugin bug: set_info(\"primary\", \"%.40s\"): must be flops, bytes, items or latency", value);
+  else if (!h->bug)
+    snprintf(h->message, sizeof h->message,
+             "plugin bug: set_info(\"primary\", \"%s\"): operation %s's primary figure is %s (the operation "
+             "table's)", value, op->name, primary_name(op->primary));
+  h->bug = 1;
+  return 0;
+}
+
 static void host_set_info(const struct bench_host *api, const char *key, const char *value) {
   struct host_state *h = state_of(api);
   if (!key || !value || !h->result) return;
+  if (strcmp(key, "primary") == 0 && !primary_ok(h, value)) return;
   for (size_t i = 0; i < h->result->ninfo; i++) {
     if (strcmp(h->result->info[i].key, key) == 0) {
       free(h->result->info[i].value);

@@ -16,6 +16,7 @@ struct result_file {
   struct results_run saver;
   struct steady_reading start; /* the header's steadiness: read at open */
   int failed;                  /* a save failed (said once) */
+  struct run_steady steady;    /* the header's steadiness, once closed */
 };
 
 /* Start pl's file under dir: the header (tag, mode "debug" or "perf", the

@@ -62,7 +62,7 @@ build=$(dirname "$(dirname "$bench")")
 # a busy machine depend on how busy the machine was: never shown.
 drop='did not reach the noise target|^  (NOISY|unsettled) |noisy cases? \(|machine was busy'
 examples=(
-  "smoke_gemm|--preset smoke --plugin cpu_gemm|^bench |^\[ ?(1|4)/|^bench: "
+  "smoke_gemm|--preset smoke --plugin cpu_gemm|^bench |, every case: |^\[ ?(1|4)/|^bench: "
   "one_case|--preset smoke --plugin cpu_gemm --param m=512 --param n=512 --param k=512 --param dtype=f32|."
   "ab_slower|ab build/tests/ab/builds/base build/tests/ab/builds/slow --plugin ab_spin|."
 )

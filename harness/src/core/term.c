@@ -182,6 +182,7 @@ size_t term_wrap_piece(const char *s, size_t w, const char **next) {
 }
 
 void term_fit_add(struct strbuf *sb, const char *line, int columns, int indent) {
+  if (columns < TERM_MIN_COLUMNS) columns = columns > 0 ? TERM_MIN_COLUMNS : TERM_DEFAULT_COLUMNS;
   if (indent < 0 || indent > columns / 2) indent = columns / 2 < 8 ? columns / 2 : 8;
   const char *p = line;
   for (int first = 1; *p; first = 0) {
@@ -213,7 +214,7 @@ void term_fit_add(struct strbuf *sb, const char *line, int columns, int indent) 
     if (*q == ' ') brk = q; /* the piece fits exactly */
     else if (run2 && cols2 >= room / 2) brk = run2;
     else if (run1) brk = run1;
-    else brk = q; /* one word longer than the room */
+    else brk = q; /* one word longer than the room (q > p: room is at least half the line) */
     const char *end = brk;
     while (end > p && end[-1] == ' ') end--;
     strbuf_add(sb, p, (size_t)(end - p));

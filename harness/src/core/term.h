@@ -67,7 +67,9 @@ size_t term_wrap_piece(const char *s, size_t w, const char **next);
  * it is broken at a run of two or more spaces (between columns) when one
  * lets the piece keep at least half the room, else at a space (a word
  * boundary: never inside a number), and each further piece starts with
- * indent spaces. line holds no newline; a colour sequence is never split.
+ * indent spaces (indent over half the width: 8). columns under
+ * TERM_MIN_COLUMNS count as that (0: TERM_DEFAULT_COLUMNS). line holds no
+ * newline; a colour sequence is never split.
  * Adds no newline of its own. */
 void term_fit_add(struct strbuf *sb, const char *line, int columns, int indent);
 

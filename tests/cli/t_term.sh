@@ -4,6 +4,7 @@
 # preset asks, the summary (failed cases by name, grammar for 1, relative
 # lines), --param on a zip group as one case, compare --help's percent.
 . "$(dirname "$0")/lib.sh"
+unset COLUMNS # the width when the output is no terminal: 120
 P="$SRC/tests/cli/presets/fast.ini"
 
 # --param on cpu_gemm's zipped m, n, k (zipped with variant too): one case.

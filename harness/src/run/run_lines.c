@@ -198,6 +198,7 @@ static void plan_styles(struct run_lines *l, int colour) {
   st->columns = term_columns(fileno(l->out));
   st->determinism = pol->determinism;
   st->settle_notes = pol->report_settle > 0 || (pol->report_settle < 0 && pol->tier == BENCH_TIER_PERF);
+  l->nplugins = p->nplugins;
   l->omit = xcalloc(p->nplugins + 1, sizeof *l->omit);
   l->shown = xcalloc(p->nplugins + 1, sizeof *l->shown);
   int prefix = case_line_prefix_width(l->total);
@@ -355,7 +356,7 @@ void run_lines_release(struct run_lines *l) {
     free(l->folds[i].reason);
   }
   free(l->folds);
-  for (size_t i = 0; l->omit && i < l->plan->nplugins; i++) {
+  for (size_t i = 0; l->omit && i < l->nplugins; i++) { /* the plan may be gone by now */
     free(l->omit[i]);
     free(l->shown[i].note);
   }

@@ -28,6 +28,7 @@ struct run_lines {
   int total;
   int verbose;
   struct case_line_style style;   /* the run's: one label column, one status column */
+  size_t nplugins;
   unsigned char **omit;           /* per selected plugin, per parameter: left out of its lines */
   struct plugin_shown *shown;     /* per selected plugin: its note line */
   int untuned;                    /* cases shown without their untuned tunables */

@@ -136,9 +136,13 @@ char *run_lines_label(const struct run_lines *l, int index) {
 /* The widest label of plugin i's cases as their lines show them (values
  * as requested). */
 static int widest_label(const struct run_lines *l, size_t i) {
-  int widest = 0;
+  int widest = 0, seen = 0;
   for (size_t k = 0; k < l->plan->cases.n; k++) {
-    if (l->plan->cases.cases[k].plugin_index != i) continue;
+    if (l->plan->cases.cases[k].plugin_index != i) {
+      if (seen) break; /* a plugin's cases are together, in run order */
+      continue;
+    }
+    seen = 1;
     char *label = run_lines_label(l, (int)k);
     int w = (int)term_width(label);
     if (w > widest) widest = w;

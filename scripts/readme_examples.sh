@@ -58,10 +58,11 @@ build=$(dirname "$(dirname "$bench")")
 
 # NAME|command after "bench"|which lines to keep (a Python regex; the other
 # lines become one "..." where they were left out). The summary's count of
-# unsettled cases depends on how busy the machine was: never shown.
-drop='did not reach the noise target'
+# unsettled cases, the cases it names (NOISY, unsettled) and its warning of
+# a busy machine depend on how busy the machine was: never shown.
+drop='did not reach the noise target|^  (NOISY|unsettled) |noisy cases? \(|machine was busy'
 examples=(
-  "smoke_gemm|--preset smoke --plugin cpu_gemm|^bench |^\[ ?(1|4)/|^bench: "
+  "smoke_gemm|--preset smoke --plugin cpu_gemm|^bench |, every case: |^\[ ?(1|4)/|^bench: "
   "one_case|--preset smoke --plugin cpu_gemm --param m=512 --param n=512 --param k=512 --param dtype=f32|."
   "ab_slower|ab build/tests/ab/builds/base build/tests/ab/builds/slow --plugin ab_spin|."
 )
@@ -96,7 +97,7 @@ for ex in "${examples[@]}"; do
   for a in $args; do
     case "$a" in build/*) run_args+=("$build/${a#build/}") ;; *) run_args+=("$a") ;; esac
   done
-  (cd "$work/$name" && NO_COLOR=1 "$bench" "${run_args[@]}" >out 2>err) || true
+  (cd "$work/$name" && NO_COLOR=1 env -u COLUMNS "$bench" "${run_args[@]}" >out 2>err) || true
   python3 - "$page" "$name" "bench $args" "$keep" "$work/$name/out" "$check" "$drop" "$build/" <<'PY' || status=1
 import re, sys, difflib
 page, name, cmd, keep, out, check, drop, build = sys.argv[1:9]
@@ -123,7 +124,7 @@ def mask(s):
     # sanitizer build) shows no noise figure: the figure is not the format
     s = re.sub(r" \+-N%", "", s)
     # whether a case settled depends on the machine's load, not the program
-    return [re.sub(r" +", " ", l).rstrip() for l in s.splitlines() if "did not reach the noise target" not in l]
+    return [re.sub(r" +", " ", l).rstrip() for l in s.splitlines() if not re.search(drop, l)]
 if check == "1":
     a, b = mask(m.group(2)), mask(block)
     if a != b:

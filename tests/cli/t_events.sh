@@ -30,7 +30,7 @@ for h in hb:
 e = ev[-1]
 assert e["completed"] == 3 and e["failed"] == 1 and e["total"] == 3 and e["wall_s"] > 3
 PY
-expect_in "$T/err" '^PROGRESS: \[[#.]{20}\] +[0-9]+% \([0-9]+/3\) fx_'
+expect_in "$T/err" '^PROGRESS: \([0-9]+/3\) ETA [0-9hms>-]+ \[[#.]{20}\] +[0-9]+% fx_'
 if grep -q $'\r' "$T/err"; then fail "carriage return in non-terminal progress"; else ok; fi
 
 # Events on stdout: the per-case lines move to stderr.

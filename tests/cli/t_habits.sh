@@ -98,7 +98,7 @@ expect_eq "$range" "$want" "the range is the JSON's min..max"
 expect_eq "$(py "float('$(csv_field "$T/m/rollup.csv" fx_noisy n=8 max_ms)') == d[0]['cases'][0]['host']['max'] / 1e6" "$J")" "True" "rollup max_ms"
 expect_in "${J%.json}.txt" "  median +min +max +cv " ".txt has a max column"
 # A plugin whose labels fill the line keeps them whole: no range there (the files have it).
-run_bench --preset smoke --plugin cpu_gemm --filter variant=naive,dtype=f32 --results-dir "$T/m2"
+COLUMNS=140 run_bench --preset smoke --plugin cpu_gemm --filter variant=naive,dtype=f32 --results-dir "$T/m2"
 expect_rc 0 "cpu_gemm, one case"
 expect_in "$T/out" "^\[ 1/1\] cpu_gemm variant=naive m=n=k=64 f32 threads=[0-9]+ isa=[a-z0-9]+ +OK +[0-9.]+ [mun]?s +[+-c][^ ]+ +[0-9.]+ GFLOP/s" \
   "a long label whole, without the range"

@@ -83,4 +83,61 @@ static void test_markdown(void) {
   expect_md("\033]0;t\a\xc2\x9b", "\\\\x1b\\]0;t\\\\x07\\\\u009b");
 }
 
-TEST_MAIN(TEST_ENTRY(test_escape), TEST_ENTRY(test_ring), TEST_ENTRY(test_format_eta), TEST_ENTRY(test_markdown))
+/* issue 39: the width lines are fitted to. Not a terminal here (stdin of
+ * the test is no tty; fd -1 never is): $COLUMNS, else 120, never under 60. */
+static void test_columns(void) {
+  setenv("COLUMNS", "200", 1);
+  CHECK(term_columns(-1) == 200);
+  setenv("COLUMNS", "10", 1);
+  CHECK(term_columns(-1) == TERM_MIN_COLUMNS);
+  setenv("COLUMNS", "80x", 1);
+  CHECK(term_columns(-1) == TERM_DEFAULT_COLUMNS);
+  unsetenv("COLUMNS");
+  CHECK(term_columns(-1) == TERM_DEFAULT_COLUMNS);
+}
+
+static void expect_fit(const char *in, int columns, int indent, const char *want) {
+  struct strbuf sb = STRBUF_INIT;
+  term_fit_add(&sb, in, columns, indent);
+  if (strcmp(sb.buf ? sb.buf : "", want) != 0) fprintf(stderr, "fit: expected \"%s\", got \"%s\"\n", want, sb.buf);
+  CHECK_STR(sb.buf ? sb.buf : "", want);
+  strbuf_release(&sb);
+}
+
+/* Lines fitted at word boundaries (never inside "12.35 us"), between
+ * columns (two spaces) where that keeps half the room, colour sequences
+ * counted as nothing and never split, a word longer than the room cut. */
+static void test_fit(void) {
+  const char *sixty = "123456789 123456789 123456789 123456789 123456789 123456789";
+  expect_fit("short", 60, 4, "short");
+  expect_fit(sixty, 60, 4, sixty);
+  char *in = xasprintf("%s tail words", sixty);
+  expect_fit(in, 60, 4, "123456789 123456789 123456789 123456789 123456789 123456789\n    tail words");
+  free(in);
+  /* between columns first: "12.35 us" stays whole */
+  expect_fit("[ 1/2] a_label_of_forty_characters_xxxxxxxxx  OK  12.35 us  +-0.91%  47.66 GFLOP/s", 60, 8,
+             "[ 1/2] a_label_of_forty_characters_xxxxxxxxx  OK  12.35 us\n        +-0.91%  47.66 GFLOP/s");
+  /* colour sequences take no columns */
+  in = xasprintf("\033[32mOK\033[0m %s", sixty);
+  expect_fit(in, 63, 2, "\033[32mOK\033[0m 123456789 123456789 123456789 123456789 123456789 123456789");
+  free(in);
+  char *word = xasprintf("%s %s", sixty, sixty);
+  expect_fit(word, 60, 0, "123456789 123456789 123456789 123456789 123456789 123456789\n"
+                          "123456789 123456789 123456789 123456789 123456789 123456789");
+  free(word);
+  expect_fit("x", 0, 0, "x"); /* no width: the default, and no endless loop */
+  struct strbuf sb = STRBUF_INIT;
+  for (int i = 0; i < 100; i++) strbuf_adds(&sb, "abcdefghij");
+  struct strbuf out = STRBUF_INIT;
+  term_fit_add(&out, sb.buf, 60, 30); /* one long word: cut, every piece at most 60 */
+  for (char *l = out.buf, *nl; l; l = nl ? nl + 1 : NULL) {
+    nl = strchr(l, '\n');
+    CHECK((nl ? (size_t)(nl - l) : strlen(l)) <= 60);
+  }
+  strbuf_release(&sb);
+  strbuf_release(&out);
+  CHECK(term_visible_width("\033[1;33m+-565%\033[0m") == 6);
+}
+
+TEST_MAIN(TEST_ENTRY(test_escape), TEST_ENTRY(test_ring), TEST_ENTRY(test_format_eta), TEST_ENTRY(test_markdown), TEST_ENTRY(test_columns),
+          TEST_ENTRY(test_fit))

@@ -31,28 +31,11 @@ static size_t term_width_n(const char *s, size_t n) {
   return w;
 }
 
-/* The next piece of s that fits in w columns, broken at a space when one
- * is there: its length in bytes; *next is where the rest starts. */
-static size_t wrap_piece(const char *s, size_t w, const char **next) {
-  size_t len = strlen(s);
-  if (len <= w) {
-    *next = s + len;
-    return len;
-  }
-  size_t cut = w;
-  while (cut > 0 && s[cut] != ' ') cut--;
-  if (cut == 0) cut = w; /* one long word: cut it */
-  while (cut > 0 && (s[cut] & 0xC0) == 0x80) cut--; /* not inside a UTF-8 character */
-  const char *r = s + cut;
-  while (*r == ' ') r++;
-  *next = r;
-  return cut;
-}
-
 /* "name  backend  status  description": on a terminal the status wrapped
- * in its column, the description in what is left of LIST_COLUMNS (at least
- * 40 columns); elsewhere one line per plugin, the columns padded. */
-#define LIST_COLUMNS 120
+ * in its column, the description in what is left of the terminal's width
+ * (term_columns); the status column narrows, down to a third of what the
+ * name and backend leave, where the terminal is narrow; elsewhere one line
+ * per plugin, the columns padded. */
 static void print_row(const char *name, int wname, const char *backend, int wback, const char *status,
                       const char *description, int wrap) {
   if (!wrap) { /* a pipe or a file: one line per plugin, for grep and scripts */
@@ -60,15 +43,18 @@ static void print_row(const char *name, int wname, const char *backend, int wbac
     printf("%-*s  %-*s  %s%*s  %s\n", wname, name, wback, backend, status, pad > 0 ? pad : 0, "", description);
     return;
   }
-  int start = wname + 2 + wback + 2 + STATUS_WIDTH + 2;
-  size_t wdesc = LIST_COLUMNS - start >= 40 ? (size_t)(LIST_COLUMNS - start) : 40;
+  int avail = term_columns(STDOUT_FILENO) - (wname + 2 + wback + 2) - 2; /* status and description */
+  int wstatus = STATUS_WIDTH;
+  if (avail - wstatus < 40) wstatus = avail - 40 > avail / 3 ? avail - 40 : avail / 3;
+  if (wstatus < 8) wstatus = 8;
+  int wdesc = avail - wstatus > 8 ? avail - wstatus : 8;
   const char *st = status, *de = description;
   int first = 1;
   while (first || *st || *de) {
     const char *st_next, *de_next;
-    size_t ns = wrap_piece(st, STATUS_WIDTH, &st_next);
-    size_t nd = wrap_piece(de, wdesc, &de_next);
-    int pad = STATUS_WIDTH - (int)term_width_n(st, ns);
+    size_t ns = term_wrap_piece(st, (size_t)wstatus, &st_next);
+    size_t nd = term_wrap_piece(de, (size_t)wdesc, &de_next);
+    int pad = wstatus - (int)term_width_n(st, ns);
     printf("%-*s  %-*s  %.*s", wname, first ? name : "", wback, first ? backend : "", (int)ns, st);
     if (nd) printf("%*s  %.*s", pad > 0 ? pad : 0, "", (int)nd, de);
     printf("\n");

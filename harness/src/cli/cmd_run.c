@@ -37,6 +37,7 @@ struct suite {
   /* the case running now, for heartbeats */
   const char *cur_plugin;
   const char *cur_label;
+  char *cur_shown;               /* ... as its line names it (the PROGRESS line's) */
   int cur_index;
   struct baseline *baseline;     /* --baseline, or NULL */
   enum isolation isolation;      /* which cases share a worker process */
@@ -74,8 +75,7 @@ static void heartbeat(void *arg, double elapsed) {
     s->next_heartbeat += every;
     if (s->next_heartbeat <= elapsed) s->next_heartbeat = elapsed + every;
   }
-  progress_show_case(&s->progress, suite_frac * 100, s->done, s->total, s->cur_plugin, s->cur_label,
-                     eta, elapsed, case_eta, 0);
+  progress_show_case(&s->progress, suite_frac * 100, s->done, s->total, s->cur_shown, eta, elapsed, case_eta, 0);
 }
 
 /* The plugin being run: its result file and where its cases are. */
@@ -100,13 +100,15 @@ static void case_begins(void *arg, size_t k) {
   case_result_release(&id);
   s->cur_plugin = pp->pl->desc->name;
   s->cur_label = pp->label;
+  free(s->cur_shown);
+  s->cur_shown = run_lines_label(&s->lines, index);
   s->cur_index = index;
   s->cur_plugin_index = c->plugin_index;
   s->next_heartbeat = s->plan.preset.policy.heartbeat_s;
   eta_begin(&s->eta, (size_t)index);
   double eta = eta_suite(&s->eta, 0);
-  progress_show_case(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total,
-                     pp->pl->desc->name, pp->label, eta, 0, eta_case_expected(&s->eta, c->plugin_index), 1);
+  progress_show_case(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total, s->cur_shown, eta,
+                     0, eta_case_expected(&s->eta, c->plugin_index), 1);
 }
 
 /* --baseline: case r against its baseline case with the steadiness of its
@@ -210,6 +212,7 @@ static int run_group(struct suite *s, int argc, char **argv, size_t *pi, size_t 
     struct run_file kept = {0};
     char *source = NULL;
     if (result_file_close_keep(&pp[g].rf, s->exporting ? &kept : NULL, s->exporting ? &source : NULL) != 0) rc = -1;
+    run_summary_steady(&s->summary, &pp[g].rf.steady); /* a busy machine: said at the end */
     if (kept.ncases) run_export_add(&s->exports, &kept, source); /* --export-*: the whole run at its end */
     run_file_release(&kept);
     free(source);
@@ -339,7 +342,7 @@ int run_suite(int argc, char **argv, const struct options *o, const struct run_h
   int interrupted = child_interrupted() != 0;
   double wall = now_s() - s.t0;
   events_suite_end(&s.events, s.done, s.failed, s.skipped, s.total, wall, interrupted);
-  run_summary_print(&s.summary, s.out, s.total, s.lines.styles[0].colour, s.lines.styles[0].settle_notes);
+  run_summary_print(&s.summary, s.out, s.total, &s.lines.style);
   if (s.lines.untuned)
     fprintf(s.out, "%d %s ran tunables at their defaults: no tuning entry for this device (see bench tune)\n",
             s.lines.untuned, plural(s.lines.untuned, "case", "cases"));
@@ -360,6 +363,7 @@ out:
   eta_release(&s.eta);
   run_lines_release(&s.lines);
   run_summary_release(&s.summary);
+  free(s.cur_shown);
   run_export_release(&s.exports);
   return exit_code;
 }

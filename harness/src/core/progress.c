@@ -1,6 +1,7 @@
 #include "core/progress.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,14 +36,13 @@ void format_eta(double s, char *out, unsigned len) {
   }
 }
 
-void progress_show(struct progress *p, double percent, int done, int total, const char *plugin,
-                   const char *label, double eta_s, int force) {
-  progress_show_case(p, percent, done, total, plugin, label, eta_s, -1, -1, force);
+void progress_show(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
+                   int force) {
+  progress_show_case(p, percent, done, total, what, eta_s, -1, -1, force);
 }
 
-void progress_show_case(struct progress *p, double percent, int done, int total, const char *plugin,
-                        const char *label, double eta_s, double case_elapsed_s, double case_eta_s,
-                        int force) {
+void progress_show_case(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
+                        double case_elapsed_s, double case_eta_s, int force) {
   double now = now_s();
   /* Not a terminal (a log): a whole line at most every second at a case's
    * start, every PIPE_INTERVAL_S otherwise. */
@@ -62,19 +62,28 @@ void progress_show_case(struct progress *p, double percent, int done, int total,
     format_eta(case_eta_s, ce, sizeof ce);
     snprintf(in_case, sizeof in_case, " [%s, case ETA %s]", el, ce);
   }
-  char line[512];
-  snprintf(line, sizeof line, "PROGRESS: [%s] %3.0f%% (%d/%d) %s %s%s ETA %s", bar, percent, done,
-           total, term_str(plugin), term_str(label), in_case, eta);
+  /* the counter and the ETA first: a cut line keeps them */
+  char *line = xasprintf("PROGRESS: (%d/%d) ETA %s [%s] %3.0f%% %s%s", done, total, eta, bar, percent,
+                         term_str(what ? what : ""), in_case);
   if (p->tty) {
     /* Fit the terminal line: never wrap, or \r cannot redraw it. */
-    line[sizeof line - 1] = '\0';
-    if (strlen(line) > 119) strcpy(line + 116, "...");
+    size_t room = (size_t)term_columns(2) - 1;
+    if (term_width(line) > room) {
+      size_t cut = 0, cols = 0;
+      while (line[cut] && cols < room - 3) {
+        cut++;
+        while ((line[cut] & 0xC0) == 0x80) cut++;
+        cols++;
+      }
+      strcpy(line + cut, "...");
+    }
     fprintf(stderr, "\r\033[K%s", line);
     p->shown = 1;
   } else {
     fprintf(stderr, "%s\n", line);
     p->last_print = now;
   }
+  free(line);
   fflush(stderr);
 }
 

@@ -11,17 +11,19 @@ struct progress {
 };
 
 void progress_init(struct progress *p, int colour);
-/* Draw "PROGRESS: [####....] 53% (8/15) cpu_gemm m=1024 ... ETA 2m".
- * force (a case starts): when not a terminal, print if none was printed in
- * the last second; otherwise every 10 s. */
-void progress_show(struct progress *p, double percent, int done, int total, const char *plugin,
-                   const char *label, double eta_s, int force);
+/* Draw "PROGRESS: (8/15) ETA 2m [########............]  53% cpu_gemm
+ * m=1024": the counter and the run's ETA first, then the bar and the case
+ * as its line names it (what: run/run_lines.h run_lines_label). On a
+ * terminal the line is cut to its width (term_columns; never wrapped, so
+ * that it can be redrawn). force (a case starts): when not a terminal,
+ * print if none was printed in the last second; otherwise every 10 s. */
+void progress_show(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
+                   int force);
 /* The same, with the running case's elapsed time and its own ETA:
- * "... cpu_gemm m=1024 [3s, case ETA 6s] ETA 2m". On a terminal the run
- * calls it every second. */
-void progress_show_case(struct progress *p, double percent, int done, int total, const char *plugin,
-                        const char *label, double eta_s, double case_elapsed_s, double case_eta_s,
-                        int force);
+ * "... cpu_gemm m=1024 [3s, case ETA 6s]". On a terminal the run calls it
+ * every second. */
+void progress_show_case(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
+                        double case_elapsed_s, double case_eta_s, int force);
 /* Clear the line (tty) so that other output can be printed. */
 void progress_clear(struct progress *p);
 

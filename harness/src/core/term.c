@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define TERM_RING 8
@@ -119,4 +120,106 @@ size_t term_width(const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; *p; p++)
     if ((*p & 0xC0) != 0x80) n++;
   return n;
+}
+
+/* Past an SGR sequence (ESC [ ... m) at s, or s itself when none starts there. */
+static const char *skip_sgr(const char *s) {
+  if (s[0] != '\033' || s[1] != '[') return s;
+  const char *p = s + 2;
+  while ((*p >= '0' && *p <= '9') || *p == ';') p++;
+  return *p == 'm' ? p + 1 : s;
+}
+
+size_t term_visible_width(const char *s) {
+  size_t n = 0;
+  for (const char *p = s; *p;) {
+    const char *q = skip_sgr(p);
+    if (q != p) {
+      p = q;
+      continue;
+    }
+    if ((*p & 0xC0) != 0x80) n++;
+    p++;
+  }
+  return n;
+}
+
+int term_columns(int fd) {
+  long c = 0;
+  struct winsize ws;
+  if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+    c = ws.ws_col;
+  } else {
+    const char *e = getenv("COLUMNS");
+    char *end = NULL;
+    if (e && *e) c = strtol(e, &end, 10);
+    if (!end || *end || c <= 0 || c > 100000) c = 0;
+  }
+  if (c <= 0) c = TERM_DEFAULT_COLUMNS;
+  return c < TERM_MIN_COLUMNS ? TERM_MIN_COLUMNS : (int)c;
+}
+
+size_t term_wrap_piece(const char *s, size_t w, const char **next) {
+  size_t len = strlen(s);
+  if (term_width(s) <= w) {
+    *next = s + len;
+    return len;
+  }
+  /* the byte where column w starts */
+  size_t cut = 0, cols = 0;
+  while (s[cut] && cols < w) {
+    cut++;
+    while ((s[cut] & 0xC0) == 0x80) cut++;
+    cols++;
+  }
+  size_t at = cut;
+  while (at > 0 && s[at] != ' ') at--;
+  if (at > 0) cut = at; /* else one long word: cut it */
+  const char *r = s + cut;
+  while (*r == ' ') r++;
+  *next = r;
+  return cut;
+}
+
+void term_fit_add(struct strbuf *sb, const char *line, int columns, int indent) {
+  if (columns < TERM_MIN_COLUMNS) columns = columns > 0 ? TERM_MIN_COLUMNS : TERM_DEFAULT_COLUMNS;
+  if (indent < 0 || indent > columns / 2) indent = columns / 2 < 8 ? columns / 2 : 8;
+  const char *p = line;
+  for (int first = 1; *p; first = 0) {
+    if (!first)
+      for (int i = 0; i < indent; i++) strbuf_adds(sb, " ");
+    int room = first ? columns : columns - indent;
+    const char *q = p, *run2 = NULL, *run1 = NULL;
+    int cols = 0, cols2 = 0;
+    for (;;) {
+      const char *e = skip_sgr(q);
+      if (e != q) {
+        q = e;
+        continue;
+      }
+      if (!*q || cols == room) break;
+      if (*q == ' ' && q > p && q[-1] != ' ') { /* a run of spaces starts */
+        run1 = q;
+        if (q[1] == ' ') run2 = q, cols2 = cols;
+      }
+      q++;
+      while ((*q & 0xC0) == 0x80) q++;
+      cols++;
+    }
+    if (!*q) {
+      strbuf_adds(sb, p);
+      break;
+    }
+    const char *brk;
+    if (*q == ' ') brk = q; /* the piece fits exactly */
+    else if (run2 && cols2 >= room / 2) brk = run2;
+    else if (run1) brk = run1;
+    else brk = q; /* one word longer than the room (q > p: room is at least half the line) */
+    const char *end = brk;
+    while (end > p && end[-1] == ' ') end--;
+    strbuf_add(sb, p, (size_t)(end - p));
+    strbuf_adds(sb, "\n");
+    p = brk;
+    while (*p == ' ') p++;
+  }
 }

@@ -35,6 +35,7 @@ int term_colour_on(enum term_colour mode, int fd);
 
 /* SGR sequences, "" when colour is off. */
 #define TERM_GREEN "\033[32m"
+#define TERM_WARN "\033[1;33m" /* the warning colour (bold yellow): a noisy case, a busy machine */
 #define TERM_RED_BOLD "\033[1;31m"
 #define TERM_DIM "\033[2m"
 #define TERM_BOLD "\033[1m"
@@ -43,5 +44,33 @@ int term_colour_on(enum term_colour mode, int fd);
 /* Columns s takes on a terminal: its UTF-8 characters, not its bytes
  * (text already escaped; no wide characters assumed). */
 size_t term_width(const char *s);
+
+/* Columns s takes when printed: term_width less the SGR sequences
+ * (ESC [ ... m) bench's own colours add. */
+size_t term_visible_width(const char *s);
+
+/* The width lines written to fd are made to fit: the terminal's (ioctl
+ * TIOCGWINSZ on fd), else $COLUMNS (a positive number), else
+ * TERM_DEFAULT_COLUMNS; never below TERM_MIN_COLUMNS, so that nothing
+ * breaks on a tiny terminal. Read each time (a resized window counts). */
+#define TERM_DEFAULT_COLUMNS 120
+#define TERM_MIN_COLUMNS 60
+int term_columns(int fd);
+
+/* The next piece of s that fits in w columns, broken at the last space
+ * that lets it fit (a word longer than w is cut, at a UTF-8 character
+ * boundary): its length in bytes; *next is where the rest starts (spaces
+ * skipped). s holds no colour sequences. */
+size_t term_wrap_piece(const char *s, size_t w, const char **next);
+
+/* Append line to sb within columns: where it is longer (term_visible_width),
+ * it is broken at a run of two or more spaces (between columns) when one
+ * lets the piece keep at least half the room, else at a space (a word
+ * boundary: never inside a number), and each further piece starts with
+ * indent spaces (indent over half the width: 8). columns under
+ * TERM_MIN_COLUMNS count as that (0: TERM_DEFAULT_COLUMNS). line holds no
+ * newline; a colour sequence is never split.
+ * Adds no newline of its own. */
+void term_fit_add(struct strbuf *sb, const char *line, int columns, int indent);
 
 #endif

@@ -47,22 +47,16 @@ char *case_line_label(const struct case_result *r) {
   return strbuf_detach(&sb);
 }
 
-static int prefix_width(int total) {
+int case_line_prefix_width(int total) {
   int digits = 1;
   for (int t = total; t >= 10; t /= 10) digits++;
   if (digits < 2) digits = 2;
   return 1 + digits + 1 + digits + 2; /* "[ 3/12] " */
 }
 
-static int rest_width(const struct case_line_style *st) {
+int case_line_rest_width(const struct case_line_style *st) {
   return SEP + W_STATUS + SEP + W_TIME + 1 + W_NOISE + (st->range ? 1 + W_RANGE : 0) + SEP + W_RATE + SEP + W_CHECK +
          (st->determinism ? W_DET : 0);
-}
-
-int case_line_label_width(int widest, int total, const struct case_line_style *st) {
-  int room = CASE_LINE_COLUMNS - prefix_width(total) - rest_width(st);
-  if (room < 20) room = 20;
-  return widest < room ? widest : room;
 }
 
 /* s padded with spaces to w columns (left-aligned), or right-aligned. */
@@ -75,36 +69,32 @@ static void add_padded(struct strbuf *sb, const char *s, int w, int right) {
     for (int i = n; i < w; i++) strbuf_adds(sb, " ");
 }
 
-/* The label cut to w columns with ".." (at a character boundary). */
-static void add_label(struct strbuf *sb, const char *label, int w) {
-  if (w <= 0 || (int)term_width(label) <= w) {
-    add_padded(sb, label, w, 0);
-    return;
-  }
-  int cols = 0;
-  const char *p = label;
-  while (*p && cols < w - 2) {
-    p++;
-    while ((*p & 0xC0) == 0x80) p++;
-    cols++;
-  }
-  strbuf_add(sb, label, (size_t)(p - label));
-  strbuf_adds(sb, "..");
+static void add_spaces(struct strbuf *sb, int n) {
+  for (int i = 0; i < n; i++) strbuf_adds(sb, " ");
 }
 
-static const char *status_colour(enum case_status s) {
-  if (s == CASE_OK) return TERM_GREEN;
-  if (s == CASE_SKIPPED) return TERM_DIM;
+static const char *status_colour(const struct case_result *r) {
+  if (r->status == CASE_OK) return case_line_noisy(r) ? TERM_WARN : TERM_GREEN;
+  if (r->status == CASE_SKIPPED) return TERM_DIM;
   return TERM_RED_BOLD;
 }
 
-/* "+-0.91%": the noise the stopping rule bounded. */
-static char *noise_text(const struct case_result *r) {
+double case_line_noise(const struct case_result *r) {
   const struct stats *t = case_time(r);
-  if (!(t->median > 0) || t->n < 2) return xstrdup("");
-  int cv = strcmp(r->stop_rule, "cv") == 0;
-  double pct = cv ? t->cv * 100 : (t->ci_hi - t->ci_lo) / 2 / t->median * 100;
-  const char *lead = cv ? "cv " : "+-";
+  if (!(t->median > 0) || t->n < 2) return NAN;
+  if (strcmp(r->stop_rule, "cv") == 0) return t->cv;
+  return (t->ci_hi - t->ci_lo) / 2 / t->median;
+}
+
+int case_line_noisy(const struct case_result *r) {
+  double x = case_line_noise(r);
+  return r->status == CASE_OK && r->target_noise > 0 && x > CASE_NOISY_FACTOR * r->target_noise;
+}
+
+char *case_line_noise_text(const struct case_result *r) {
+  double pct = case_line_noise(r) * 100;
+  if (isnan(pct)) return xstrdup("");
+  const char *lead = strcmp(r->stop_rule, "cv") == 0 ? "cv " : "+-";
   if (pct < 9.995) return xasprintf("%s%.2f%%", lead, pct);
   if (pct < 99.95) return xasprintf("%s%.1f%%", lead, pct);
   return xasprintf("%s%.0f%%", lead, pct);
@@ -139,12 +129,16 @@ static char *check_text(const struct case_result *r) {
 }
 
 static void add_measured(struct strbuf *sb, const struct case_result *r, const struct case_line_style *st) {
-  char *med = fmt_time_ns(case_time(r)->median), *noise = noise_text(r), *rate = rate_text(r),
+  char *med = fmt_time_ns(case_time(r)->median), *noise = case_line_noise_text(r), *rate = rate_text(r),
        *check = check_text(r), *range = range_text(r);
   strbuf_adds(sb, "  ");
   add_padded(sb, med, W_TIME, 1);
   strbuf_adds(sb, " ");
-  add_padded(sb, noise, W_NOISE, 0);
+  int warn = st->colour && case_line_noisy(r); /* the figure in the warning colour */
+  if (warn) strbuf_adds(sb, TERM_WARN);
+  strbuf_adds(sb, noise);
+  if (warn) strbuf_adds(sb, TERM_RESET);
+  for (int i = (int)term_width(noise); i < W_NOISE; i++) strbuf_adds(sb, " ");
   if (st->range) {
     strbuf_adds(sb, " ");
     add_padded(sb, range, W_RANGE, 0);
@@ -170,63 +164,84 @@ static void add_measured(struct strbuf *sb, const struct case_result *r, const s
   while (sb->len && sb->buf[sb->len - 1] == ' ') sb->buf[--sb->len] = '\0';
 }
 
+/* The columns wrap under the status column, or 8 columns in where that is
+ * more than half the line. */
+static int wrap_indent(const struct case_line_style *st, int prefix) {
+  return st->label_line ? prefix : prefix + st->label_width + SEP;
+}
+
 char *case_line(const struct case_result *r, int total, const struct case_line_style *st) {
-  struct strbuf sb = STRBUF_INIT;
-  strbuf_addf(&sb, "[%*d/%d] ", total >= 100 ? 3 : 2, r->index + 1, total);
+  struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
+  int columns = st->columns > 0 ? st->columns : TERM_DEFAULT_COLUMNS;
+  int prefix = case_line_prefix_width(total);
+  strbuf_addf(&line, "[%*d/%d] ", total >= 100 ? 3 : 2, r->index + 1, total);
   char *label = case_line_label(r);
-  add_label(&sb, label, st->label_width);
+  if (st->label_line || (st->label_width > 0 && (int)term_width(label) > st->label_width)) {
+    /* the label on a line of its own (wrapped at its spaces, never cut),
+     * the status on the next, in the run's status column */
+    strbuf_adds(&line, label);
+    term_fit_add(&sb, line.buf, columns, prefix);
+    strbuf_adds(&sb, "\n");
+    strbuf_reset(&line);
+    add_spaces(&line, wrap_indent(st, prefix) - (st->label_line ? 0 : SEP));
+  } else {
+    add_padded(&line, label, st->label_width, 0);
+  }
   free(label);
-  strbuf_adds(&sb, "  ");
+  if (!st->label_line) strbuf_adds(&line, "  ");
   const char *status = case_status_name(r->status);
-  int used = (int)term_width(sb.buf) + (int)strlen(status) + 2; /* columns before a message */
-  if (st->colour) strbuf_adds(&sb, status_colour(r->status));
-  strbuf_adds(&sb, status);
-  if (st->colour) strbuf_adds(&sb, TERM_RESET);
+  if (st->colour) strbuf_adds(&line, status_colour(r));
+  strbuf_adds(&line, status);
+  if (st->colour) strbuf_adds(&line, TERM_RESET);
   if (r->status == CASE_OK) {
-    for (int i = (int)strlen(status); i < W_STATUS; i++) strbuf_adds(&sb, " ");
-    add_measured(&sb, r, st);
+    for (int i = (int)strlen(status); i < W_STATUS; i++) strbuf_adds(&line, " ");
+    add_measured(&line, r, st);
   } else if (r->message) {
-    strbuf_adds(&sb, "  ");
-    char *msg = term_escape(r->message);
-    /* A skip reason is cut to the line (whole in the files); a failure's
-     * message is never cut. */
-    int room = CASE_LINE_COLUMNS - used;
-    if (r->status == CASE_SKIPPED && (int)term_width(msg) > room && room > 3) add_label(&sb, msg, room);
-    else strbuf_adds(&sb, msg);
-    free(msg);
+    /* the whole message, wrapped at word boundaries (term_fit_add) */
+    strbuf_adds(&line, "  ");
+    term_escape_add(&line, r->message);
   }
   const char *bl = kv_list_get(r->ninfo, r->info, "baseline");
-  if (r->status != CASE_OK && bl) strbuf_addf(&sb, "  (baseline: %s)", bl);
+  if (r->status != CASE_OK && bl) strbuf_addf(&line, "  (baseline: %s)", bl);
   if (r->telemetry && r->telemetry->throttled) {
     /* most samples were below the throttle threshold: kept, and said */
-    strbuf_adds(&sb, "  ");
-    if (st->colour) strbuf_adds(&sb, TERM_RED_BOLD);
-    strbuf_adds(&sb, "THROTTLED");
-    if (st->colour) strbuf_adds(&sb, TERM_RESET);
+    strbuf_adds(&line, "  ");
+    if (st->colour) strbuf_adds(&line, TERM_RED_BOLD);
+    strbuf_adds(&line, "THROTTLED");
+    if (st->colour) strbuf_adds(&line, TERM_RESET);
     if (r->telemetry->throttled_by[0]) {
-      strbuf_adds(&sb, ": ");
-      term_escape_add(&sb, r->telemetry->throttled_by);
+      strbuf_adds(&line, ": ");
+      term_escape_add(&line, r->telemetry->throttled_by);
     }
   }
+  term_fit_add(&sb, line.buf, columns, wrap_indent(st, prefix));
+  strbuf_release(&line);
   strbuf_adds(&sb, "\n");
   if (r->status == CASE_OK && !r->settled && st->settle_notes) {
-    strbuf_adds(&sb, "      ");
-    if (r->settle_note) term_escape_add(&sb, r->settle_note);
-    else strbuf_adds(&sb, "did not settle");
+    char *note = r->settle_note ? term_escape(r->settle_note) : xstrdup("did not settle");
+    char *ln = xasprintf("      %s", note);
+    term_fit_add(&sb, ln, columns, 8);
     strbuf_adds(&sb, "\n");
+    free(ln);
+    free(note);
   }
   const char *plugin_note = kv_list_get(r->ninfo, r->info, "note");
   if (plugin_note) {
-    strbuf_adds(&sb, "      note: ");
-    term_escape_add(&sb, plugin_note);
+    char *note = term_escape(plugin_note);
+    char *ln = xasprintf("      note: %s", note);
+    term_fit_add(&sb, ln, columns, 12);
     strbuf_adds(&sb, "\n");
+    free(ln);
+    free(note);
   }
   if (case_status_failed(r->status) && r->stderr_tail) {
     char *copy = xstrdup(r->stderr_tail), *save = NULL;
     for (char *ln = strtok_r(copy, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
-      strbuf_adds(&sb, "      | ");
-      term_escape_add(&sb, ln);
+      char *e = term_escape(ln), *row = xasprintf("      | %s", e);
+      term_fit_add(&sb, row, columns, 8);
       strbuf_adds(&sb, "\n");
+      free(row);
+      free(e);
     }
     free(copy);
   }

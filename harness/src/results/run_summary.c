@@ -2,6 +2,7 @@
 #include "results/run_summary.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "core/units.h"
 #include "core/util.h"
 #include "results/case_line.h"
+#include "results/steady_warn.h"
 
 struct summary_case {
   const struct bench_plugin *pl;
@@ -31,6 +33,8 @@ void run_summary_add(struct run_summary *s, const struct bench_plugin *pl, const
   d->status = r->status;
   d->message = r->message ? xstrdup(r->message) : NULL;
   d->settled = r->settled;
+  d->target_noise = r->target_noise;
+  memcpy(d->stop_rule, r->stop_rule, sizeof d->stop_rule);
   d->flops = r->flops;
   d->bytes = r->bytes;
   d->items = r->items;
@@ -102,7 +106,21 @@ static char *context(const struct run_summary *s, size_t first, size_t end, cons
   return out;
 }
 
-static void relative_lines(const struct run_summary *s, FILE *out, size_t first, size_t end) {
+/* A line fitted to the output's width, continued 4 columns in. */
+static void put_line(FILE *out, int columns, const char *fmt, ...) UTIL_PRINTF(3, 4);
+static void put_line(FILE *out, int columns, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *line = xvasprintf(fmt, ap);
+  va_end(ap);
+  struct strbuf sb = STRBUF_INIT;
+  term_fit_add(&sb, line, columns, 4);
+  fprintf(out, "%s\n", sb.buf);
+  strbuf_release(&sb);
+  free(line);
+}
+
+static void relative_lines(const struct run_summary *s, FILE *out, int columns, size_t first, size_t end) {
   char *done = xcalloc(end - first, 1);
   const struct case_result *r0 = &s->cases[first].r;
   for (size_t j = 0; j < r0->nparams; j++) {
@@ -134,7 +152,7 @@ static void relative_lines(const struct run_summary *s, FILE *out, size_t first,
                     term_str(rc->params[j].value));
       }
       char *ctx = context(s, first, end, rb, j);
-      fprintf(out, "%s%s\n", sb.buf, ctx);
+      put_line(out, columns, "%s%s", sb.buf, ctx);
       free(ctx);
       strbuf_release(&sb);
     }
@@ -142,12 +160,35 @@ static void relative_lines(const struct run_summary *s, FILE *out, size_t first,
   free(done);
 }
 
-void run_summary_print(const struct run_summary *s, FILE *out, int total, int colour, int settle_said) {
-  size_t failed = 0, unsettled = 0;
+void run_summary_steady(struct run_summary *s, const struct run_steady *m) {
+  char why[sizeof s->busy_why];
+  double over = steady_warn_busy(m, why, sizeof why);
+  if (over > s->busy) {
+    s->busy = over;
+    memcpy(s->busy_why, why, sizeof why);
+  }
+}
+
+/* "  NOISY      [ 3/12] cpu_gemm m=n=k=64  +-565% (target 10%)": a case
+ * that did not reach its noise target, by name, with its figure. */
+static void noise_line(FILE *out, const struct case_result *r, int total, const struct case_line_style *st) {
+  int noisy = case_line_noisy(r);
+  char *label = case_line_label(r), *noise = case_line_noise_text(r);
+  const char *on = st->colour && noisy ? TERM_WARN : "", *off = st->colour && noisy ? TERM_RESET : "";
+  put_line(out, st->columns, "  %s%-10s%s [%d/%d] %s  %s%s%s (target %g%%)", on, noisy ? "NOISY" : "unsettled", off,
+           r->index + 1, total, label, on, *noise ? noise : "no figure", off, r->target_noise * 100);
+  free(noise);
+  free(label);
+}
+
+void run_summary_print(const struct run_summary *s, FILE *out, int total, const struct case_line_style *st) {
+  int colour = st->colour, settle_said = st->settle_notes;
+  size_t failed = 0, unsettled = 0, noisy = 0;
   for (size_t i = 0; i < s->n; i++) {
     const struct case_result *r = &s->cases[i].r;
     if (case_status_failed(r->status)) failed++;
     if (r->status == CASE_OK && !r->settled) unsettled++;
+    if (case_line_noisy(r)) noisy++;
   }
   if (failed) {
     fprintf(out, "%zu failed %s:\n", failed, plural((long)failed, "case", "cases"));
@@ -155,37 +196,49 @@ void run_summary_print(const struct run_summary *s, FILE *out, int total, int co
       const struct case_result *r = &s->cases[i].r;
       if (!case_status_failed(r->status)) continue;
       char *label = case_line_label(r);
-      fprintf(out, "  %s%-12s%s [%d/%d] %s\n", colour ? TERM_RED_BOLD : "", case_status_name(r->status),
-              colour ? TERM_RESET : "", r->index + 1, total, label);
+      put_line(out, st->columns, "  %s%-12s%s [%d/%d] %s", colour ? TERM_RED_BOLD : "", case_status_name(r->status),
+               colour ? TERM_RESET : "", r->index + 1, total, label);
       free(label);
     }
   }
   size_t throttled = 0;
   for (size_t i = 0; i < s->n; i++) throttled += s->cases[i].throttled != 0;
   if (throttled) {
-    fprintf(out, "%zu %s measured on a throttled GPU (kept, marked THROTTLED in the files; not compared):\n",
-            throttled, plural((long)throttled, "case", "cases"));
+    put_line(out, st->columns, "%zu %s measured on a throttled GPU (kept, marked THROTTLED in the files; not compared):",
+             throttled, plural((long)throttled, "case", "cases"));
     for (size_t i = 0; i < s->n; i++) {
       const struct summary_case *c = &s->cases[i];
       if (!c->throttled) continue;
       char *label = case_line_label(&c->r);
-      fprintf(out, "  %s%-12s%s [%d/%d] %s%s%s%s\n", colour ? TERM_RED_BOLD : "", "THROTTLED", colour ? TERM_RESET : "",
-              c->r.index + 1, total, label, c->throttled_by ? " (" : "", c->throttled_by ? term_str(c->throttled_by) : "",
-              c->throttled_by ? ")" : "");
+      put_line(out, st->columns, "  %s%-12s%s [%d/%d] %s%s%s%s", colour ? TERM_RED_BOLD : "", "THROTTLED",
+               colour ? TERM_RESET : "", c->r.index + 1, total, label, c->throttled_by ? " (" : "",
+               c->throttled_by ? term_str(c->throttled_by) : "", c->throttled_by ? ")" : "");
       free(label);
     }
   }
+  /* The cases that did not reach the noise target, by name: all of them
+   * when their lines did not say it, else the noisy ones. */
   if (unsettled && !settle_said)
-    fprintf(out, "%zu %s did not reach the noise target (settle notes in the .txt files; preset "
-                 "report_settle = true shows them here)\n",
-            unsettled, plural((long)unsettled, "case", "cases"));
+    put_line(out, st->columns, "%zu %s did not reach the noise target (NOISY: over %dx it; why: the .txt, or "
+                               "report_settle = true):",
+             unsettled, plural((long)unsettled, "case", "cases"), CASE_NOISY_FACTOR);
+  else if (noisy)
+    put_line(out, st->columns, "%zu noisy %s (the figure over %dx the noise target; kept, as measured):", noisy,
+             plural((long)noisy, "case", "cases"), CASE_NOISY_FACTOR);
+  for (size_t i = 0; i < s->n; i++) {
+    const struct case_result *r = &s->cases[i].r;
+    if (r->status == CASE_OK && !r->settled && (!settle_said || case_line_noisy(r))) noise_line(out, r, total, st);
+  }
   for (size_t first = 0; first < s->n;) {
     size_t end = first + 1;
     while (end < s->n && s->cases[end].pl == s->cases[first].pl) end++;
-    relative_lines(s, out, first, end);
+    relative_lines(s, out, st->columns, first, end);
     first = end;
   }
   validation_tally_hint(out); /* cases that ran without their validation layer: once */
+  if (s->busy > 0)
+    put_line(out, st->columns, "%sbench: warning: the machine was busy: %s%s", colour ? TERM_WARN : "", s->busy_why,
+             colour ? TERM_RESET : "");
 }
 
 void run_summary_release(struct run_summary *s) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "results/io.h"
+#include "results/steady_warn.h"
 
 #include "backend/backends.h"
 
@@ -325,6 +326,13 @@ static void add_header(struct strbuf *sb, const struct run_file *f) {
   }
   header_line(sb, "cases", counts.buf);
   strbuf_release(&counts);
+  char busy[160];
+  if (steady_warn_busy(&e->steady, busy, sizeof busy) > 0) { /* results/steady_warn.h */
+    char *text = xasprintf("the machine was busy during this run: %s; its timings may be slower and noisier than on "
+                           "a quiet machine", busy);
+    header_line(sb, "warning", text);
+    free(text);
+  }
 }
 
 /* ---- table ------------------------------------------------------------ */

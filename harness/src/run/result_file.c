@@ -48,6 +48,7 @@ int result_file_close_keep(struct result_file *rf, struct run_file *keep, char *
   steady_read(&end);
   steady_between(&rf->start, &end, &rf->f.env.steady);
   if (rf->finishing) rf->finishing(rf->finishing_arg, &rf->f);
+  rf->steady = rf->f.env.steady;
   if (!rf->failed && results_run_finish(&rf->saver, &rf->f) != 0) rf->failed = 1;
   if (source) { /* "<name>.json", the rollup's source column */
     const char *base = rf->saver.base ? strrchr(rf->saver.base, '/') : NULL;

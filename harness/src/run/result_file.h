@@ -21,6 +21,7 @@ struct result_file {
    * header's steadiness (--baseline's verdicts) is set then. */
   void (*finishing)(void *arg, struct run_file *f);
   void *finishing_arg;
+  struct run_steady steady;    /* the header's steadiness, once closed */
 };
 
 /* Start pl's file under dir: the header (tag, mode "debug" or "perf", the

@@ -20,13 +20,17 @@
 #define UNTUNED_NOTE "default (no tuning entry)"
 
 struct skip_fold;
+struct plugin_shown;
 
 struct run_lines {
   FILE *out;
   const struct plan *plan;
   int total;
   int verbose;
-  struct case_line_style *styles; /* per selected plugin */
+  struct case_line_style style;   /* the run's: one label column, one status column */
+  size_t nplugins;
+  unsigned char **omit;           /* per selected plugin, per parameter: left out of its lines */
+  struct plugin_shown *shown;     /* per selected plugin: its note line */
   int untuned;                    /* cases shown without their untuned tunables */
   struct skip_fold *folds;        /* per backend */
   size_t nfolds;
@@ -34,12 +38,21 @@ struct run_lines {
   size_t ntelemetry_notes;
 };
 
+/* Lines fit the output's width (term_columns). Labels longer than the
+ * width leaves leave out, last declared first, parameters all of their
+ * plugin's cases share (never one that tells them apart); the plugin's
+ * first line is then preceded by "cpu_attention, every case: f32
+ * threads=0". One label column for the run: the status column is the same
+ * on every line. */
 void run_lines_init(struct run_lines *l, const struct plan *p, FILE *out, int colour, int verbose);
 /* Case r (of p->cases.cases[r->index]) ended: print its line, or hold it.
  * A note of its telemetry (why the GPU could not be read: "no NVIDIA or
  * AMD management library: ...") is printed once a run, when first seen:
  * "gpu telemetry: NOTE". */
 void run_lines_case(struct run_lines *l, const struct case_result *r);
+/* Case index as its line names it before it ran (the plugin and the
+ * parameters the line shows, as requested): for the PROGRESS line. malloc'd. */
+char *run_lines_label(const struct run_lines *l, int index);
 /* The run ended (maybe interrupted): print the lines still held. */
 void run_lines_flush(struct run_lines *l);
 void run_lines_release(struct run_lines *l);

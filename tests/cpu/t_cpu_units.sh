@@ -26,6 +26,32 @@ for f in glob.glob(sys.argv[1] + "/*.json"):
             assert c["primary"] == "latency" and c["item_unit"] == "loads" and c["items"] == 1000, c
             assert c["ns_per_item"] > 0 and c["gbps"] > 0, c
 PY
+# the rollup and the report carry the same one figure (primary, throughput, unit)
+python3 - "$T/r/rollup.csv" <<'PY' && ok || fail "rollup: primary, throughput, unit"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert rows, "no rows"
+for r in rows:
+    if r["plugin"] == "membw_cpu":
+        assert r["primary"] == "bytes" and r["throughput_unit"] == "GB/s", r
+        assert abs(float(r["throughput"]) - float(r["gbps"])) <= 1e-9 * float(r["gbps"]), r
+    else:
+        assert r["primary"] == "latency" and r["throughput_unit"] == "ns/load", r
+        assert abs(float(r["throughput"]) - float(r["ns_per_item"])) <= 1e-6 * float(r["ns_per_item"]), r
+PY
+"$BENCH" report --results-dir "$T/r" --output "$T/report.html" >"$T/rep.out" 2>&1
+RC=$?
+expect_rc 0 "bench report"
+python3 - "$T/report.html" <<'PY' && ok || fail "report: the primary figure per case"
+import json, sys
+html = open(sys.argv[1]).read()
+start = html.index("const BENCH = ") + len("const BENCH = ")
+data = json.loads(html[start:html.index(";\n</script>", start)])
+assert data and data["cases"], "no report data"
+for c in data["cases"]:
+    want = ("bytes", "GB/s") if c["plugin"] == "membw_cpu" else ("latency", "ns/load")
+    assert (c["primary"], c["throughput_unit"]) == want and c["throughput"] > 0, c
+PY
 
 printf '[run]\ntier = smoke\nmin_samples = 2\nmin_time = 0\nmax_time = 0.05s\nwarmup_time = 0\nbatch_min_time = 0\n[peak_cpu_lat]\nsize = 16KiB\nloads = 1000\n[cpu_spin]\niters = 1000\n' >"$T/lat.ini"
 run_bench --preset "$T/lat.ini" --plugin peak_cpu_lat,cpu_spin --results-dir "$T/r2"

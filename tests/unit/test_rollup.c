@@ -95,13 +95,13 @@ static void test_header(void) {
   struct strbuf want = STRBUF_INIT;
   size_t n = 0;
   for (; rollup_columns[n]; n++) strbuf_addf(&want, "%s%s", n ? "," : "", rollup_columns[n]);
-  CHECK(n == 52);
+  CHECK(n == 55);
   CHECK_STR(want.buf,
             "date,host,tag,plugin,backend,operation,preset,params,status,samples,timer,"
             "median_ms,mean_ms,min_ms,stddev_ms,cv,gflops,gbps,max_abs_err,max_rel_err,"
             "rtol,atol,settled,source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,"
             "tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,"
-            "power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,roof,pct_of_roof,roof_source,roof_note,max_ms,peak_rss_bytes,peak_rss_method,label,commit");
+            "power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,roof,pct_of_roof,roof_source,roof_note,max_ms,peak_rss_bytes,peak_rss_method,label,commit,primary,throughput,throughput_unit");
 
   char *dir = make_tmpdir("rollup");
   REQUIRE(dir);
@@ -150,10 +150,10 @@ static void test_skip_and_sort(void) {
   CHECK(n == 5);
   if (n == 5) {
     CHECK(strncmp(line[0], "date,host,", strlen("date,host,")) == 0);
-    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,roof,pct_of_roof,roof_source,roof_note,max_ms,peak_rss_bytes,peak_rss_method,label,commit,param.m,param.variant") != NULL);
+    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,roof,pct_of_roof,roof_source,roof_note,max_ms,peak_rss_bytes,peak_rss_method,label,commit,primary,throughput,throughput_unit,param.m,param.variant") != NULL);
     CHECK_STR(line[1],
               "2026-11-21,host-a,t1,alpha,cpu,gemm,smoke,\"m=16 variant=a \"\"b\"\", c\",OK,3,"
-              "host,2,2,1,1,0.5,2000,,,,,,yes,2026-11-21_alpha_smoke_t1.2.json,,,,1,3,0,0,unchecked,,,,,,,,,,,,,,,,3,,,,,16,\"a \"\"b\"\", c\"");
+              "host,2,2,1,1,0.5,2000,,,,,,yes,2026-11-21_alpha_smoke_t1.2.json,,,,1,3,0,0,unchecked,,,,,,,,,,,,,,,,3,,,,,flops,2000,GFLOP/s,16,\"a \"\"b\"\", c\"");
     const char *zeta0 = "2026-11-21,host-b,,zeta,cpu,gemm,smoke,\"m=16 ";
     CHECK(strncmp(line[2], zeta0, strlen(zeta0)) == 0);
     /* TIMEOUT: measured but no throughput */
@@ -292,8 +292,8 @@ static void test_each_case_once(void) {
   CHECK(count_str(csv, ",h1,") == 2);
   CHECK(count_str(csv, ",h2,") == 2);
   CHECK(count_str(csv, "INTERRUPTED") == 1); /* h2's: nothing replaced it */
-  CHECK(strstr(csv, ",p,,,smoke,m=1,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.json,,,,,,,,,,,,,,,,,,,,,,,,,,,,,1\n") != NULL);
-  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,,,,,,,,,,2\n") != NULL);
+  CHECK(strstr(csv, ",p,,,smoke,m=1,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.json,,,,,,,,,,,,,,,,,,,,,,,,,,,,,none,,,1\n") != NULL);
+  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,,,,,,,,,,none,,,2\n") != NULL);
   free(csv);
   /* A complete result beats a later interrupted one. */
   const struct case_spec cut[] = {{1, "2", CASE_INTERRUPTED}};
@@ -301,7 +301,7 @@ static void test_each_case_once(void) {
   put_file(dir, "2026-11-21_p_smoke.4.json", d);
   csv = rollup_of(dir);
   REQUIRE(csv);
-  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,,,,,,,,,,2\n") != NULL);
+  CHECK(strstr(csv, ",m=2,OK,0,,,,,,,,,,,,,,2026-11-21_p_smoke.3.json,,,,,,,,,,,,,,,,,,,,,,,,,,,,,none,,,2\n") != NULL);
   CHECK(count_str(csv, "\n") == 5);
   free(csv);
   free(a), free(b), free(c), free(d);
@@ -336,7 +336,7 @@ static void test_param_columns(void) {
   size_t n = split_lines(csv, line, 8);
   CHECK(n == 5);
   if (n == 5) {
-    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,roof,pct_of_roof,roof_source,roof_note,max_ms,peak_rss_bytes,peak_rss_method,label,commit,param.m,param.dtype") != NULL);
+    CHECK(strstr(line[0], ",source,items_per_s,ns_per_item,item_unit,ci_lo_ms,ci_hi_ms,outliers,batch,check,tuning,sm_clock_mhz_mean,sm_clock_mhz_min,mem_clock_mhz_mean,power_w_mean,power_w_max,power_limit_w,temp_c_max,throttle,throttled,throttle_discarded,roof,pct_of_roof,roof_source,roof_note,max_ms,peak_rss_bytes,peak_rss_method,label,commit,primary,throughput,throughput_unit,param.m,param.dtype") != NULL);
     CHECK(strstr(line[1], ",m=a b=c,OK,") && strstr(line[1], ".json,a b=c,\n") == NULL);
     size_t l1 = strlen(line[1]);
     CHECK(l1 > 6 && strcmp(line[1] + l1 - 7, ",a b=c,") == 0);

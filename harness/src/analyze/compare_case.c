@@ -8,6 +8,7 @@
 
 #include "analyze/result_set.h"
 #include "core/util.h"
+#include "results/steady_warn.h"
 
 static const char *const names[V_COUNT] = {
     [V_SAME] = "SAME",       [V_FASTER] = "FASTER",     [V_SLOWER] = "SLOWER",
@@ -86,9 +87,9 @@ static void hold_throttled(struct case_compare *out) {
 
 enum cs_machine compare_machine_of(const struct run_steady *m) {
   if (!m || !m->known || isnan(m->steal)) return CS_MACHINE_UNKNOWN;
-  if (!(m->others_start <= COMPARE_STEADY_OTHERS) || !(m->others_end <= COMPARE_STEADY_OTHERS) ||
-      !(m->contention <= COMPARE_STEADY_CONTENTION) || !(fabs(m->drift) <= COMPARE_STEADY_DRIFT) ||
-      !(m->steal <= COMPARE_STEADY_STEAL))
+  if (!(m->others_start <= STEADY_WARN_OTHERS) || !(m->others_end <= STEADY_WARN_OTHERS) ||
+      !(m->contention <= STEADY_WARN_CONTENTION) || !(fabs(m->drift) <= STEADY_WARN_DRIFT) ||
+      !(m->steal <= STEADY_WARN_STEAL))
     return CS_MACHINE_BUSY;
   return CS_MACHINE_STEADY;
 }

@@ -78,15 +78,12 @@ struct case_side {
 
 /* How steady a run's machine was, from its header (compare_stats.h): steady
  * when it was recorded and no other thread was runnable at the run's start
- * or end (on average, per CPU, at most COMPARE_STEADY_OTHERS), the
- * calibration loop was off its CPU at most COMPARE_STEADY_CONTENTION of its
- * time and moved at most COMPARE_STEADY_DRIFT from start to end, and steal
- * took at most COMPARE_STEADY_STEAL of the CPU time; busy otherwise;
- * unknown when not recorded (steal unknown too: no /proc/stat). */
-#define COMPARE_STEADY_OTHERS 0.25
-#define COMPARE_STEADY_CONTENTION 0.05
-#define COMPARE_STEADY_DRIFT 0.05
-#define COMPARE_STEADY_STEAL 0.02
+ * or end (on average, per CPU, at most STEADY_WARN_OTHERS), the calibration
+ * loop was off its CPU at most STEADY_WARN_CONTENTION of its time and moved
+ * at most STEADY_WARN_DRIFT from start to end, and steal took at most
+ * STEADY_WARN_STEAL of the CPU time (results/steady_warn.h: the one set of
+ * limits, which the run's busy warning uses too); busy otherwise; unknown
+ * when not recorded (steal unknown too: no /proc/stat). */
 enum cs_machine compare_machine_of(const struct run_steady *m);
 
 /* How steady the GPU was over one device-timed case, from its telemetry

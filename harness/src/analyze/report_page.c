@@ -108,6 +108,13 @@ static json_t *cases_json(const struct result_set *s, const size_t *idx, size_t 
     json_object_set_new(o, "cv", ok && !ab ? num_or_null(cv) : json_null());
     json_object_set_new(o, "label", json_string(e->label));
     json_object_set_new(o, "ab", ab ? ab : json_null());
+    /* the one figure of what bounds the case (results/result.h case_primary),
+     * beside every figure */
+    struct case_figure pf;
+    int has_pf = ok && case_primary(r, &pf);
+    json_object_set_new(o, "primary", json_string(primary_name(case_primary_kind(r))));
+    json_object_set_new(o, "throughput", has_pf ? json_real(pf.value) : json_null());
+    json_object_set_new(o, "throughput_unit", has_pf ? json_string(pf.unit) : json_null());
     json_object_set_new(o, "gflops", ok && r->flops > 0 ? json_real(r->flops / med) : json_null());
     json_object_set_new(o, "gbps", ok && r->bytes > 0 ? json_real(r->bytes / med) : json_null());
     json_object_set_new(o, "ai", r->flops > 0 && r->bytes > 0 ? json_real(r->flops / r->bytes) : json_null());

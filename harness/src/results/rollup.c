@@ -39,6 +39,10 @@ const char *const rollup_columns[] = {
     /* the build the run measured: its label and the plugin's git commit
      * ("-dirty" added); empty in older files */
     "label", "commit",
+    /* the one figure of what bounds the case (results/result.h
+     * case_primary): flops, bytes, items, latency or none; its value and
+     * unit, empty without one */
+    "primary", "throughput", "throughput_unit",
     NULL,
 };
 
@@ -333,6 +337,11 @@ static void add_row(struct strbuf *sb, const struct run_file *f, const struct ca
   char *commit = f->plugin_commit ? xasprintf("%s%s", f->plugin_commit, f->plugin_dirty > 0 ? "-dirty" : "") : NULL;
   add_sep_field(sb, commit);
   free(commit);
+  struct case_figure pf;
+  int has_pf = case_primary(r, &pf);
+  add_sep_field(sb, primary_name(case_primary_kind(r)));
+  add_sep_number(sb, has_pf, pf.value);
+  add_sep_field(sb, has_pf ? pf.unit : NULL);
   strbuf_adds(sb, "\n");
 }
 

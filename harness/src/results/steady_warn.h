@@ -2,8 +2,8 @@
  * read by run/steady.c) says the machine was busy, and the figure that
  * says it most: the end of bench's run and the .txt header warn with it
  * (Google Benchmark warns of CPU scaling, pyperf records the load). The
- * limits are those bench compare calls a run steady within
- * (analyze/compare_case.h, COMPARE_STEADY_*). */
+ * limits are the one set: bench compare calls a run steady within them
+ * (analyze/compare_case.c, compare_machine_of). */
 #ifndef BENCH_STEADY_WARN_H
 #define BENCH_STEADY_WARN_H
 

@@ -136,6 +136,23 @@ n=$(grep -c '^M' "$(roofs)")
 [ "$n" -ge 1 ] && [ "$n" -lt 5 ] && ok || fail "interrupted run kept $n of 5 records"
 expect_in "$(roofs)" '^K	' "the file is whole"
 
+# 7b. An all-thread compute roof that is not above its one-thread roof gets
+#     a note (a busy machine or shared FMA units), not silence: a copy of
+#     the fp32 record as fp32.1t at the same value, and a rerun that
+#     measures nothing prints the table with it.
+R=$T/r7b
+peak --plugin fx_peak_good
+expect_rc 0 "a roofs file for 7b"
+F=$(roofs)
+awk -F'\t' -v OFS='\t' '{ print } $1 == "M" && $6 == "fp32" { $6 = "fp32.1t"; $9 = $9 * 0.95; print }' "$F" >"$F.new" &&
+  mv "$F.new" "$F"
+peak --plugin fx_peak_good
+expect_rc 0 "the rerun"
+expect_in "$T/out" 'note: fp32 \(all threads\) is 1\.05x fp32\.1t' "the scaling note"
+awk -F'\t' -v OFS='\t' '$1 == "M" && $6 == "fp32.1t" { $9 = $9 / 4 } { print }' "$F" >"$F.new" && mv "$F.new" "$F"
+peak --plugin fx_peak_good
+expect_not_in "$T/out" 'note: fp32 \(all threads\)' "no note where all threads scale"
+
 # 8. Usage: a plugin that is not a peak plugin.
 run_bench peak --plugin-dir "$FX_GOOD" --plugin fx_ok --results-dir "$R"
 expect_rc 2 "not a peak plugin"

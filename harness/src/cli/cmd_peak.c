@@ -188,6 +188,29 @@ static void case_done(void *arg, const struct plugin *pl, const struct case_resu
   roof_rec_release(&rec);
 }
 
+/* An all-thread compute roof this little above its one-thread roof
+ * (ID.1t) was measured while something else had the CPUs, or the CPUs
+ * share their FMA units (SMT siblings): either way not the device's
+ * all-core peak, and the table says so rather than print it as one. */
+#define PEAK_SCALING_MIN 1.2
+
+static void scaling_notes(const struct roofs_file *f, const char **ids, size_t n, FILE *out) {
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(ids[i]);
+    if (len < 4 || strcmp(ids[i] + len - 3, ".1t") != 0) continue;
+    const struct roof_rec *one = roofs_file_best(f, ids[i]);
+    char *all_id = xasprintf("%.*s", (int)(len - 3), ids[i]);
+    const struct roof_rec *all = roofs_file_best(f, all_id);
+    if (one && all && strcmp(all->kind, "compute") == 0 && one->value > 0 &&
+        all->value < PEAK_SCALING_MIN * one->value)
+      fprintf(out,
+              "  note: %s (all threads) is %.2fx %s: other work had the CPUs while it ran, or they share "
+              "their FMA units (SMT); rerun `bench peak --force` on a quiet machine before you trust it\n",
+              term_str(all_id), all->value / one->value, term_str(ids[i]));
+    free(all_id);
+  }
+}
+
 /* The roofs of a device as its file now holds them. */
 static void print_roofs(const struct peak_dev *d, FILE *out) {
   struct roofs_file f;
@@ -210,6 +233,7 @@ static void print_roofs(const struct peak_dev *d, FILE *out) {
     fprintf(out, "  %s %s%s%s\n", term_str(b->plugin), term_str(b->params), *b->method ? ", " : "",
             term_str(b->method));
   }
+  scaling_notes(&f, ids, n, out);
   for (size_t i = 0; i < f.n; i++) {
     const struct roof_rec *r = &f.recs[i];
     if (strcmp(r->status, "OK") == 0) continue;

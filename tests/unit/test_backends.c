@@ -73,7 +73,7 @@ static char *debug_child_env(const char *layers) {
   else
     unsetenv("VK_INSTANCE_LAYERS");
   unsetenv("HIP_LAUNCH_BLOCKING");
-  struct child_opts o = {30, 0, NULL, NULL, backends_debug_env(), NULL, NULL};
+  struct child_opts o = {30, 0, NULL, NULL, backends_debug_env(), NULL, NULL, NULL, NULL};
   struct child_outcome out;
   if (child_run(report_env, NULL, &o, &out) != 0) return NULL;
   char *line = out.line ? xstrdup(out.line) : NULL;
@@ -96,7 +96,7 @@ static void test_debug_env_in_child(void) {
   free(s);
   /* without the debug variables the child gets the parent's environment */
   setenv("VK_INSTANCE_LAYERS", "mine", 1);
-  struct child_opts o = {30, 0, NULL, NULL, NULL, NULL, NULL};
+  struct child_opts o = {30, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
   struct child_outcome out;
   REQUIRE(child_run(report_env, NULL, &o, &out) == 0);
   CHECK(out.line && strcmp(out.line, "mine|-") == 0);

@@ -8,14 +8,20 @@
 #include "core/util.h"
 
 /* A column: its run, the first entry of it (entries are chronological),
- * its place. */
+ * its place. A run is its run id and its label: one command that wrote two
+ * labels (bench ab --old-label A --new-label B) is a column for each. */
 struct column {
   const struct rs_entry *e;
   size_t pos;
 };
 
+static int cmp_run(const struct rs_entry *a, const struct rs_entry *b) {
+  int c = strcmp(a->run, b->run);
+  return c ? c : strcmp(a->label, b->label);
+}
+
 static int cmp_run_only(const void *pa, const void *pb) {
-  return strcmp(((const struct column *)pa)->e->run, ((const struct column *)pb)->e->run);
+  return cmp_run(((const struct column *)pa)->e, ((const struct column *)pb)->e);
 }
 
 static int cmp_rows(const void *pa, const void *pb) {
@@ -43,7 +49,7 @@ void history_compare(const struct history_row *row, size_t dp, size_t d, double 
 
 static int cmp_col_run(const void *pa, const void *pb) {
   const struct column *a = pa, *b = pb;
-  int c = strcmp(a->e->run, b->e->run);
+  int c = cmp_run(a->e, b->e);
   return c ? c : (a->e > b->e) - (a->e < b->e);
 }
 static int cmp_col_order(const void *pa, const void *pb) {
@@ -53,7 +59,7 @@ static int cmp_col_order(const void *pa, const void *pb) {
   if (c) return c;
   const char *sa = a->e->file->env.started, *sb = b->e->file->env.started;
   c = strcmp(sa ? sa : "", sb ? sb : "");
-  return c ? c : strcmp(a->e->run, b->e->run);
+  return c ? c : cmp_run(a->e, b->e);
 }
 
 /* The column titles: the label (else the date), "#k" where it repeats. */
@@ -80,7 +86,7 @@ void history_build(const struct result_set *s, double threshold, struct history 
   qsort(byrun, s->n, sizeof *byrun, cmp_col_run);
   size_t nruns = 0;
   for (size_t i = 0; i < s->n; i++)
-    if (!nruns || strcmp(byrun[nruns - 1].e->run, byrun[i].e->run) != 0) byrun[nruns++] = byrun[i];
+    if (!nruns || cmp_run(byrun[nruns - 1].e, byrun[i].e) != 0) byrun[nruns++] = byrun[i];
   memcpy(cols, byrun, nruns * sizeof *cols);
   qsort(cols, nruns, sizeof *cols, cmp_col_order);
   h->ndates = nruns;

@@ -1,7 +1,8 @@
 /* The history of each case over the runs of a results folder: a grid of
  * one row per case (plugin, parameters, tag) and one column per run (its
- * run_id; a file without one, from an older bench, stands for its date:
- * the newest such run of that day), with level shifts flagged. Columns in
+ * run_id and label: bench ab's two labels are two columns; a file without
+ * a run_id, from an older bench, stands for its date: the newest such run
+ * of that day), with level shifts flagged. Columns in
  * the order of their label among the selected labels (rs_select), then
  * date and start time. Used by bench history and bench report. */
 #ifndef BENCH_HISTORY_H

@@ -40,6 +40,7 @@ struct ab_cli {
   int md;
   struct ab_opts ab;
   struct sampling_overrides sampling; /* --warmup, --max-time: what ab's policy uses */
+  const char *label[2];               /* --old-label, --new-label (NULL: run/env.h's default) */
 };
 
 static int seed_cb(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
@@ -67,6 +68,12 @@ static const struct opt ab_options[] = {
     OPT_CALLBACK("seed", O, ab.seed, "N", NULL, seed_cb, "the sides' order in the rounds (default: random)"),
     OPT_WARMUP(O, sampling),
     OPT_MAX_TIME(O, sampling),
+    OPT_CALLBACK("old-label", O, label[0], "TEXT", NULL, opt_cb_label,
+                 "name the OLD build in its result files (default: the short git commit of the "
+                 "plugin's work tree, else the run's start time); history, report and compare select "
+                 "runs by it"),
+    OPT_CALLBACK("new-label", O, label[1], "TEXT", NULL, opt_cb_label,
+                 "name the NEW build in its result files (the default as --old-label's)"),
     OPT_RESULTS_DIR(O, results_dir),
     OPT_FORMAT(O, format, ab_formats, "terminal table as text (default) or Markdown"),
     OPT_END(),
@@ -295,7 +302,7 @@ int cmd_ab(int argc, char **argv) {
     printf("|---|---|---|---|---|---|---|\n");
   }
   struct ab_suite_opts so = {.results_dir = o.results_dir, .fail_on = o.fail_on, .ab = o.ab, .argc = argc,
-                              .argv = argv};
+                              .argv = argv, .label = {o.label[0], o.label[1]}};
   struct ab_observer obs = {&o, print_one_sided, print_row, closing_line};
   if (ab_suite_run(&S[0], &S[1], &so, &obs) != 0) exit_code = EXIT_FAILED;
   if (child_interrupted()) exit_code = EXIT_INTERRUPTED;

@@ -38,6 +38,8 @@ struct suite {
   const char *cur_plugin;
   const char *cur_label;
   char *cur_shown;               /* ... as its line names it (the PROGRESS line's) */
+  int cur_shown_printed;         /* a PROGRESS line named it so (not a terminal: a whole line) */
+  double cur_t0;                 /* when it began */
   int cur_index;
   struct baseline *baseline;     /* --baseline, or NULL */
   enum isolation isolation;      /* which cases share a worker process */
@@ -58,24 +60,44 @@ static double policy_case_s(const struct suite *s) {
   return p->warmup_s + p->max_time_s + 0.5;
 }
 
+/* The running case's progress after elapsed seconds: its fraction and ETA,
+ * the run's. */
+struct case_progress {
+  double frac, case_eta, suite_frac, eta;
+};
+
+static struct case_progress case_progress(struct suite *s, double elapsed) {
+  struct case_progress cp;
+  double est = eta_case_expected(&s->eta, s->cur_plugin_index);
+  cp.frac = elapsed / (est > 0 ? est : 1);
+  if (cp.frac > 0.99) cp.frac = 0.99;
+  cp.case_eta = est - elapsed > 0 ? est - elapsed : -1;
+  cp.suite_frac = (s->done + cp.frac) / (s->total ? s->total : 1);
+  cp.eta = eta_suite(&s->eta, elapsed);
+  return cp;
+}
+
+/* The PROGRESS line of the running case after elapsed seconds (force:
+ * progress_show_case's). */
+static int show_progress(struct suite *s, double elapsed, int force) {
+  struct case_progress cp = case_progress(s, elapsed);
+  return progress_show_case(&s->progress, cp.suite_frac * 100, s->done, s->total, s->cur_shown, cp.eta, elapsed,
+                            cp.case_eta, force);
+}
+
 static void heartbeat(void *arg, double elapsed) {
   struct suite *s = arg;
-  double est = eta_case_expected(&s->eta, s->cur_plugin_index);
-  double frac = elapsed / (est > 0 ? est : 1);
-  if (frac > 0.99) frac = 0.99;
-  double case_eta = est - elapsed > 0 ? est - elapsed : -1;
-  double suite_frac = (s->done + frac) / (s->total ? s->total : 1);
-  double eta = eta_suite(&s->eta, elapsed);
   /* Ticks come every second on a terminal; the events keep the preset's
    * heartbeat interval. */
   double every = s->plan.preset.policy.heartbeat_s;
   if (elapsed + 1e-3 >= s->next_heartbeat) {
-    events_heartbeat(&s->events, s->cur_plugin, s->cur_label, s->cur_index, elapsed, frac * 100,
-                     case_eta, suite_frac * 100, eta);
+    struct case_progress cp = case_progress(s, elapsed);
+    events_heartbeat(&s->events, s->cur_plugin, s->cur_label, s->cur_index, elapsed, cp.frac * 100,
+                     cp.case_eta, cp.suite_frac * 100, cp.eta);
     s->next_heartbeat += every;
     if (s->next_heartbeat <= elapsed) s->next_heartbeat = elapsed + every;
   }
-  progress_show_case(&s->progress, suite_frac * 100, s->done, s->total, s->cur_shown, eta, elapsed, case_eta, 0);
+  show_progress(s, elapsed, 0);
 }
 
 /* The plugin being run: its result file and where its cases are. */
@@ -105,10 +127,26 @@ static void case_begins(void *arg, size_t k) {
   s->cur_index = index;
   s->cur_plugin_index = c->plugin_index;
   s->next_heartbeat = s->plan.preset.policy.heartbeat_s;
+  s->cur_t0 = now_s();
   eta_begin(&s->eta, (size_t)index);
-  double eta = eta_suite(&s->eta, 0);
-  progress_show_case(&s->progress, 100.0 * s->done / (s->total ? s->total : 1), s->done, s->total, s->cur_shown, eta,
-                     0, eta_case_expected(&s->eta, c->plugin_index), 1);
+  s->cur_shown_printed = show_progress(s, 0, 1);
+}
+
+/* Case k's setup resolved some of its values (threads=2 for a requested
+ * threads=0): the PROGRESS line names the case as its line will, at once
+ * (a whole line naming it as requested was just printed: corrected). */
+static void case_resolved(void *arg, size_t k, const struct case_result *seen) {
+  struct plugin_pass *pp = arg;
+  struct suite *s = pp->s;
+  if (s->cur_index != (int)(pp->first + k) || !s->cur_label) return; /* not the running case */
+  char *label = run_lines_label_of(&s->lines, seen);
+  if (s->cur_shown && strcmp(label, s->cur_shown) == 0) {
+    free(label);
+    return;
+  }
+  free(s->cur_shown);
+  s->cur_shown = label;
+  s->cur_shown_printed = show_progress(s, now_s() - s->cur_t0, s->cur_shown_printed ? 2 : 1);
 }
 
 /* --baseline: case r against its baseline case with the steadiness of its
@@ -203,7 +241,7 @@ static int run_group(struct suite *s, int argc, char **argv, size_t *pi, size_t 
     if (ncases)
       jobs[njobs++] = (struct plugin_job){pp[g].pl, &p->cases.cases[*next_case], ncases, (int)*next_case,
                                           &s->run_pol, o->debug, heartbeat, s, case_begins,
-                                          case_ends, &pp[g]};
+                                          case_ends, &pp[g], case_resolved};
     *next_case += ncases;
   }
   run_plugins_cases(jobs, njobs, s->isolation);

@@ -64,10 +64,9 @@ int opt_cb_sampling(const struct cmd_spec *cmd, const struct opt *opt, const cha
 }
 
 int opt_cb_label(const struct cmd_spec *cmd, const struct opt *opt, const char *arg, void *field) {
-  (void)opt;
-  if (!*arg) return usage_error(cmd, "--label needs a non-empty value");
+  if (!*arg) return usage_error(cmd, "--%s needs a non-empty value", opt->name);
   for (const char *p = arg; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7f) return usage_error(cmd, "--label cannot hold control characters");
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) return usage_error(cmd, "--%s cannot hold control characters", opt->name);
   *(const char **)field = arg;
   return 0;
 }

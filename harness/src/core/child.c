@@ -57,10 +57,11 @@ static void set_env(const struct child_env *env) {
 /* ---- the channel ---------------------------------------------------------
  * Results travel on the channel (core/channel.h), each message with the
  * nonce chosen per child, then '+' (more of the line follows) or '.' (the
- * line ends), then a piece of the line. The parent answers every complete
- * line with an acknowledgement, sent when it has dealt with the line (a
- * worker's result is persisted by then); child_send_line waits for it.
- * Anything else that arrives is foreign: it goes to the output tail. */
+ * line ends), then a piece of the line; or 'n' and a whole note. The
+ * parent answers every complete line with an acknowledgement, sent when it
+ * has dealt with the line (a worker's result is persisted by then);
+ * child_send_line waits for it. A note gets none. Anything else that
+ * arrives is foreign: it goes to the output tail. */
 #define CHUNK 16384
 
 static char nonce[CHANNEL_NONCE_LEN + 1]; /* of the running child (in the child: its own) */
@@ -422,9 +423,17 @@ void child_send_line(int fd, const char *line) {
   if (channel_recv(fd, ack, sizeof ack, 0) <= 0) _exit(127);
 }
 
+int child_send_note(int fd, const char *text) {
+  size_t n = strlen(text);
+  if (n > CHANNEL_PAYLOAD_MAX || memchr(text, '\n', n)) return -1;
+  return channel_send(fd, nonce, 'n', text, n);
+}
+
 /* Take every message waiting on the channel: ours into lines (each ended
- * with \n), foreign ones into the tail. Returns 0 at EOF, 1 otherwise. */
-static int drain_channel(int fd, struct strbuf *lines, struct strbuf *tail, int *complete) {
+ * with \n) or to o's on_note, foreign ones into the tail. Returns 0 at EOF,
+ * 1 otherwise. */
+static int drain_channel(int fd, const struct child_opts *o, struct strbuf *lines, struct strbuf *tail,
+                         int *complete) {
   static char buf[CHANNEL_MSG_MAX];
   for (;;) {
     ssize_t n = channel_recv(fd, buf, sizeof buf, 1);
@@ -440,6 +449,10 @@ static int drain_channel(int fd, struct strbuf *lines, struct strbuf *tail, int 
           strbuf_add(lines, "\n", 1);
           (*complete)++;
         }
+        continue;
+      }
+      if (channel_is_ours(nonce, buf, (size_t)n, &tag, &p, &len) && tag == 'n' && !memchr(p, '\n', len)) {
+        if (o->on_note) o->on_note(o->note_arg, xstrndup(p, len));
         continue;
       }
       tail_add(tail, buf, (size_t)n);
@@ -579,7 +592,7 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
     if (reaped) {
       /* The child is gone: take what is in the pipes and stop waiting for
        * descendants that might still hold them. */
-      if (res_open) drain_channel(res[0], &line, &tail, &complete);
+      if (res_open) drain_channel(res[0], o, &line, &tail, &complete);
       if (o->on_line && !out->timed_out && !out->interrupted)
         deliver_lines(o, &line, &tail, err[0], &err_open, &t_mark, res[0]);
       if (err_open) drain(err[0], &tail);
@@ -598,7 +611,7 @@ int child_run(child_fn fn, void *arg, const struct child_opts *o, struct child_o
     if (ready > 0) {
       if (res_open && (pf[0].revents & (POLLIN | POLLHUP))) {
         int before = complete;
-        res_open = drain_channel(res[0], &line, &tail, &complete);
+        res_open = drain_channel(res[0], o, &line, &tail, &complete);
         if (!o->on_line)
           for (; before < complete; before++) send_ack(res[0]); /* kept: go on */
       }

@@ -21,6 +21,11 @@ typedef void (*child_tick_fn)(void *arg, double elapsed_s);
  * the child's work is complete: the child is then killed and not waited
  * for (it counts as exited 0; the next child_run reaps it). */
 typedef int (*child_line_fn)(void *arg, char *line, char *tail, double wall_s);
+/* In the parent, for each note the child sends (child_send_note), as it
+ * arrives, in either mode: text is the callee's to keep (free it). A note
+ * is no line: it is not acknowledged, and the timeout, the tail and
+ * wall_s go on as if it had not come. */
+typedef void (*child_note_fn)(void *arg, char *text);
 
 /* A variable to set in the child before fn runs: name=value; with
  * list_sep, value is added to the variable's list (joined by list_sep)
@@ -40,6 +45,8 @@ struct child_opts {
   child_line_fn on_line; /* streaming: every line goes here, and the timeout,
                             the tick's clock, wall_s and the tail restart */
   void *line_arg;
+  child_note_fn on_note; /* the child's notes (NULL: dropped) */
+  void *note_arg;
 };
 
 struct child_outcome {
@@ -61,6 +68,11 @@ void child_outcome_release(struct child_outcome *o);
 /* In a streaming child: send one line (no \n in it) to result_fd, marking
  * the end of the output that belongs to it. */
 void child_send_line(int result_fd, const char *line);
+/* In a child: send one note (text without \n, at most CHANNEL_PAYLOAD_MAX
+ * bytes: core/channel.h) to the parent's on_note, without waiting for it to
+ * be dealt with and without marking the output. 0, or -1 when it is too
+ * long or the parent is gone. */
+int child_send_note(int result_fd, const char *text);
 
 /* Kill every descendant of this process (SIGKILL) and reap those that are
  * our children, until none is left; except pids in keep[0..nkeep) and their

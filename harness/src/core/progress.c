@@ -36,17 +36,17 @@ void format_eta(double s, char *out, unsigned len) {
   }
 }
 
-void progress_show(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
-                   int force) {
-  progress_show_case(p, percent, done, total, what, eta_s, -1, -1, force);
+int progress_show(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
+                  int force) {
+  return progress_show_case(p, percent, done, total, what, eta_s, -1, -1, force);
 }
 
-void progress_show_case(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
-                        double case_elapsed_s, double case_eta_s, int force) {
+int progress_show_case(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
+                       double case_elapsed_s, double case_eta_s, int force) {
   double now = now_s();
   /* Not a terminal (a log): a whole line at most every second at a case's
-   * start, every PIPE_INTERVAL_S otherwise. */
-  if (!p->tty && now - p->last_print < (force ? 1.0 : PIPE_INTERVAL_S)) return;
+   * start, every PIPE_INTERVAL_S otherwise, a correction at once. */
+  if (!p->tty && force < 2 && now - p->last_print < (force ? 1.0 : PIPE_INTERVAL_S)) return 0;
   if (percent < 0) percent = 0;
   if (percent > 100) percent = 100;
   char bar[BAR_WIDTH + 1];
@@ -85,6 +85,7 @@ void progress_show_case(struct progress *p, double percent, int done, int total,
   }
   free(line);
   fflush(stderr);
+  return 1;
 }
 
 void progress_clear(struct progress *p) {

@@ -15,15 +15,17 @@ void progress_init(struct progress *p, int colour);
  * m=1024": the counter and the run's ETA first, then the bar and the case
  * as its line names it (what: run/run_lines.h run_lines_label). On a
  * terminal the line is cut to its width (term_columns; never wrapped, so
- * that it can be redrawn). force (a case starts): when not a terminal,
- * print if none was printed in the last second; otherwise every 10 s. */
-void progress_show(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
-                   int force);
+ * that it can be redrawn). When not a terminal, a whole line is printed
+ * every 10 s; force 1 (a case starts): if none was printed in the last
+ * second; force 2 (a correction of the line just printed: the case's
+ * resolved values): at once. Returns 1 when a line was drawn or printed. */
+int progress_show(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
+                  int force);
 /* The same, with the running case's elapsed time and its own ETA:
  * "... cpu_gemm m=1024 [3s, case ETA 6s]". On a terminal the run calls it
  * every second. */
-void progress_show_case(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
-                        double case_elapsed_s, double case_eta_s, int force);
+int progress_show_case(struct progress *p, double percent, int done, int total, const char *what, double eta_s,
+                       double case_elapsed_s, double case_eta_s, int force);
 /* Clear the line (tty) so that other output can be printed. */
 void progress_clear(struct progress *p);
 

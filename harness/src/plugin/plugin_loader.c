@@ -153,7 +153,7 @@ static void scan_child(void *arg, int fd) {
  * constructor that ends the process, even with status 0, is refused.
  * *transient: the answer says nothing of the file (interrupted, no process). */
 static char *scan_in_child(const char *path, int *transient) {
-  struct child_opts o = {LOAD_PROBE_TIMEOUT_S, 0, NULL, NULL, 0, NULL, NULL};
+  struct child_opts o = {LOAD_PROBE_TIMEOUT_S, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL};
   struct child_outcome out;
   *transient = 0;
   if (child_run(scan_child, (void *)path, &o, &out) != 0) {

@@ -121,8 +121,10 @@ static int pair_plugin(struct suite *st, size_t a, size_t b) {
   struct ab_tally t;
   memset(&t, 0, sizeof t);
   struct result_file of[2];
-  result_file_open(&of[0], op, &O->preset, "old", 0, st->o->results_dir, st->o->argc, st->o->argv);
-  result_file_open(&of[1], np, &N->preset, "new", 0, st->o->results_dir, st->o->argc, st->o->argv);
+  result_file_open_label(&of[0], op, &O->preset, "old", st->o->label[0], 0, st->o->results_dir, st->o->argc,
+                         st->o->argv);
+  result_file_open_label(&of[1], np, &N->preset, "new", st->o->label[1], 0, st->o->results_dir, st->o->argc,
+                         st->o->argv);
   for (size_t i = 0; i < N->cases.n && !child_interrupted(); i++)
     if (N->cases.cases[i].plugin_index == b) pair_case(st, a, b, i, of, &t);
   for (size_t i = 0; i < O->cases.n; i++) {

@@ -5,8 +5,8 @@
  * by ab_run_case (ab_run.h) and gets compare's verdict words: the paired
  * estimate's when both sides were timed, else compare_case_sides' failure
  * verdicts. Both sides' results go to ordinary result files tagged old and
- * new (run/result_file.h), the new side's info holding the rounds and the
- * verdict (ab_*). What is shown is the observer's. */
+ * new (run/result_file.h), each under its side's label, the new side's info
+ * holding the rounds and the verdict (ab_*). What is shown is the observer's. */
 #ifndef BENCH_AB_SUITE_H
 #define BENCH_AB_SUITE_H
 
@@ -45,6 +45,7 @@ struct ab_suite_opts {
   struct ab_opts ab;     /* its threshold is compare's too */
   int argc;              /* the command line, for the result files */
   char **argv;
+  const char *label[2];  /* each side's label, old then new (NULL: run/env.h run_env_label's default) */
 };
 
 /* Run the suite of old against new until done or interrupted, then write

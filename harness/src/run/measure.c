@@ -640,6 +640,7 @@ void measure_one(struct plugin_run *pr, const struct case_def *c, const struct r
     record_failure(r, h, rc, "setup");
     goto teardown;
   }
+  if (pr->set_up) pr->set_up(pr->set_up_arg, r);
   double iter_ns;
   warm_up(pl, h, state, pol, r, &iter_ns, &rc);
   if (rc != BENCH_OK || h->bug) {
@@ -703,6 +704,7 @@ int measure_begin(struct plugin_run *pr, const struct case_def *c, const struct 
   const char *where = "setup";
   if (rc == BENCH_OK && !h->bug) {
     double iter_ns;
+    if (pr->set_up) pr->set_up(pr->set_up_arg, r);
     where = "run";
     warm_up(pl, h, *state, pol, r, &iter_ns, &rc);
     if (rc == BENCH_OK && !h->bug) r->batch = pick_batch(pl, h, *state, pol, r, iter_ns, &rc);
@@ -759,8 +761,8 @@ void measure_end(struct plugin_run *pr, void *state, const struct run_policy *po
   if (state && pl->desc->teardown) pl->desc->teardown(&pr->h.api, state);
 }
 
-void measure_case(const struct plugin *pl, const struct case_def *c,
-                  const struct run_policy *pol, struct case_result *r) {
+void measure_case(const struct plugin *pl, const struct case_def *c, const struct run_policy *pol,
+                  measure_set_up_fn set_up, void *set_up_arg, struct case_result *r) {
   struct plugin_run pr;
   if (measure_init(&pr, pl) != BENCH_OK) {
     r->status = pr.init.status;
@@ -772,6 +774,8 @@ void measure_case(const struct plugin *pl, const struct case_def *c,
     case_result_release(&pr.init);
     return;
   }
+  pr.set_up = set_up;
+  pr.set_up_arg = set_up_arg;
   measure_one(&pr, c, pol, r);
   measure_deinit(&pr);
 }

@@ -12,6 +12,12 @@
 
 struct case_gpu; /* the GPU's state over the case under way (measure.c) */
 
+/* Called in the measuring process right after a case's setup returned OK,
+ * before its warm-up: r holds the case's identity and what init and setup
+ * reported (set_info), the values it resolved among them (threads for a
+ * requested threads=0). */
+typedef void (*measure_set_up_fn)(void *arg, const struct case_result *r);
+
 /* A plugin initialised once in this process (a worker), then measured case
  * after case. */
 struct plugin_run {
@@ -23,6 +29,8 @@ struct plugin_run {
   struct case_result init; /* init's outcome (status, message) and set_info facts */
   struct host_device device; /* what init named with bench.device/1: every case's */
   struct case_gpu *gpu;    /* between measure_begin and measure_end: its sampler */
+  measure_set_up_fn set_up; /* after each case's setup (NULL: none); set after measure_init */
+  void *set_up_arg;
 };
 /* Load the plugin in this process (plugin_open: a file that changed since
  * it was scanned is an ERROR) and call init. Returns BENCH_OK, or
@@ -59,9 +67,10 @@ void measure_end(struct plugin_run *pr, void *state, const struct run_policy *po
                  struct case_result *r, int ok);
 
 /* Fill r (already holding the case identity) with the outcome. Never exits;
- * whatever the plugin does short of crashing or hanging ends up in r. */
-void measure_case(const struct plugin *pl, const struct case_def *c,
-                  const struct run_policy *pol, struct case_result *r);
+ * whatever the plugin does short of crashing or hanging ends up in r.
+ * set_up (or NULL) is called after the case's setup, as pr->set_up. */
+void measure_case(const struct plugin *pl, const struct case_def *c, const struct run_policy *pol,
+                  measure_set_up_fn set_up, void *set_up_arg, struct case_result *r);
 
 /* Only init/deinit: can this plugin run here? Returns BENCH_OK, or
  * BENCH_SKIP/BENCH_ERROR with the reason in reason. */

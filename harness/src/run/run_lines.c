@@ -120,15 +120,21 @@ static char *render(struct run_lines *l, const struct case_result *r) {
   return line;
 }
 
+char *run_lines_label_of(const struct run_lines *l, const struct case_result *r) {
+  struct case_result view;
+  struct kv *params;
+  shown_params(l, &l->plan->cases.cases[r->index], r, &view, &params);
+  char *label = case_line_label(&view);
+  free(params);
+  return label;
+}
+
 char *run_lines_label(const struct run_lines *l, int index) {
   const struct plan *p = l->plan;
   const struct case_def *c = &p->cases.cases[index];
-  struct case_result id, view;
-  struct kv *params;
+  struct case_result id;
   case_identity(&id, p->plugins[c->plugin_index], c, index);
-  shown_params(l, c, &id, &view, &params);
-  char *label = case_line_label(&view);
-  free(params);
+  char *label = run_lines_label_of(l, &id);
   case_result_release(&id);
   return label;
 }

@@ -53,6 +53,12 @@ void run_lines_case(struct run_lines *l, const struct case_result *r);
 /* Case index as its line names it before it ran (the plugin and the
  * parameters the line shows, as requested): for the PROGRESS line. malloc'd. */
 char *run_lines_label(const struct run_lines *l, int index);
+/* Case r (of p->cases.cases[r->index]) as its line names it: the values it
+ * resolved (r's info under a parameter's name: threads=2 for a requested
+ * threads=0) in place of the requested ones, as on its line (the same
+ * parameters left out, the same values): for the PROGRESS line once the
+ * case's setup has reported them (run/runner.h case_resolved_fn). malloc'd. */
+char *run_lines_label_of(const struct run_lines *l, const struct case_result *r);
 /* The run ended (maybe interrupted): print the lines still held. */
 void run_lines_flush(struct run_lines *l);
 void run_lines_release(struct run_lines *l);

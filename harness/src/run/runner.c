@@ -1,6 +1,7 @@
 /* Parent side of a plugin's cases: fork, measure in the child, collect the
  * results. Every line the child sends is a case result in JSON (one line,
- * strings escaped), so nothing a plugin says can break the framing. */
+ * strings escaped), so nothing a plugin says can break the framing; so is
+ * its note, after a case's setup, of the values that setup resolved. */
 #include "run/runner.h"
 
 #include <signal.h>
@@ -36,6 +37,53 @@ void case_identity(struct case_result *r, const struct plugin *pl, const struct 
   r->index = index;
   for (size_t i = 0; i < c->nvalues; i++)
     kv_list_add(&r->nparams, &r->params, c->values[i].param->name, c->values[i].text);
+}
+
+/* After a case's setup, in its process (measure.h's set_up hook; arg: the
+ * channel's fd): the values it resolved, its info under the names of its
+ * parameters, go to the parent as a note with the case's identity, so that
+ * the PROGRESS line names the case as its line will. Nothing when it
+ * resolved none. */
+static void send_resolved(void *arg, const struct case_result *r) {
+  struct case_result seen;
+  case_result_init(&seen);
+  for (size_t i = 0; i < r->nparams; i++) {
+    const char *v = kv_list_get(r->ninfo, r->info, r->params[i].key);
+    if (v && *v) kv_list_add(&seen.ninfo, &seen.info, r->params[i].key, v);
+  }
+  if (seen.ninfo) {
+    seen.plugin = xstrdup(r->plugin);
+    seen.backend = xstrdup(r->backend);
+    seen.operation = xstrdup(r->operation);
+    seen.index = r->index;
+    for (size_t i = 0; i < r->nparams; i++)
+      kv_list_add(&seen.nparams, &seen.params, r->params[i].key, r->params[i].value);
+    char *line = case_result_to_json_line(&seen);
+    child_send_note(*(const int *)arg, line); /* one too long is not said: the label stays as requested */
+    free(line);
+  }
+  case_result_release(&seen);
+}
+
+/* In the parent: case k's note (send_resolved) to job's resolved callback,
+ * with the identity the parent knows and only the values of its
+ * parameters. */
+static void tell_resolved(const struct plugin_job *job, size_t k, const char *text) {
+  if (!job->resolved || k >= job->ncases) return;
+  struct case_result got, seen;
+  char err[256];
+  if (case_result_from_json_line(text, &got, err, sizeof err) != 0) {
+    case_result_release(&got);
+    return; /* unreadable: the label stays as requested */
+  }
+  case_identity(&seen, job->pl, &job->cases[k], job->first_index + (int)k);
+  for (size_t i = 0; i < seen.nparams; i++) {
+    const char *v = kv_list_get(got.ninfo, got.info, seen.params[i].key);
+    if (v && *v) kv_list_add(&seen.ninfo, &seen.info, seen.params[i].key, v);
+  }
+  if (seen.ninfo) job->resolved(job->cb_arg, k, &seen);
+  case_result_release(&got);
+  case_result_release(&seen);
 }
 
 /* A child's line back into a result; r keeps its identity when the line is
@@ -92,6 +140,7 @@ struct case_job {
   const struct case_def *c;
   const struct run_policy *pol;
   int index;
+  int notes; /* send the values setup resolved (send_resolved) */
 };
 
 /* In a process of one case or probe: a line of the output ahead of each
@@ -110,7 +159,7 @@ static void case_in_child(void *arg, int fd) {
   struct case_result r;
   vk_validation_child_begin();
   case_identity(&r, job->pl, job->c, job->index);
-  measure_case(job->pl, job->c, job->pol, &r);
+  measure_case(job->pl, job->c, job->pol, job->notes ? send_resolved : NULL, &fd, &r);
   /* the slots' callbacks are the case's: one that crashes costs it, said */
   host_process_release_each(say_release, NULL);
   vk_validation_take(&r);
@@ -118,13 +167,13 @@ static void case_in_child(void *arg, int fd) {
   case_result_release(&r);
 }
 
-void run_case(const struct plugin *pl, const struct case_def *c, int index,
-              const struct run_policy *pol, int debug, child_tick_fn tick, void *tick_arg,
+void run_case(const struct plugin *pl, const struct case_def *c, int index, const struct run_policy *pol,
+              int debug, child_tick_fn tick, void *tick_arg, child_note_fn on_note, void *note_arg,
               struct case_result *r) {
   case_identity(r, pl, c, index);
-  struct case_job job = {pl, c, pol, index};
+  struct case_job job = {pl, c, pol, index, on_note != NULL};
   struct child_opts o = {pol->timeout_s, pol->heartbeat_s, tick, tick_arg, child_env_of(debug, pol),
-                         NULL, NULL};
+                         NULL, NULL, on_note, note_arg};
   struct child_outcome out;
   if (child_run(case_in_child, &job, &o, &out) != 0) {
     r->status = CASE_ERROR;
@@ -180,7 +229,7 @@ static int probe(const struct plugin *pl, double timeout_s, const struct child_e
                  size_t len, int *validation) {
   *validation = 0;
   struct probe_job job = {pl};
-  struct child_opts o = {timeout_s, 0, NULL, NULL, env, NULL, NULL};
+  struct child_opts o = {timeout_s, 0, NULL, NULL, env, NULL, NULL, NULL, NULL};
   struct child_outcome out;
   reason[0] = '\0';
   if (child_run(probe_child, &job, &o, &out) != 0) {
@@ -252,6 +301,10 @@ static void worker_plugin(const struct plugin_job *job, size_t from, int fd) {
   struct plugin_run pr;
   int rc = measure_init(&pr, job->pl);
   send_result(fd, &pr.init); /* first line: init's answer */
+  if (job->resolved) {
+    pr.set_up = send_resolved;
+    pr.set_up_arg = &fd;
+  }
   if (rc != BENCH_OK) {
     measure_deinit(&pr);
     return;
@@ -350,6 +403,14 @@ struct worker_state {
 
 static size_t finish_with(const struct plugin_job *job, size_t k, const struct case_result *init,
                           int begun, char *tail);
+
+/* A note from the worker: the values the running case's setup resolved. */
+static void on_worker_note(void *arg, char *text) {
+  struct worker_state *ws = arg;
+  if (ws->got_init && ws->init.status == CASE_OK && ws->j < ws->njobs)
+    tell_resolved(&ws->jobs[ws->j], ws->next, text);
+  free(text);
+}
 
 static int on_worker_line(void *arg, char *line, char *tail, double wall_s) {
   struct worker_state *ws = arg;
@@ -508,7 +569,7 @@ static void run_workers(const struct plugin_job *jobs, size_t njobs) {
     case_result_init(&ws.init);
     struct worker_job wj = {jobs, njobs, j, k};
     struct child_opts o = {job->pol->timeout_s, job->pol->heartbeat_s, job->tick, job->tick_arg,
-                           child_env_of(job->debug, job->pol), on_worker_line, &ws};
+                           child_env_of(job->debug, job->pol), on_worker_line, &ws, on_worker_note, &ws};
     struct child_outcome out;
     int started = child_run(worker_child, &wj, &o, &out) == 0;
     j = ws.j;
@@ -544,6 +605,18 @@ static void run_workers(const struct plugin_job *jobs, size_t njobs) {
   }
 }
 
+/* Case k of job in a process of its own: its note goes to job's callback. */
+struct isolated_note {
+  const struct plugin_job *job;
+  size_t k;
+};
+
+static void isolated_note(void *arg, char *text) {
+  const struct isolated_note *n = arg;
+  tell_resolved(n->job, n->k, text);
+  free(text);
+}
+
 static size_t run_isolated(const struct plugin_job *job) {
   /* init() is per process and sees no case: when it declines this machine
    * (no device, no driver), every case is SKIPPED for that reason without
@@ -569,8 +642,9 @@ static size_t run_isolated(const struct plugin_job *job) {
   for (; k < job->ncases && !child_interrupted(); k++) {
     job->begin(job->cb_arg, k);
     struct case_result r;
+    struct isolated_note note = {job, k};
     run_case(job->pl, &job->cases[k], job->first_index + (int)k, job->pol, job->debug, job->tick,
-             job->tick_arg, &r);
+             job->tick_arg, job->resolved ? isolated_note : NULL, &note, &r);
     job->done(job->cb_arg, k, &r);
   }
   return k;
@@ -586,6 +660,11 @@ struct tallied {
 static void tallied_begin(void *arg, size_t k) {
   const struct tallied *t = arg;
   t->job->begin(t->job->cb_arg, k);
+}
+
+static void tallied_resolved(void *arg, size_t k, const struct case_result *seen) {
+  const struct tallied *t = arg;
+  t->job->resolved(t->job->cb_arg, k, seen);
 }
 
 static void tallied_done(void *arg, size_t k, struct case_result *r) {
@@ -626,6 +705,7 @@ void run_plugins_cases(const struct plugin_job *jobs, size_t njobs, enum isolati
     w[j] = jobs[j];
     w[j].begin = tallied_begin;
     w[j].done = tallied_done;
+    w[j].resolved = jobs[j].resolved ? tallied_resolved : NULL;
     w[j].cb_arg = &t[j];
   }
   if (iso == ISOLATION_BACKEND) {

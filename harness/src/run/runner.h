@@ -23,6 +23,12 @@
 typedef void (*case_begin_fn)(void *arg, size_t k);
 /* Called once per case with its outcome; r is the callee's (release it). */
 typedef void (*case_done_fn)(void *arg, size_t k, struct case_result *r);
+/* Called while case k runs, once its setup has reported values it resolved
+ * (set_info under the name of one of its parameters: threads=2 for a
+ * requested threads=0): seen holds the case's identity and those values
+ * as info (the line's label shows them: results/case_line.h). Not called
+ * for a case that resolved none. */
+typedef void (*case_resolved_fn)(void *arg, size_t k, const struct case_result *seen);
 
 struct plugin_job {
   const struct plugin *pl;
@@ -36,6 +42,7 @@ struct plugin_job {
   case_begin_fn begin;
   case_done_fn done;
   void *cb_arg;
+  case_resolved_fn resolved;    /* or NULL; gets cb_arg too */
 };
 
 /* Run the cases of jobs[0..njobs) (plugins in run order, all of one
@@ -45,9 +52,11 @@ struct plugin_job {
 void run_plugins_cases(const struct plugin_job *jobs, size_t njobs, enum isolation iso);
 
 /* Run case c of plugin pl under pol in a child of its own; r receives the
- * identity and the outcome (never left without a status). */
-void run_case(const struct plugin *pl, const struct case_def *c, int index,
-              const struct run_policy *pol, int debug, child_tick_fn tick, void *tick_arg,
+ * identity and the outcome (never left without a status). on_note (or
+ * NULL: not sent) gets the child's note of the values the case's setup
+ * resolved, JSON of a result holding them as info. */
+void run_case(const struct plugin *pl, const struct case_def *c, int index, const struct run_policy *pol,
+              int debug, child_tick_fn tick, void *tick_arg, child_note_fn on_note, void *note_arg,
               struct case_result *r);
 
 /* A fresh result holding only the case's identity (plugin, backend,

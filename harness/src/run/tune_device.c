@@ -28,7 +28,7 @@ int tune_device_probe(const struct plugin *pl, double timeout_s, int debug, stru
                       char *reason, size_t len) {
   memset(d, 0, sizeof *d);
   reason[0] = '\0';
-  struct child_opts o = {timeout_s, 0, NULL, NULL, debug ? backends_debug_env() : NULL, NULL, NULL};
+  struct child_opts o = {timeout_s, 0, NULL, NULL, debug ? backends_debug_env() : NULL, NULL, NULL, NULL, NULL};
   struct child_outcome out;
   if (child_run(device_child, (void *)pl, &o, &out) != 0) {
     snprintf(reason, len, "could not start a child process");

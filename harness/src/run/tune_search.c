@@ -269,7 +269,7 @@ static void measure(struct tuner *t, const size_t *idx, size_t n, const struct r
   struct case_def *defs = xcalloc(n, sizeof *defs);
   for (size_t i = 0; i < n; i++) defs[i] = t->c[idx[i]].def;
   struct batch b = {t, idx};
-  struct plugin_job job = {t->pl, defs, n, 0, pol, t->o->debug, NULL, NULL, case_begins, case_done, &b};
+  struct plugin_job job = {t->pl, defs, n, 0, pol, t->o->debug, NULL, NULL, case_begins, case_done, &b, NULL};
   run_plugins_cases(&job, 1, ISOLATION_PLUGIN);
   free(defs);
 }

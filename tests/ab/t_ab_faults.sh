@@ -56,10 +56,11 @@ rm -rf "$T/results"
   >"$T/out" 2>"$T/err" &
 pid=$!
 # a worker of the case: a child after the header (children before it are
-# the plugins' probes, and a Ctrl-C then comes before the first case)
-has_worker() { grep -q ' ab: ' "$T/out" && pgrep -P "$pid" >/dev/null; }
+# the plugins' probes, and a Ctrl-C then comes before the first case), and
+# a bench, not the git that reads a plugin's commit as a side's file opens
+has_worker() { grep -q ' ab: ' "$T/out" && pgrep -x -P "$pid" bench >/dev/null; }
 wait_for 30 has_worker && ok || fail "no worker appeared"
-workers=$(pgrep -P "$pid")
+workers=$(pgrep -x -P "$pid" bench)
 kill -INT "$pid"
 wait "$pid"
 RC=$?

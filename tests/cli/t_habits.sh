@@ -90,10 +90,11 @@ for o in --warmup --min-samples --max-samples --max-time --target-noise; do expe
 run_bench --preset "$FAST" --plugin-dir "$FX_GOOD" --plugin fx_noisy --results-dir "$T/m" --min-samples 5
 expect_rc 0 "fx_noisy"
 J=$(one_json "$T/m" fx_noisy)
-# the case line: min..max in the median's unit (fx_noisy's samples are 0.5 ms and 4 ms)
+# the case line: min..max in the median's unit (fx_noisy's samples are 0.5 ms and 4 ms),
+# each side formatted as units.c fmt_sig4 does (3 significant digits under 1)
 expect_in "$T/out" "fx_noisy n=8 +OK +[0-9.]+ [mun]?s +\+-[0-9.]+% +[0-9.]+\.\.[0-9.]+ " "case line range"
 range=$(grep -Eo ' [0-9.]+\.\.[0-9.]+ ' "$T/out" | head -1 | tr -d ' ')
-want=$(py "(lambda h, s4: (lambda sc: s4(h['min'] / sc) + '..' + s4(h['max'] / sc))(next(x for x in (1, 1e3, 1e6, 1e9) if h['median'] / x < 999.95 or x == 1e9)))(d[0]['cases'][0]['host'], lambda v: '%.0f' % v if v >= 999.95 else '%.1f' % v if v >= 99.995 else '%.2f' % v if v >= 9.9995 else '%.3f' % v)" "$J")
+want=$(py "(lambda h, s4: (lambda sc: s4(h['min'] / sc) + '..' + s4(h['max'] / sc))(next(x for x in (1, 1e3, 1e6, 1e9) if h['median'] / x < 999.95 or x == 1e9)))(d[0]['cases'][0]['host'], lambda v: '%.0f' % v if v >= 999.95 else '%.1f' % v if v >= 99.995 else '%.2f' % v if v >= 9.9995 else '%.3f' % v if v >= 0.9995 or v == 0 else '%.3g' % v)" "$J")
 expect_eq "$range" "$want" "the range is the JSON's min..max"
 expect_eq "$(py "float('$(csv_field "$T/m/rollup.csv" fx_noisy n=8 max_ms)') == d[0]['cases'][0]['host']['max'] / 1e6" "$J")" "True" "rollup max_ms"
 expect_in "${J%.json}.txt" "  median +min +max +cv " ".txt has a max column"

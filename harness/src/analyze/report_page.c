@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/compare_case.h"
 #include "analyze/compare_sets.h"
@@ -13,6 +14,27 @@
 #include "analyze/report_tuning.h"
 #include "analyze/roofs.h"
 #include "core/stats.h"
+
+/* Where Debian's libjs-chart.js puts its UMD build (it defines window.Chart). */
+static const char *const chartjs_paths[] = {
+    "/usr/share/javascript/chart.js/chart.min.js",
+    "/usr/share/javascript/chart.js/chart.js",
+    NULL,
+};
+
+int report_chartjs_load(const char *given, struct strbuf *js, const char **from) {
+  const char *path = given;
+  for (size_t i = 0; chartjs_paths[i] && !path; i++)
+    if (access(chartjs_paths[i], R_OK) == 0) path = chartjs_paths[i];
+  if (!path) return error("cannot find Chart.js: install Debian's libjs-chart.js or give --chartjs FILE");
+  if (read_file(path, js) != 0) return error("cannot read Chart.js from %s", path);
+  if (strstr(js->buf, "</script")) {
+    strbuf_release(js);
+    return error("%s holds '</script', which cannot be inlined into a page", path);
+  }
+  *from = path;
+  return 0;
+}
 
 static const char report_template[] =
 #include "report_template.inc"
@@ -352,7 +374,7 @@ static int fill_template(struct strbuf *out, const char *chartjs, const char *da
 
 int report_page_build(const struct result_set *set, const char *dir, const struct rs_select *sel, double threshold,
                       const char *const *tuning, size_t ntuning, const char *chartjs, struct strbuf *page,
-                      struct report_counts *counts) {
+                      char **data_out, struct report_counts *counts) {
   size_t *idx, n;
   rs_latest(set, 1, &idx, &n);
   struct roof_set roofs;
@@ -382,7 +404,8 @@ int report_page_build(const struct result_set *set, const char *dir, const struc
   char *data = html_safe_json(root);
   json_decref(root);
   int rc = !data || fill_template(page, chartjs, data) != 0 ? -1 : 0;
-  free(data);
+  if (data_out && rc == 0) *data_out = data;
+  else free(data);
   history_release(&h);
   roofs_release(&roofs);
   free(idx);

@@ -22,9 +22,15 @@ struct report_counts {
  * --new-label; bench ab's pairs show their own verdict and paired
  * interval), compare verdicts at threshold, the tuning caches
  * tuning[0..ntuning) (none: the *.tsv files of $XDG_CACHE_HOME/bench/tuning)
- * and the Chart.js text chartjs, into page. 0, or -1 (after error() when the template lacks a marker). */
+ * and the Chart.js text chartjs, into page; the data object alone (as it is
+ * inlined) into *data_out when data_out is not NULL (caller frees). 0, or -1 (after error() when the template lacks a marker). */
 int report_page_build(const struct result_set *set, const char *dir, const struct rs_select *sel, double threshold,
                       const char *const *tuning, size_t ntuning, const char *chartjs, struct strbuf *page,
-                      struct report_counts *counts);
+                      char **data_out, struct report_counts *counts);
+
+/* Chart.js's text into *js: from given, else Debian's libjs-chart.js;
+ * *from is the file read. 0, or -1 after error() (none found, unreadable,
+ * or a text that cannot be inlined into a page). */
+int report_chartjs_load(const char *given, struct strbuf *js, const char **from);
 
 #endif

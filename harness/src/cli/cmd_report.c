@@ -16,13 +16,6 @@
 #include "core/term.h"
 #include "core/util.h"
 
-/* Where Debian's libjs-chart.js puts its UMD build (it defines window.Chart). */
-static const char *const chartjs_paths[] = {
-    "/usr/share/javascript/chart.js/chart.min.js",
-    "/usr/share/javascript/chart.js/chart.js",
-    NULL,
-};
-
 struct report_opts {
   const char *dir, *out, *chartjs;
   double threshold;
@@ -93,23 +86,8 @@ int cmd_report(int argc, char **argv) {
   sel.plugins = plugins;
   sel.labels = o.labels;
   sel.nlabels = o.nlabels;
-  if (rc == EXIT_OK && !chartjs) {
-    for (size_t i = 0; chartjs_paths[i] && !chartjs; i++)
-      if (access(chartjs_paths[i], R_OK) == 0) chartjs = chartjs_paths[i];
-    if (!chartjs) {
-      error("cannot find Chart.js: install Debian's libjs-chart.js or give --chartjs FILE");
-      rc = EXIT_USAGE;
-    }
-  }
   struct strbuf js = STRBUF_INIT;
-  if (rc == EXIT_OK && read_file(chartjs, &js) != 0) {
-    error("cannot read Chart.js from %s", chartjs);
-    rc = EXIT_USAGE;
-  }
-  if (rc == EXIT_OK && strstr(js.buf, "</script")) {
-    error("%s holds '</script', which cannot be inlined into a page", chartjs);
-    rc = EXIT_USAGE;
-  }
+  if (rc == EXIT_OK && report_chartjs_load(chartjs, &js, &chartjs) != 0) rc = EXIT_USAGE;
   struct result_set set = {0};
   if (rc == EXIT_OK && result_set_load(dir, &sel, &set) != 0) rc = EXIT_USAGE;
   if (rc == EXIT_OK && !set.n) {
@@ -128,7 +106,7 @@ int cmd_report(int argc, char **argv) {
   struct strbuf page = STRBUF_INIT;
   struct report_counts n;
   char *path = out ? xstrdup(out) : xasprintf("%s/report.html", dir);
-  if (report_page_build(&set, dir, &sel, threshold, tuning, ntuning, js.buf, &page, &n) != 0 ||
+  if (report_page_build(&set, dir, &sel, threshold, tuning, ntuning, js.buf, &page, NULL, &n) != 0 ||
       write_file_atomic(path, page.buf, page.len) != 0) {
     rc = EXIT_FAILED;
   } else {

@@ -18,6 +18,7 @@
 #include "results/run_summary.h"
 #include "run/eta.h"
 #include "run/events.h"
+#include "run/live_server.h"
 #include "run/result_file.h"
 #include "run/steady.h"
 #include "run/run_lines.h"
@@ -29,6 +30,7 @@ struct suite {
   const struct options *opt;
   struct plan plan;              /* preset, selected plugins in run order, cases */
   struct events events;
+  struct live_server live;       /* --serve's bench serve */
   struct progress progress;
   struct run_lines lines;        /* the per-case lines */
   FILE *out;                     /* human-readable per-case lines */
@@ -309,6 +311,12 @@ static int prepare(struct suite *s, const struct options *o) {
   free(names);
   if (rc != 0) return -1;
   if (events_open(&s->events, o->events) != 0) return -1;
+  if (o->serve) {
+    char *path = live_server_events_path(o->results_dir);
+    rc = !path || events_open_also(&s->events, path) != 0 ? -1 : 0;
+    free(path);
+    if (rc != 0) return -1;
+  }
   return 0;
 }
 
@@ -353,6 +361,8 @@ int run_suite(int argc, char **argv, const struct options *o, const struct run_h
     goto out;
   }
   start_output(&s, o);
+  if (o->serve && live_server_start(&s.live, o->results_dir, o->serve_port, o->serve_bind) != 0)
+    warning("the run goes on without its server");
   s.t0 = now_s();
   const char **names = plan_plugin_names(p);
   events_suite_start(&s.events, s.total, names, p->nplugins, p->preset.name, o->tag);
@@ -380,6 +390,7 @@ int run_suite(int argc, char **argv, const struct options *o, const struct run_h
   int interrupted = child_interrupted() != 0;
   double wall = now_s() - s.t0;
   events_suite_end(&s.events, s.done, s.failed, s.skipped, s.total, wall, interrupted);
+  live_server_stop(&s.live); /* after the last event: it sends that too */
   run_summary_print(&s.summary, s.out, s.total, &s.lines.style);
   if (s.lines.untuned)
     fprintf(s.out, "%d %s ran tunables at their defaults: no tuning entry for this device (see bench tune)\n",
@@ -394,6 +405,7 @@ int run_suite(int argc, char **argv, const struct options *o, const struct run_h
   else if (s.failed || save_failed || rollup == ROLLUP_LEFT || export_failed)
     exit_code = EXIT_FAILED;
 out:
+  live_server_stop(&s.live);
   events_close(&s.events);
   plan_release(&s.plan);
   if (s.baseline) baseline_release(s.baseline);

@@ -17,6 +17,7 @@ const struct command bench_commands[] = {
     {&spec_history, cmd_history},
     {&spec_report, cmd_report},
     {&spec_events, cmd_events},
+    {&spec_serve, cmd_serve},
     {&spec_rollup, cmd_rollup},
     {&spec_results, cmd_results},
     {&spec_help, cmd_help},

@@ -20,6 +20,9 @@ struct options {
   size_t nplugin_dirs;
   const char *results_dir;   /* --results-dir, default "results" */
   const char *events;        /* --events FILE or "-" */
+  int serve;                 /* --serve: bench serve beside the run (run/live_server.h) */
+  int serve_port;            /* --serve-port (default 8765) */
+  const char *serve_bind;    /* --serve-bind (default 127.0.0.1) */
   const char *tag;           /* --tag */
   const char *label;         /* --label: the build the run measures (NULL: commit, else run id) */
   int debug;                 /* --mode debug */
@@ -68,7 +71,7 @@ void options_release(struct options *o);
 
 /* Each command's option table and help (core/parse_options.h), in its own file. */
 extern const struct cmd_spec spec_run, spec_list, spec_rollup, spec_events, spec_compare, spec_history,
-    spec_report, spec_results, spec_ab, spec_tune, spec_peak, spec_help, spec_completion;
+    spec_report, spec_results, spec_ab, spec_tune, spec_peak, spec_serve, spec_help, spec_completion;
 
 /* Every command, in the order help, the man page and completion show them;
  * fn is NULL for run and list (main.c calls them with struct options). */
@@ -88,6 +91,7 @@ int cmd_interrupted_early(void);
 int cmd_list(const struct options *o);
 int cmd_rollup(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -59,6 +59,12 @@ static const struct opt run_options[] = {
     OPT_RESCAN(O, rescan),
     OPT_RESULTS_DIR(O, results_dir),
     OPT_STRING("events", 0, O, events, "FILE", "write JSON-lines progress events to FILE ('-' for stdout)"),
+    OPT_FLAG("serve", 0, O, serve,
+             "watch the run in a browser: its events also go to DIR/events/RUN_ID.jsonl and bench serve "
+             "serves the results folder while it runs (docs/serve.md)"),
+    OPT_INT("serve-port", O, serve_port, 0, 65535, "N", "with --serve: the port (default 8765; 0 a free one)"),
+    OPT_STRING("serve-bind", 0, O, serve_bind, "ADDR",
+               "with --serve: the address (default 127.0.0.1; any other serves only with the printed token)"),
     OPT_CALLBACK("tag", O, tag, "TAG", NULL, tag_cb,
                  "added to result file names and rows (e.g. the machine)"),
     OPT_LABEL(O, label),
@@ -123,6 +129,8 @@ int options_parse(const struct cmd_spec *cmd, int argc, char **argv, struct opti
   o->isolation = -1; /* the preset's */
   o->preset = "standard";
   o->results_dir = "results";
+  o->serve_port = 8765;
+  o->serve_bind = "127.0.0.1";
   int nargs;
   return parse_options(cmd, argc, argv, o, &nargs);
 }

@@ -371,7 +371,21 @@ int child_become_subreaper(void) {
 #endif
 }
 
-void child_kill_descendants(const int *keep, size_t nkeep) {
+/* A process of the run's own that outlives its cases (bench run --serve's server). */
+static int spared_pid;
+
+void child_spare(int pid) { spared_pid = pid; }
+
+void child_kill_descendants(const int *keep_in, size_t nkeep_in) {
+  int keep_buf[64];
+  const int *keep = keep_in;
+  size_t nkeep = nkeep_in;
+  if (spared_pid > 0 && nkeep_in < sizeof keep_buf / sizeof *keep_buf) {
+    for (size_t i = 0; i < nkeep_in; i++) keep_buf[i] = keep_in[i];
+    keep_buf[nkeep_in] = spared_pid;
+    keep = keep_buf;
+    nkeep = nkeep_in + 1;
+  }
   for (int round = 0; round < 2000; round++) {
     struct pids d = {0};
     list_descendants(keep, nkeep, &d);

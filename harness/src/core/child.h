@@ -79,6 +79,10 @@ int child_send_note(int result_fd, const char *text);
  * descendants. Used by the harness after each child and by a worker after
  * each case. */
 void child_kill_descendants(const int *keep, size_t nkeep);
+/* pid (0: none) and its descendants are kept by child_kill_descendants
+ * from now on: a helper process of the run's own (bench run --serve's
+ * server), which the run ends itself. */
+void child_spare(int pid);
 /* Wait, at most max_s, for the children still ending (child_run lets a
  * worker whose work is done exit on its own: a large process's teardown
  * is not waited for) and reap them. Returns 0 when no child is left, -1

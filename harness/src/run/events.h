@@ -10,10 +10,13 @@
 struct events {
   FILE *f;       /* NULL: events off */
   int owned;     /* close f at the end */
+  FILE *also;    /* a second file the same events go to (bench run --serve's), or NULL */
 };
 
 /* path "-" is stdout. 0, or -1 after error(). */
 int events_open(struct events *ev, const char *path);
+/* The same events to path too (created with its folder's parent there). 0, or -1 after error(). */
+int events_open_also(struct events *ev, const char *path);
 void events_close(struct events *ev);
 
 void events_suite_start(struct events *ev, int total_cases, const char *const *plugins,

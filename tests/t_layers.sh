@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The harness's layering, as harness/CMakeLists.txt lists it (lowest first):
 # machine, core, backend, check, preset, cases, plugin, plan, results,
-# analyze, run, cli. A file includes harness headers by folder
+# analyze, serve, run, cli. A file includes harness headers by folder
 # ("core/util.h"), of its own folder or of one below it, never of one above:
 # no arrow runs back up.
 set -u
 . "$(dirname "$0")/checks.sh"
 cd "$SRC/harness/src" || exit 1
-layers=(machine core backend check preset cases plugin plan results analyze run cli)
+layers=(machine core backend check preset cases plugin plan results analyze serve run cli)
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
 
 dirs=(*/)

@@ -42,7 +42,7 @@ static const struct opt serve_options[] = {
     OPT_STRING("token-file", 0, O, token_file, "FILE",
                "the token in FILE's first line instead of a random one (then loopback needs it too)"),
     OPT_INT("heartbeat", O, heartbeat, 1, 15, "S", "a ping on a stream idle S seconds (default 15)"),
-    OPT_INT("max-clients", O, max_clients, 1, 10000, "N", "connections at once; more are refused (default 256)"),
+    OPT_INT("max-clients", O, max_clients, 1, 10000, "N", "live streams at once (more get 503; other requests have 64 connections more) (default 256)"),
     OPT_INT("timeout", O, timeout, 1, 3600, "S", "an idle connection is closed after S seconds (default 30)"),
     OPT_STRING("chartjs", 0, O, chartjs, "FILE", "Chart.js to inline (also $BENCH_CHARTJS)"),
     OPT_END(),
@@ -131,7 +131,7 @@ int cmd_serve(int argc, char **argv) {
   struct serve_http_config cfg = {.bind = o.bind, .port = (unsigned)o.port, .token = token[0] ? token : NULL,
                                   .heartbeat_s = o.heartbeat, .max_clients = (unsigned)o.max_clients,
                                   .timeout_s = (unsigned)o.timeout, .page = page, .page_len = page_len};
-  raise_fd_limit(cfg.max_clients);
+  raise_fd_limit(cfg.max_clients + 128);
   struct serve_http *http;
   unsigned port;
   if (serve_http_start(&http, &cfg, &feed, &port) != 0) {

@@ -16,6 +16,10 @@
 
 /* Requests (line and headers) larger than this are refused by the library. */
 #define REQUEST_MEMORY_LIMIT (16u << 10)
+/* Connections beyond the streams' limit (--max-clients): the page, the
+ * report and a 503 for one stream too many are still answered. */
+#define EXTRA_CONNECTIONS 64
+#define BUSY_TEXT "too many live streams open (--max-clients); try again later\n"
 
 struct sse_client {
   struct serve_http *h;
@@ -195,6 +199,19 @@ static enum MHD_Result start_stream(struct serve_http *h, struct MHD_Connection 
   if (head) return send_buffer(conn, MHD_HTTP_OK, "text/event-stream", "", 0, NULL);
   const char *last = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Last-Event-ID");
   if (!last) last = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "last_id");
+  pthread_mutex_lock(&h->feed->mu);
+  int full = h->nclients >= h->cfg.max_clients;
+  pthread_mutex_unlock(&h->feed->mu);
+  if (full) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        strlen(BUSY_TEXT), (void *)BUSY_TEXT, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    common_headers(r, "text/plain; charset=utf-8");
+    MHD_add_response_header(r, "Retry-After", "10");
+    enum MHD_Result ok = MHD_queue_response(conn, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+    MHD_destroy_response(r);
+    return ok;
+  }
   struct sse_client *c = xcalloc(1, sizeof *c);
   c->h = h;
   c->conn = conn;
@@ -408,7 +425,7 @@ int serve_http_start(struct serve_http **out, const struct serve_http_config *cf
   if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
   h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
                           MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                          MHD_OPTION_CONNECTION_LIMIT, cfg->max_clients,
+                          MHD_OPTION_CONNECTION_LIMIT, cfg->max_clients + EXTRA_CONNECTIONS,
                           MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s,
                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY_LIMIT,
                           MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,

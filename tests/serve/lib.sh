@@ -29,7 +29,10 @@ wait_gone() {
   kill -KILL "$1" 2>/dev/null
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT
 export XDG_CACHE_HOME="$T/xdg-cache"
+# no __pycache__ beside the helpers in the source tree
+export PYTHONDONTWRITEBYTECODE=1
 unset BENCH_NO_SCAN_CACHE
 # shellcheck source=tests/checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
@@ -89,4 +92,8 @@ run_py() {
   FAILS=$((FAILS + n_fail))
   if [ $((n_ok + n_fail)) -eq 0 ]; then fail "$1 printed no check (exit status $rc)"; fi
   if [ "$rc" -ne 0 ] && [ "$n_fail" -eq 0 ]; then fail "$1 exited $rc without a failed check"; fi
+}
+
+expect_eq() {
+  if [ "$1" = "$2" ]; then ok; else fail "${3:-value}: expected '$2', got '$1'"; fi
 }

@@ -186,6 +186,7 @@ def part_tokens():
 # ---- many connections ---------------------------------------------------------
 
 def part_many():
+    """1,000 connections: 500 /events streams, then 500 idle sockets."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = 2400
     if soft < want:
@@ -195,78 +196,94 @@ def part_many():
         return
     maxc = 256
     s = srv("many", RES, "--max-clients", str(maxc), "--heartbeat", "1", "--timeout", "20")
-    socks = []
+    socks = []  # [socket or None, kind, state]
+    peak = [rss_kib(s.pid)]
+    base = peak[0]
+
+    def poll():
+        for e in socks:
+            c, kind, state = e
+            if c is None or state is not None:
+                continue
+            try:
+                b = c.recv(65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                e[2] = "closed"
+                continue
+            if not b:
+                e[2] = "closed"
+            elif b.startswith(b"HTTP/1.1 200"):
+                e[2] = "served"
+            elif b.startswith(b"HTTP/1.1 503"):
+                e[2] = "503" if b"Retry-After" in b else "503 without Retry-After"
+                c.close()  # as a browser's EventSource does with a 503
+                e[0] = None
+            else:
+                e[2] = "other: " + b[:40].decode("latin-1")
+        peak[0] = max(peak[0], rss_kib(s.pid))
+        return True
+
+    def count(kind, state):
+        return sum(1 for e in socks if e[1] == kind and e[2] == state)
+
     try:
-        base = rss_kib(s.pid)
         note("server RSS before: %d KiB" % base)
-        for i in range(1000):
+        for i in range(500):
             try:
                 c = socket.create_connection(("127.0.0.1", s.port), timeout=10)
-            except OSError as e:
-                socks.append((None, i % 2, e))
-                continue
-            if i % 2:
                 c.sendall(("GET /events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % s.port).encode())
-            c.setblocking(False)
-            socks.append((c, i % 2, None))
-        note("connect errors: %d" % sum(1 for c in socks if c[0] is None))
-        state = {}  # index -> "served" | "closed" | "503"
-        peak = [base]
-
-        def poll():
-            for i, (c, stream, _) in enumerate(socks):
-                if c is None or i in state:
-                    continue
-                try:
-                    b = c.recv(65536)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    state[i] = "closed"
-                    continue
-                if not b:
-                    state[i] = "closed"
-                elif b.startswith(b"HTTP/1.1 200"):
-                    state[i] = "served"
-                elif b.startswith(b"HTTP/1.1 503") or b.startswith(b"HTTP/1.1 429"):
-                    state[i] = "refused"
-                else:
-                    state[i] = "other"
-            peak[0] = max(peak[0], rss_kib(s.pid))
-            served = sum(1 for v in state.values() if v == "served")
-            return served
-
-        # the streams among the first max-clients connections are served
-        got = wait_for(60, lambda: poll() >= maxc // 2 - 8, interval=0.2)
-        check(got, "streams are served while 1,000 connections are open", state and poll())
-        # a few more polls: the excess is refused (closed or 503), not served
-        wait_for(5, lambda: sum(1 for v in state.values() if v != "served") >= 1000 - maxc - 16 and poll() < 0,
-                 interval=0.2)
+                c.setblocking(False)
+                socks.append([c, "stream", None])
+            except OSError as e:
+                socks.append([None, "stream", "connect: %s" % e])
+            if i % 50 == 49:
+                poll()
+        done = wait_for(60, lambda: poll() and all(e[2] is not None for e in socks[maxc:]) and
+                        count("stream", "served") >= maxc, interval=0.1)
+        served, busy = count("stream", "served"), count("stream", "503")
+        note("of 500 streams: %d served, %d 503, others %s" %
+             (served, busy, sorted({e[2] for e in socks if e[2] not in ("served", "503")}, key=str)))
+        check(done, "500 streams against --max-clients %d: each served or answered" % maxc,
+              "%d served, %d 503, %d unanswered" % (served, busy, sum(1 for e in socks if e[2] is None)))
+        check(served == maxc, "--max-clients %d streams served at once" % maxc, served)
+        check(busy == 500 - maxc, "the %d streams over it get 503 with Retry-After" % (500 - maxc),
+              [e[2] for e in socks if e[2] != "served"][:5])
+        st = status_json(s.port)
+        check(st is not None and st["clients"] == maxc, "with the streams full, /status.json answers: %d streams" % maxc,
+              st)
+        check(pid_alive(s.pid), "the server is alive with %d streams" % maxc)
+        for i in range(500):
+            try:
+                c = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+                c.setblocking(False)
+                socks.append([c, "idle", None])
+            except OSError as e:
+                socks.append([None, "idle", "connect: %s" % e])
         poll()
-        served = sum(1 for v in state.values() if v == "served")
-        refused = sum(1 for v in state.values() if v in ("closed", "refused"))
-        pending = 1000 - len(state)
-        note("of 1000: %d streams served, %d refused (closed or 503), %d neither (idle or waiting), %d other" %
-             (served, refused, pending, sum(1 for v in state.values() if v == "other")))
-        check(served <= maxc, "no more streams served than --max-clients %d" % maxc, served)
+        check(len(socks) == 1000 and sum(1 for e in socks if str(e[2]).startswith("connect")) == 0,
+              "1,000 connections made (the excess waits in the listen queue)",
+              [e[2] for e in socks if str(e[2]).startswith("connect")][:3])
+        wait_for(2, lambda: poll() and False, interval=0.2)  # RSS sampled over 2 s with them all open
         check(pid_alive(s.pid), "the server is alive with 1,000 connections open")
-        check(peak[0] <= base + 48 * MIB, "RSS with 1,000 connections under %d KiB (before + 48 MiB)" % (base + 48 * MIB),
-              "%d KiB" % peak[0])
-        note("server RSS peak with 1,000 connections: %d KiB" % peak[0])
-        # the excess over max-clients is refused (closed or 503) rather than
-        # left waiting unanswered in the listen queue
-        check(refused >= 1000 - maxc - 16,
-              "the connections over --max-clients are refused (closed or 503), not left hanging",
-              "%d refused, %d left waiting without an answer" % (refused, pending))
+        check(count("stream", "served") == maxc, "the served streams still open", count("stream", "served"))
+        note("server RSS peak with 1,000 connections: %d KiB (%d before)" % (peak[0], base))
+        check(peak[0] <= base + 48 * MIB, "RSS with 1,000 connections under before + 48 MiB (%d KiB)" %
+              (base + 48 * MIB), "%d KiB" % peak[0])
+        note("idle sockets closed by the server so far: %d of 500" % count("idle", "closed"))
     finally:
-        for c, _, _ in socks:
-            if c is not None:
-                c.close()
+        for e in socks:
+            if e[0] is not None:
+                e[0].close()
     try:
         st = wait_for(60, lambda: request(s.port, "/status.json", timeout=5)[0] == 200, interval=0.2)
         check(st, "a fresh request is served once they are closed")
         cl = wait_for(30, lambda: (lambda j: j if j and j["clients"] == 0 else None)(status_json(s.port)), interval=0.2)
         check(cl is not None, "no stream counted once they are closed", status_json(s.port))
+        st, _ = raw_request(s.port, ("GET /events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % s.port).encode(),
+                            timeout=2)
+        check(st == 200, "a fresh stream is served after", st)
         check(pid_alive(s.pid), "the server is alive after 1,000 connections")
     finally:
         s.stop()

@@ -11,6 +11,7 @@ Environment: BENCH, FX_GOOD, SRC, T (the test's folder).
 import os
 import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from servelib import (Proc, Server, all_rows, browser, check, dom, find_start_line, main_guard, note,  # noqa: E402
@@ -109,6 +110,8 @@ def part_live(d):
         hellos = num(dom(d)["conn"]["hellos"])
         check(hellos >= 1, "one hello before the restart", dom(d)["conn"])
         port = srv.port
+        check(not suite_ended(events), "the server is restarted mid-run (no SUITE_END yet)")
+        restart_ts = time.time()
         srv.stop(signal.SIGKILL)
         check(wait_for(W, lambda: dom(d)["conn"]["state"] in ("connecting", "reconnecting")),
               "the page sees the server gone (#conn connecting or reconnecting)", dom(d)["conn"])
@@ -127,6 +130,16 @@ def part_live(d):
         check(fin is not None, "the page shows the suite ended with all its rows", dom(d)["suites"])
         s = dom(d)
         compare_rows(s, ends, "after the restart")
+        # each case appeared as it finished: the rows of the cases before
+        # the hang were seen before the run's end; cases that ended after
+        # the restart came through the new server
+        end_ts = [e["ts"] for e in read_events(events) if e.get("event") == "SUITE_END"]
+        early = [r for r in all_rows(s) if int(r["index"]) < 3]
+        check(len(early) == 3 and end_ts and all(num(r["seen_ms"]) < end_ts[0] * 1000 for r in early),
+              "the first 3 cases' rows were seen (data-seen-ms) before the SUITE_END's ts",
+              ([(r["index"], r["seen_ms"]) for r in early], end_ts))
+        late = [e for e in ends if e["ts"] > restart_ts]
+        check(len(late) >= 4, "cases finished after the restart (%d) and are shown" % len(late), len(late))
         if s["suites"]:
             sec = s["suites"][0]
             check((sec["done"], sec["total"], sec["failed"]) == ("9", "9", "3"),
@@ -150,6 +163,13 @@ def part_live(d):
         screenshot(d, "live-400-end.png")
         set_width(d, 1400)
         note("conn at the end: %s" % dom(d)["conn"])
+        # a page opened after the run: the whole run from the log, once
+        d.get(srv2.url)
+        late_page = wait_for(W, lambda: (lambda s: s if s["ready"] == "1" and s["suites"] and
+                                         s["suites"][0]["state"] == "ended" and len(all_rows(s)) >= len(ends)
+                                         else None)(dom(d)))
+        check(late_page is not None, "a page opened after the run shows it ended with its rows", dom(d)["suites"])
+        compare_rows(dom(d), ends, "a page opened after the run")
     finally:
         run.stop()
         srv.stop()

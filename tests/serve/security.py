@@ -504,6 +504,105 @@ def part_hostile():
         s.stop()
 
 
+# ---- resuming and idle connections --------------------------------------------
+
+def sse_read(port, until, headers="", timeout=30):
+    """Messages [(id, event, data)] of one /events stream (HTTP/1.0: no chunked
+    framing) until until(msgs) is true or timeout seconds pass."""
+    c = socket.create_connection(("127.0.0.1", port), timeout=1)
+    c.sendall(("GET /events HTTP/1.0\r\nHost: 127.0.0.1:%d\r\n%s\r\n" % (port, headers)).encode())
+    buf, msgs, end = b"", [], time.monotonic() + timeout
+    try:
+        while time.monotonic() < end and not until(msgs):
+            try:
+                b = c.recv(1 << 20)
+            except socket.timeout:
+                continue
+            if not b:
+                break
+            buf += b
+            if not msgs and b"\r\n\r\n" in buf:
+                buf = buf.split(b"\r\n\r\n", 1)[1]
+            parts = buf.split(b"\n\n")
+            buf = parts.pop()
+            for p in parts:
+                f = dict(l.split(": ", 1) for l in p.decode("utf-8", "replace").split("\n") if ": " in l)
+                if "event" in f:
+                    msgs.append((f.get("id"), f["event"], json.loads(f.get("data", "null"))))
+    finally:
+        c.close()
+    return msgs
+
+
+def runs(msgs):
+    return [m for m in msgs if m[1] == "run"]
+
+
+def part_resume():
+    d = os.path.join(T, "resume")
+    os.makedirs(os.path.join(d, "events"))
+    t0 = time.time() - 100
+    n = 20
+    with open(os.path.join(d, "events", "r.jsonl"), "w") as f:
+        f.write(json.dumps({"event": "SUITE_START", "ts": t0, "total_cases": n, "plugins": ["fx_r"], "preset": "p",
+                            "tag": None}) + "\n")
+        for i in range(n):
+            f.write(json.dumps({"event": "TEST_END", "ts": t0 + 1 + i, "plugin": "fx_r", "case": "n=%d" % i,
+                                "index": i, "status": "OK"}) + "\n")
+    s = srv("resume", d, "--heartbeat", "1", "--timeout", "3")
+    try:
+        all_msgs = sse_read(s.port, lambda m: len(runs(m)) >= n + 1)
+        rs = runs(all_msgs)
+        check(all_msgs and all_msgs[0][1] == "hello" and all_msgs[0][0] == "0" and all_msgs[0][2]["resumed"] is False,
+              "a stream starts with hello, id 0, resumed false", all_msgs[:1])
+        check(len(rs) == n + 1, "a new stream gets every run event", len(rs))
+        ids = [m[0] for m in rs]
+        check(len(set(ids)) == len(ids), "run events' ids are distinct", ids[:3])
+        check(all(m[2]["stream"] == "events/r.jsonl" for m in rs), "each names its stream")
+        k = 10
+        again = sse_read(s.port, lambda m: len(runs(m)) >= n - k, headers="Last-Event-ID: %s\r\n" % ids[k])
+        check(again and again[0][1] == "hello" and again[0][2]["resumed"] is True and again[0][0] == ids[k],
+              "Last-Event-ID known: hello says resumed, with that id", again[:1])
+        check([m[0] for m in runs(again)] == ids[k + 1:], "and it sends every later run event, none twice",
+              [m[0] for m in runs(again)][:3])
+        # an id this server does not know (another server's): from its ts less 5 s
+        ts_us = int((t0 + 1 + 15) * 1e6)
+        unk = sse_read(s.port, lambda m: len(runs(m)) >= 5, headers="Last-Event-ID: %d-deadbeef-1\r\n" % ts_us,
+                       timeout=10)
+        got = [m[2]["ts"] for m in runs(unk)]
+        check(unk and unk[0][2]["resumed"] is False, "an unknown Last-Event-ID: resumed false", unk[:1])
+        want = [t0 + 1 + i for i in range(n) if t0 + 1 + i >= ts_us / 1e6 - 5 - 1e-6]
+        check(len(got) == len(want) and all(abs(a - b) < 1e-3 for a, b in zip(got, want)),
+              "and the run events from its ts less 5 s", (got, want))
+        # a stream is never idle (pings every --heartbeat); a silent connection is closed after --timeout
+        idle = socket.create_connection(("127.0.0.1", s.port), timeout=1)
+        t_idle = time.monotonic()
+        stream = sse_read(s.port, lambda m: sum(1 for x in m if x[1] == "ping") >= 5, timeout=20)
+        pings = [x for x in stream if x[1] == "ping"]
+        check(len(pings) >= 5, "a stream quiet for 5 s gets 5 pings (--heartbeat 1) and is not closed (--timeout 3)",
+              len(pings))
+        check(all(p[0] == rs[-1][0] for p in pings), "a ping carries the id of the last run event sent",
+              [p[0] for p in pings][:2])
+
+        def closed():
+            try:
+                return idle.recv(1) == b""
+            except socket.timeout:
+                return False
+            except OSError:
+                return True
+
+        gone = wait_for(20, closed)
+        check(gone and time.monotonic() - t_idle >= 2.5, "a connection that sends nothing is closed after --timeout 3",
+              time.monotonic() - t_idle)
+        idle.close()
+        st, h, b = request(s.port, "/events", method="HEAD")
+        check(st == 200 and h.get("content-type", "").startswith("text/event-stream") and b == b"",
+              "HEAD /events: 200 text/event-stream, no body", (st, h.get("content-type")))
+    finally:
+        s.stop()
+
+
 # ---- the token in the browser ------------------------------------------------
 
 def part_token_page():
@@ -579,7 +678,7 @@ def part_deleted():
 
 
 def main():
-    parts = [part_paths, part_tokens, part_big, part_many, part_stalled, part_deleted]
+    parts = [part_paths, part_tokens, part_big, part_resume, part_many, part_stalled, part_deleted]
     if os.environ.get("SKIP_BROWSER") != "1":
         parts += [part_token_page, part_hostile]
     only = os.environ.get("ONLY")

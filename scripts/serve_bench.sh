@@ -25,7 +25,10 @@ export SERVE_PIDS=$T/pids
 : >"$SERVE_PIDS"
 cleanup() {
   local pid
-  while read -r pid; do [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null; done <"$SERVE_PIDS"
+  # the processes it started and did not reap ("-PID" lines: reaped)
+  for pid in $(grep -E '^[0-9]+$' "$SERVE_PIDS" | grep -vxF -f <(sed -n 's/^-//p' "$SERVE_PIDS"; echo x)); do
+    kill -TERM "$pid" 2>/dev/null
+  done
   rm -rf "$T"
 }
 trap cleanup EXIT

@@ -11,14 +11,14 @@ export SERVE_PIDS=$T/pids
 cleanup() {
   local pid
   # only the processes this test started, by their id (bench serve, bench
-  # run, chromedriver); chromedriver's browser goes with its driver
-  while read -r pid; do
-    [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
-  done <"$SERVE_PIDS"
-  while read -r pid; do
-    [ -n "$pid" ] && wait_gone "$pid"
-  done <"$SERVE_PIDS"
+  # run, chromedriver; chromedriver's browser goes with its driver), and
+  # only those not reaped already ("-PID": the pid may be another's now)
+  for pid in $(running_pids); do kill -TERM "$pid" 2>/dev/null; done
+  for pid in $(running_pids); do wait_gone "$pid"; done
   rm -rf "$T"
+}
+running_pids() {
+  grep -E '^[0-9]+$' "$SERVE_PIDS" | grep -vxF -f <(sed -n 's/^-//p' "$SERVE_PIDS"; echo x)
 }
 wait_gone() {
   local i

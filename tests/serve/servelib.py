@@ -60,11 +60,14 @@ def wait_for(seconds, fn, interval=0.05):
         time.sleep(interval)
 
 
-def record_pid(pid):
+def record_pid(pid, reaped=False):
+    """A started process's pid ("PID"), or that it was reaped ("-PID"): the
+    bash test's trap ends only those still running (a reaped pid may be
+    another process's by then)."""
     path = os.environ.get("SERVE_PIDS")
     if path:
         with open(path, "a") as f:
-            f.write("%d\n" % pid)
+            f.write("%s%d\n" % ("-" if reaped else "", pid))
 
 
 def pid_alive(pid):
@@ -122,9 +125,11 @@ class Proc:
 
     def wait(self, seconds):
         try:
-            return self.p.wait(timeout=seconds)
+            rc = self.p.wait(timeout=seconds)
         except subprocess.TimeoutExpired:
             return None
+        record_pid(self.pid, reaped=True)
+        return rc
 
     def stop(self, sig=signal.SIGTERM, seconds=15):
         if self.p.poll() is None:
@@ -265,7 +270,16 @@ def browser(width=1400, height=1000):
     svc = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
     d = webdriver.Chrome(service=svc, options=o)
     try:
-        record_pid(svc.process.pid)
+        pid = svc.process.pid
+        record_pid(pid)
+        quit_ = d.quit
+
+        def quit_and_say():
+            quit_()  # stops chromedriver and waits for it
+            if svc.process is None or svc.process.poll() is not None:
+                record_pid(pid, reaped=True)
+
+        d.quit = quit_and_say
     except AttributeError:
         pass
     d.set_page_load_timeout(60)

@@ -67,7 +67,25 @@ def part_paths():
               (st, h.get("content-length")))
         st, _, body = request(s.port, "/files/rollup.csv")
         check(st == 200 and body.startswith(b"plugin") or st == 200, "the rollup CSV is served", st)
+        # only the listed kinds of file: an HTML or script file in the folder is not served from this origin
+        for name in ("evil.html", "evil.js", "evil.svg", "run.sh", "noext"):
+            with open(os.path.join(RES, name), "w") as f:
+                f.write("<script>window.__pwned=1</script>\n")
+            st, _, _ = request(s.port, "/files/" + name)
+            check(st == 404, "/files/%s (not .json .txt .csv .jsonl .md): 404" % name, st)
+        st, h, body = request(s.port, "/")
+        check(st == 200 and h.get("x-content-type-options") == "nosniff" and
+              "default-src 'none'" in h.get("content-security-policy", ""),
+              "the page comes with nosniff and a Content-Security-Policy", h)
+        st, h, body = request(s.port, "/report")
+        check(st == 200 and h.get("content-type", "").startswith("text/html") and b"<html" in body.lower(),
+              "/report: the report page", (st, h.get("content-type")))
+        st, h, body = request(s.port, "/data.json")
+        data = json.loads(body) if st == 200 else {}
+        check(st == 200 and isinstance(data.get("cases"), list) and data["cases"],
+              "/data.json: the report's data with its cases", (st, list(data)[:8]))
         bad = [
+            "/files/%0a" + real, "/files/a%0d%0a" + real, "/files/%7f" + real,
             "/files/../secret.json", "/files/%2e%2e/secret.json", "/files/..%2fsecret.json",
             "/files/%2E%2E%2Fsecret.json", "/files/.%2e/secret.json", "/files/%2e./secret.json",
             "/files/%2e%2e%2f%2e%2e%2fsecret.json", "/files/a/../../secret.json", "/files/a/%2e%2e/%2e%2e/secret.json",
@@ -646,6 +664,8 @@ def part_deleted():
     try:
         check(wait_for(30, lambda: len((status_json(s.port) or {}).get("streams", [])) == 1),
               "the events file is followed", status_json(s.port))
+        st, _, body = request(s.port, "/files/events/a.jsonl")
+        check(st == 200 and b"SUITE_START" in body, "an events file is served under /files/events/", st)
         lines0 = len(s.text().splitlines())
         shutil.rmtree(d)
         said = wait_for(30, lambda: len(s.text().splitlines()) > lines0)

@@ -36,6 +36,7 @@ export PYTHONDONTWRITEBYTECODE=1
 unset BENCH_NO_SCAN_CACHE
 # shellcheck source=tests/checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
+# shellcheck disable=SC2034 # the tests that source this use it
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export SCREENS=${BUILD:-$T}/tests/serve/screens
 

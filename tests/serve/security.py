@@ -10,14 +10,13 @@ import json
 import os
 import resource
 import shutil
-import signal
 import socket
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from servelib import (Server, all_rows, browser, check, dom, fail, main_guard, note, num, ok, pid_alive,  # noqa: E402
+from servelib import (Server, all_rows, browser, check, dom, fail, main_guard, note, num, pid_alive,  # noqa: E402
                       raw_request, request, rss_kib, status_json, wait_for)
 
 BENCH = os.environ["BENCH"]

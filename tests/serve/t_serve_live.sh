@@ -9,6 +9,7 @@
 # run --serve: its server's start line, and its page shows the run's cases.
 # Screenshots at 1400 and 400 px: $BUILD/tests/serve/screens (not in git).
 # The checks are in live.py (servelib.py's ok/FAIL lines, counted here).
+# shellcheck source=tests/serve/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_chromium
 need_python_selenium

@@ -15,6 +15,7 @@
 # (window.__pwned undefined, body data-errors 0); the folder deleted while
 # serving: one line on stderr, /status.json answers with a notice, serving
 # resumes when the folder is back. The checks are in security.py.
+# shellcheck source=tests/serve/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_chromium
 need_python_selenium

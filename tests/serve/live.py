@@ -104,6 +104,8 @@ def part_live(d):
         screenshot(d, "live-1400-running.png")
         set_width(d, 400)
         screenshot(d, "live-400-running.png")
+        wide = d.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        check(wide[0] <= wide[1] + 1, "at 400 px the page does not scroll sideways (tables scroll in their box)", wide)
         set_width(d, 1400)
 
         # restart the server on its port during the run

@@ -20,12 +20,13 @@
 #include "serve/serve_auth.h"
 #include "serve/serve_feed.h"
 #include "serve/serve_http.h"
+#include "serve/serve_watch.h"
 
 static const char live_template[] =
 #include "live_template.inc"
     ;
 
-#define POLL_NS 200000000L /* the folder is looked at 5 times a second */
+#define POLL_MS 200 /* the folder is looked at 5 times a second, and at once when inotify says it changed */
 #define DRAIN_S 3.0        /* at SIGTERM: the streams get what is left for this long at most */
 
 struct serve_opts {
@@ -101,11 +102,6 @@ static void raise_fd_limit(unsigned want) {
   setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-static void sleep_poll(void) {
-  struct timespec ts = {0, POLL_NS};
-  nanosleep(&ts, NULL);
-}
-
 int cmd_serve(int argc, char **argv) {
   struct serve_opts o = {.dir = "results", .bind = "127.0.0.1", .chartjs = getenv("BENCH_CHARTJS"),
                          .port = 8765, .heartbeat = 15, .max_clients = 256, .timeout = 30};
@@ -152,11 +148,14 @@ int cmd_serve(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
+  struct serve_watch watch;
+  serve_watch_init(&watch, o.dir);
   while (!stop_serving) {
     feed_poll(&feed);
     serve_http_wake(http);
-    sleep_poll();
+    serve_watch_wait(&watch, POLL_MS);
   }
+  serve_watch_release(&watch);
   /* What the run wrote last (a bench run --serve ends its server as it
    * ends) still reaches the pages: one more look, then the streams are
    * given a moment to send it. */

@@ -109,6 +109,12 @@ class Proc:
         self.log = log
         self.err = open(log, "wb")
         self.out = open(stdout, "wb") if stdout else subprocess.DEVNULL
+        # Under AddressSanitizer freed memory waits in a quarantine (256 MiB
+        # by default), which the RSS bounds would read as growth: keep it
+        # small (the option means nothing to a build without ASan).
+        env = dict(os.environ if env is None else env)
+        asan = env.get("ASAN_OPTIONS", "")
+        env["ASAN_OPTIONS"] = (asan + ":" if asan else "") + "quarantine_size_mb=4:thread_local_quarantine_size_kb=64"
         self.p = subprocess.Popen(argv, stdout=self.out, stderr=self.err, stdin=subprocess.DEVNULL, env=env)
         self.pid = self.p.pid
         record_pid(self.pid)

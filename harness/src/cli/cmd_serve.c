@@ -4,7 +4,6 @@
  * (docs/serve.md). The feed (serve/serve_feed.h) follows the folder from
  * this thread; libmicrohttpd's thread answers (serve/serve_http.h). */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "analyze/report_page.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "core/child.h"
 #include "core/parse_options.h"
 #include "core/term.h"
 #include "core/util.h"
@@ -69,12 +69,6 @@ const struct cmd_spec spec_serve = {
     "Exit status: 0 stopped by SIGINT or SIGTERM; 2 usage error, or the address cannot be bound.\n",
     serve_options, PARSE_NO_ARGS,
 };
-
-static volatile sig_atomic_t stop_serving;
-static void on_signal(int sig) {
-  (void)sig;
-  stop_serving = 1;
-}
 
 /* The live page: the template with Chart.js inlined. */
 static char *live_page(const char *chartjs, size_t *len) {
@@ -141,16 +135,10 @@ int cmd_serve(int argc, char **argv) {
           v6 ? "]" : "", port, token[0] ? "?token=" : "", token);
   fflush(stderr);
 
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  signal(SIGPIPE, SIG_IGN);
+  child_install_signal_handlers(); /* SIGINT, SIGTERM, SIGHUP: stop (child_interrupted) */
   struct serve_watch watch;
   serve_watch_init(&watch, o.dir);
-  while (!stop_serving) {
+  while (!child_interrupted()) {
     feed_poll(&feed);
     serve_http_wake(http);
     serve_watch_wait(&watch, POLL_MS);

@@ -22,7 +22,7 @@
 /* At most this much of the files is read in one poll: a huge file is taken
  * in steps and the clients are served between them. */
 #define POLL_READ_MAX (4u << 20)
-/* The report is rebuilt at most this often while result files change. */
+/* The result files are looked at (and the report rebuilt) at most this often. */
 #define REPORT_MIN_INTERVAL_S 1.0
 
 uint32_t feed_hash(const char *s) {
@@ -268,13 +268,17 @@ static const char empty_page[] =
 
 /* Build the report when the result files changed (no lock held while building). */
 static int refresh_report(struct serve_feed *f) {
+  /* the files are looked at once a second at most: a run writing events
+   * wakes the feed many times a second, and a folder may hold thousands */
+  double now = now_s();
+  if (f->report_html && now - f->report_checked < REPORT_MIN_INTERVAL_S) return 0;
+  f->report_checked = now;
   size_t nfiles;
   uint64_t sig = results_signature(f->root, &nfiles);
   pthread_mutex_lock(&f->mu);
   int same = f->report_html && sig == f->report_sig;
-  int soon = f->report_html && now_s() - f->report_built < REPORT_MIN_INTERVAL_S;
   pthread_mutex_unlock(&f->mu);
-  if (same || soon) return 0;
+  if (same) return 0;
 
   struct result_set set = {0};
   struct rs_select sel = {0};

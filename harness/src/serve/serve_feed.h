@@ -60,6 +60,7 @@ struct serve_feed {
   size_t report_files, report_cases;
   uint64_t report_sig;
   double report_built;
+  double report_checked; /* when the result files were last looked at (the feed thread's) */
   const char *chartjs; /* Chart.js text for the report page (not owned) */
 
   /* the server's own problem now ("" none), as a notice; bumps its version */

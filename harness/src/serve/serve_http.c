@@ -452,11 +452,6 @@ int serve_http_drain_pending(struct serve_http *h) {
   return left;
 }
 
-unsigned serve_http_connections(struct serve_http *h) {
-  const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-  return di ? di->num_connections : 0;
-}
-
 void serve_http_stop(struct serve_http *h) {
   if (!h) return;
   pthread_mutex_lock(&h->feed->mu);

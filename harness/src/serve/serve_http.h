@@ -34,8 +34,6 @@ int serve_http_start(struct serve_http **out, const struct serve_http_config *cf
 void serve_http_wake(struct serve_http *h);
 /* 1 while a stream has events of the log left to send. */
 int serve_http_drain_pending(struct serve_http *h);
-/* Connections open now. */
-unsigned serve_http_connections(struct serve_http *h);
 /* End every stream and stop. */
 void serve_http_stop(struct serve_http *h);
 

@@ -1,6 +1,7 @@
 /* Row kernels (cpu_rowops.h): an AVX-512 version of each, written with
  * intrinsics (masked loads for the tail, aligned non-temporal stores after
- * a masked head), and a portable one the compiler vectorises. */
+ * a masked head), an AVX2 + FMA one with the same steps on 8 lanes, and a
+ * portable one the compiler vectorises. */
 #include "cpu_rowops.h"
 
 #include <math.h>
@@ -232,45 +233,246 @@ static AVX512 float exp_sum_scale_512(float *e, const float *x, int64_t n, float
   return exp_sum_body(e, x, n, shift, next, y, e_prev, scale, stream);
 }
 
-static int have_512(void) {
+
+/* ---- AVX2 + FMA ------------------------------------------------------------------------ */
+
+/* The AVX-512 kernels' steps on 8 lanes, for the CPUs without AVX-512
+ * (Zen 3; the loops the compiler vectorises reached 0.35-0.77 of copy on
+ * Zen 3, these 0.8 and more: studies/anchors.sh). Tails through
+ * vmaskmovps; non-temporal stores need 32-byte alignment. */
+#define AVX2 __attribute__((target("avx2,fma")))
+
+static AVX2 inline __m256i tail_mask8(int64_t left) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(left < 8 ? left : 8)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+static AVX2 inline float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+static AVX2 inline float hmax8(__m256 v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+
+/* As REDUCE, 8 lanes: four accumulators, 32 floats a step; the tail's
+ * masked lanes load as 0 and are blended away (so max sees no 0). */
+#define REDUCE8(OP, INIT, FOLD, REDUCE_ALL)                                         \
+  __m256 a0 = INIT, a1 = INIT, a2 = INIT, a3 = INIT;                                \
+  int64_t j = 0;                                                                    \
+  for (; j + 32 <= n; j += 32) {                                                    \
+    if (pf) {                                                                       \
+      _mm_prefetch((const char *)(pf + j), _MM_HINT_T0);                            \
+      _mm_prefetch((const char *)(pf + j + 16), _MM_HINT_T0);                       \
+    }                                                                               \
+    a0 = OP(a0, _mm256_loadu_ps(x + j));                                            \
+    a1 = OP(a1, _mm256_loadu_ps(x + j + 8));                                        \
+    a2 = OP(a2, _mm256_loadu_ps(x + j + 16));                                       \
+    a3 = OP(a3, _mm256_loadu_ps(x + j + 24));                                       \
+  }                                                                                 \
+  for (; j < n; j += 8) {                                                           \
+    const __m256i k = tail_mask8(n - j);                                            \
+    a0 = _mm256_blendv_ps(a0, OP(a0, _mm256_maskload_ps(x + j, k)), _mm256_castsi256_ps(k)); \
+  }                                                                                 \
+  return REDUCE_ALL(FOLD(FOLD(a0, a1), FOLD(a2, a3)))
+
+#define OP8_SUM(a, v) _mm256_add_ps(a, v)
+#define OP8_SQ(a, v) _mm256_fmadd_ps(v, v, a)
+#define OP8_DEV(a, v) _mm256_fmadd_ps(_mm256_sub_ps(v, m), _mm256_sub_ps(v, m), a)
+#define OP8_MAX(a, v) _mm256_max_ps(a, v)
+
+static AVX2 float sum_256(const float *x, int64_t n) {
+  const float *pf = NULL;
+  REDUCE8(OP8_SUM, _mm256_setzero_ps(), _mm256_add_ps, hsum8);
+}
+
+static AVX2 float sumsq_256(const float *x, int64_t n) {
+  const float *pf = NULL;
+  REDUCE8(OP8_SQ, _mm256_setzero_ps(), _mm256_add_ps, hsum8);
+}
+
+static AVX2 float sqdev_256(const float *x, int64_t n, float mean, const float *pf) {
+  const __m256 m = _mm256_set1_ps(mean);
+  REDUCE8(OP8_DEV, _mm256_setzero_ps(), _mm256_add_ps, hsum8);
+}
+
+static AVX2 float max_256(const float *x, int64_t n) {
+  const float *pf = NULL;
+  REDUCE8(OP8_MAX, _mm256_set1_ps(-INFINITY), _mm256_max_ps, hmax8);
+}
+
+static AVX2 inline __m256 affine_8(const float *x, const float *w, const float *b, int64_t j,
+                                   __m256 shift, __m256 scale) {
+  __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + j), shift), scale);
+  if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + j));
+  if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + j));
+  return v;
+}
+
+/* One element at a time for the head (to y's 32-byte boundary) and the
+ * tail: the same arithmetic as affine_8's lanes. */
+static AVX2 inline void affine_1(float *y, const float *x, const float *w, const float *b,
+                                 int64_t j, float shift, float scale) {
+  float v = (x[j] - shift) * scale;
+  if (w) v *= w[j];
+  if (b) v += b[j];
+  y[j] = v;
+}
+
+static AVX2 void affine_256(float *y, const float *x, int64_t n, float shift_, float scale_,
+                            const float *w, const float *b, int stream, const float *next) {
+  const __m256 shift = _mm256_set1_ps(shift_), scale = _mm256_set1_ps(scale_);
+  int64_t j = 0;
+  if (stream && ((uintptr_t)y & 3) == 0) {
+    for (; j < n && ((uintptr_t)(y + j) & 31); j++) affine_1(y, x, w, b, j, shift_, scale_);
+    for (; j + 16 <= n; j += 16) {
+      if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+      _mm256_stream_ps(y + j, affine_8(x, w, b, j, shift, scale));
+      _mm256_stream_ps(y + j + 8, affine_8(x, w, b, j + 8, shift, scale));
+    }
+  }
+  for (; j + 16 <= n; j += 16) {
+    if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+    _mm256_storeu_ps(y + j, affine_8(x, w, b, j, shift, scale));
+    _mm256_storeu_ps(y + j + 8, affine_8(x, w, b, j + 8, shift, scale));
+  }
+  for (; j < n; j++) affine_1(y, x, w, b, j, shift_, scale_);
+}
+
+/* cpu_expf on 8 lanes, its clamps, reduction and polynomial; 2^n built in
+ * the exponent field as cpu_expf does. */
+static AVX2 inline __m256 exp_8(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.33654f)), _mm256_set1_ps(88.37626f));
+  const __m256 magic = _mm256_set1_ps(12582912.0f);
+  const __m256 n =
+      _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), magic), magic);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(CPU_EXP_LN2_HI), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(CPU_EXP_LN2_LO), r);
+  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(CPU_EXP_C5), r, _mm256_set1_ps(CPU_EXP_C4));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(CPU_EXP_C3));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(CPU_EXP_C2));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(CPU_EXP_C1));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+/* As exp_sum_body, 8 lanes (y aligned to 32 bytes when stream). */
+static AVX2 inline __attribute__((always_inline)) float exp_sum_body8(
+    float *e, const float *x, int64_t n, float shift_, const float *next, float *y,
+    const float *e_prev, float scale_, int stream) {
+  const __m256 shift = _mm256_set1_ps(shift_), scale = _mm256_set1_ps(scale_);
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+    const __m256 e0 = exp_8(_mm256_sub_ps(_mm256_loadu_ps(x + j), shift));
+    const __m256 e1 = exp_8(_mm256_sub_ps(_mm256_loadu_ps(x + j + 8), shift));
+    _mm256_storeu_ps(e + j, e0);
+    _mm256_storeu_ps(e + j + 8, e1);
+    s0 = _mm256_add_ps(s0, e0);
+    s1 = _mm256_add_ps(s1, e1);
+    if (!y) continue;
+    const __m256 y0 = _mm256_mul_ps(_mm256_loadu_ps(e_prev + j), scale);
+    const __m256 y1 = _mm256_mul_ps(_mm256_loadu_ps(e_prev + j + 8), scale);
+    if (stream) {
+      _mm256_stream_ps(y + j, y0);
+      _mm256_stream_ps(y + j + 8, y1);
+    } else {
+      _mm256_storeu_ps(y + j, y0);
+      _mm256_storeu_ps(y + j + 8, y1);
+    }
+  }
+  for (; j < n; j += 8) {
+    const __m256i k = tail_mask8(n - j);
+    const __m256 ev = exp_8(_mm256_sub_ps(_mm256_maskload_ps(x + j, k), shift));
+    _mm256_maskstore_ps(e + j, k, ev);
+    s0 = _mm256_add_ps(s0, _mm256_and_ps(ev, _mm256_castsi256_ps(k)));
+    if (y) _mm256_maskstore_ps(y + j, k, _mm256_mul_ps(_mm256_maskload_ps(e_prev + j, k), scale));
+  }
+  return hsum8(_mm256_add_ps(s0, s1));
+}
+
+static AVX2 float exp_sum_256(float *e, const float *x, int64_t n, float shift,
+                              const float *next) {
+  return exp_sum_body8(e, x, n, shift, next, NULL, NULL, 0.0f, 0);
+}
+
+static AVX2 float exp_sum_scale_256(float *e, const float *x, int64_t n, float shift,
+                                    const float *next, float *y, const float *e_prev,
+                                    float scale, int stream) {
+  return exp_sum_body8(e, x, n, shift, next, y, e_prev, scale, stream);
+}
+
+/* The widest path: 2 AVX-512, 1 AVX2 + FMA, 0 the portable loops.
+ * BENCH_CPU_ROWOPS=portable or =avx2 caps it (for tests of the narrower
+ * paths on a wider CPU). */
+static int rowops_level(void) {
   static int known = -1;
   if (known < 0) {
-    const char *force = getenv("BENCH_CPU_ROWOPS"); /* "portable": the fallback, for tests */
-    known = __builtin_cpu_supports("avx512f") && !(force && !strcmp(force, "portable"));
+    const char *force = getenv("BENCH_CPU_ROWOPS");
+    int cap = 2;
+    if (force && !strcmp(force, "portable")) cap = 0;
+    if (force && !strcmp(force, "avx2")) cap = 1;
+    const int level = __builtin_cpu_supports("avx512f")                                    ? 2
+                      : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1
+                                                                                          : 0;
+    known = level < cap ? level : cap;
   }
   return known;
 }
 #else
-static int have_512(void) { return 0; }
+static int rowops_level(void) { return 0; }
 #endif
 
 /* ---- dispatch --------------------------------------------------------------------------- */
 
-const char *cpu_rowops_isa(void) { return have_512() ? "avx512" : "portable"; }
+const char *cpu_rowops_isa(void) {
+  static const char *const names[] = {"portable", "avx2", "avx512"};
+  return names[rowops_level()];
+}
 
 #ifdef ROWOPS_X86
-#define DISPATCH(f512, fc) return have_512() ? f512 : fc
+#define DISPATCH(f512, f256, fc) \
+  switch (rowops_level()) {      \
+  case 2: return f512;           \
+  case 1: return f256;           \
+  default: return fc;            \
+  }
 #else
-#define DISPATCH(f512, fc) return fc
+#define DISPATCH(f512, f256, fc) return fc
 #endif
 
-float cpu_row_sum(const float *x, int64_t n) { DISPATCH(sum_512(x, n), sum_c(x, n)); }
-float cpu_row_sumsq(const float *x, int64_t n) { DISPATCH(sumsq_512(x, n), sumsq_c(x, n)); }
+float cpu_row_sum(const float *x, int64_t n) {
+  DISPATCH(sum_512(x, n), sum_256(x, n), sum_c(x, n));
+}
+float cpu_row_sumsq(const float *x, int64_t n) {
+  DISPATCH(sumsq_512(x, n), sumsq_256(x, n), sumsq_c(x, n));
+}
 float cpu_row_sqdev(const float *x, int64_t n, float mean, const float *next) {
   (void)next;
-  DISPATCH(sqdev_512(x, n, mean, next), sqdev_c(x, n, mean));
+  DISPATCH(sqdev_512(x, n, mean, next), sqdev_256(x, n, mean, next), sqdev_c(x, n, mean));
 }
-float cpu_row_max(const float *x, int64_t n) { DISPATCH(max_512(x, n), max_c(x, n)); }
+float cpu_row_max(const float *x, int64_t n) {
+  DISPATCH(max_512(x, n), max_256(x, n), max_c(x, n));
+}
 float cpu_row_exp_sum(float *y, const float *x, int64_t n, float shift, const float *next) {
   (void)next;
-  DISPATCH(exp_sum_512(y, x, n, shift, next), exp_sum_c(y, x, n, shift));
+  DISPATCH(exp_sum_512(y, x, n, shift, next), exp_sum_256(y, x, n, shift, next),
+           exp_sum_c(y, x, n, shift));
 }
 
 float cpu_row_exp_sum_scale(float *e, const float *x, int64_t n, float shift, const float *next,
                             float *y, const float *e_prev, float scale, int stream) {
 #ifdef ROWOPS_X86
-  if (have_512() && (!stream || ((uintptr_t)y & 63) == 0))
+  if (rowops_level() == 2 && (!stream || ((uintptr_t)y & 63) == 0))
     return exp_sum_scale_512(e, x, n, shift, next, y, e_prev, scale, stream);
+  if (rowops_level() == 1 && (!stream || ((uintptr_t)y & 31) == 0))
+    return exp_sum_scale_256(e, x, n, shift, next, y, e_prev, scale, stream);
 #endif
   const float sum = cpu_row_exp_sum(e, x, n, shift, next);
   cpu_row_affine(y, e_prev, n, 0.0f, scale, NULL, NULL, stream, NULL);
@@ -281,8 +483,12 @@ void cpu_row_affine(float *y, const float *x, int64_t n, float shift, float scal
                     const float *w, const float *b, int stream, const float *next) {
   (void)next;
 #ifdef ROWOPS_X86
-  if (have_512()) {
+  if (rowops_level() == 2) {
     affine_512(y, x, n, shift, scale, w, b, stream, next);
+    return;
+  }
+  if (rowops_level() == 1) {
+    affine_256(y, x, n, shift, scale, w, b, stream, next);
     return;
   }
 #endif

@@ -1,6 +1,7 @@
 /* Vector kernels over one row of floats, shared by the row-wise plugins
  * (cpu_rmsnorm, cpu_layernorm, cpu_softmax): AVX-512 intrinsics where the
- * CPU has them, else loops the compiler vectorises (AVX2 clone at run time).
+ * CPU has them, else AVX2 + FMA intrinsics, else loops the compiler
+ * vectorises.
  * Each reads its input once; a plugin calls the reductions on a row fetched
  * from memory and the writers on the same row, still in L1.
  *
@@ -11,8 +12,9 @@
 
 #include <stdint.h>
 
-/* The instruction set the row kernels use here: "avx512" or "portable"
- * (BENCH_CPU_ROWOPS=portable in the environment forces the latter). */
+/* The instruction set the row kernels use here: "avx512", "avx2" (AVX2 and
+ * FMA) or "portable" (BENCH_CPU_ROWOPS=avx2 or =portable in the environment
+ * caps it at that path). */
 const char *cpu_rowops_isa(void);
 
 float cpu_row_sum(const float *x, int64_t n);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The row-wise plugins (rmsnorm, layernorm, softmax) on both row-kernel
-# paths (AVX-512 where the CPU has it, and the portable loops forced with
-# BENCH_CPU_ROWOPS=portable) and both kinds of stores, on rows of awkward
+# The row-wise plugins (rmsnorm, layernorm, softmax) on every row-kernel
+# path this CPU has (the widest: AVX-512 or AVX2; AVX2 forced with
+# BENCH_CPU_ROWOPS=avx2; the portable loops with =portable) and both kinds
+# of stores, on rows of awkward
 # lengths: every element checked, the isa recorded.
 . "$(dirname "$0")/cpu_lib.sh"
 
@@ -9,14 +10,20 @@ printf '[run]\ntier = verify\nwarmup_iters = 1\nwarmup_time = 0\nmin_samples = 2
 for p in rmsnorm layernorm softmax; do
   printf '[cpu_%s]\nrows = 3,40\ncols = 1,4099\nthreads = 1,2\nstores = normal,nontemporal\n' $p >>"$T/r.ini"
 done
-for path in auto portable; do
-  if [ $path = portable ]; then export BENCH_CPU_ROWOPS=portable; else unset BENCH_CPU_ROWOPS; fi
+avx2=portable
+machine_has_flag avx2 && machine_has_flag fma && avx2=avx2
+widest=$avx2
+machine_has_flag avx512f && widest=avx512
+for path in auto avx2 portable; do
+  if [ $path = auto ]; then unset BENCH_CPU_ROWOPS; else export BENCH_CPU_ROWOPS=$path; fi
+  want=$widest
+  [ $path = avx2 ] && want=$avx2
+  [ $path = portable ] && want=portable
   run_bench --preset "$T/r.ini" --plugin 'cpu_rmsnorm,cpu_layernorm,cpu_softmax' --results-dir "$T/$path"
   expect_rc 0 "$path"
-  python3 - "$T/$path" "$path" "$(machine_has_flag avx512f && echo avx512 || echo portable)" <<'PY' && ok || fail "$path row kernels"
+  python3 - "$T/$path" "$want" <<'PY' && ok || fail "$path row kernels"
 import glob, json, sys
-d, path, widest = sys.argv[1:4]
-want = "portable" if path == "portable" else widest
+d, want = sys.argv[1:3]
 n = 0
 for f in glob.glob(d + "/*.json"):
     for c in json.load(open(f))["cases"]:

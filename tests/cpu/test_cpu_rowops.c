@@ -1,11 +1,12 @@
 /* The CPU row kernels (plugins/cpu/cpu_rowops.c) against double precision:
  * the exp's stated accuracy over its whole range, the sum it returns,
  * softmax's fused exp-and-scale step, the affine writer, and every tail
- * length. ctest runs it twice: on the widest path this CPU has, and with
- * BENCH_CPU_ROWOPS=portable. */
+ * length, the reductions. ctest runs it three times: on the widest path
+ * this CPU has, with BENCH_CPU_ROWOPS=avx2 and with =portable. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../unit/test.h"
 #include "cpu_common.h"
@@ -157,5 +158,44 @@ static void test_affine(void) {
   cpu_free(buf);
 }
 
-TEST_MAIN(TEST_ENTRY(test_exp_accuracy), TEST_ENTRY(test_expf_scalar), TEST_ENTRY(test_exp_tails),
+/* sum, sum of squares, centred sum of squares and max, every length from 1
+ * to 70 (the 8- and 16-lane tails and the 32- and 64-wide loops), with the
+ * max at each place in turn and all elements negative (a masked lane read
+ * as 0 would win the max). */
+static void test_reductions(void) {
+  float x[80];
+  int bad = 0;
+  for (int n = 1; n <= 70; n++)
+    for (int at = 0; at < n; at++) {
+      double sum = 0, sq = 0, dev = 0;
+      for (int i = 0; i < n; i++) {
+        x[i] = -1.0f - 0.01f * (float)((i * 37) % 71);
+        if (i == at) x[i] = -0.5f;
+      }
+      for (int i = 0; i < n; i++) sum += x[i], sq += (double)x[i] * x[i];
+      const float mean = (float)(sum / n);
+      for (int i = 0; i < n; i++) dev += ((double)x[i] - mean) * ((double)x[i] - mean);
+      bad += cpu_row_max(x, n) != -0.5f;
+      bad += !(rel_err(cpu_row_sum(x, n), sum) <= 1e-6);
+      bad += !(rel_err(cpu_row_sumsq(x, n), sq) <= 1e-6);
+      bad += !(fabs(cpu_row_sqdev(x, n, mean, NULL) - dev) <= 1e-6 * (sq + 1e-30));
+    }
+  CHECK(bad == 0);
+}
+
+/* A forced path is the path taken, where the CPU has it. */
+static void test_path(void) {
+  const char *force = getenv("BENCH_CPU_ROWOPS");
+  const char *isa = cpu_rowops_isa();
+  printf("row kernels: %s (BENCH_CPU_ROWOPS=%s)\n", isa, force ? force : "");
+  if (force && !strcmp(force, "portable")) CHECK(!strcmp(isa, "portable"));
+#if defined(__x86_64__) && defined(__GNUC__)
+  const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const int avx512 = __builtin_cpu_supports("avx512f");
+  if (force && !strcmp(force, "avx2")) CHECK(!strcmp(isa, avx2 ? "avx2" : "portable"));
+  if (!force) CHECK(!strcmp(isa, avx512 ? "avx512" : avx2 ? "avx2" : "portable"));
+#endif
+}
+
+TEST_MAIN(TEST_ENTRY(test_path), TEST_ENTRY(test_reductions), TEST_ENTRY(test_exp_accuracy), TEST_ENTRY(test_expf_scalar), TEST_ENTRY(test_exp_tails),
           TEST_ENTRY(test_exp_sum_scale), TEST_ENTRY(test_affine))

@@ -4,7 +4,8 @@
  * would cancel) and one for y, the row staying in cache (y larger than the
  * last-level cache written with non-temporal stores); rows split across
  * `threads` threads; the row read from memory once (the mean), the other
- * passes from L1 (cpu_rowops.c: AVX-512 or vectorised loops). Work is the
+ * passes from L1 (cpu_rowops.c: AVX-512, AVX2 or
+ * vectorised loops). Work is the
  * harness's layernorm figure (operation.h: x + w + b + y bytes, 8 FLOPs per
  * element). Verified against the harness's reference. */
 #include <math.h>

@@ -1,8 +1,8 @@
 /* cpu_rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over each row of a
  * rows x cols fp32 matrix (LLaMA's RMSNorm), rows split across `threads`
  * threads: each row read from memory once, for the sum of squares, and
- * y = x * rstd * w written from the row still in L1 (cpu_rowops.c: AVX-512
- * or vectorised loops); y larger than the last-level cache is written with
+ * y = x * rstd * w written from the row still in L1 (cpu_rowops.c: AVX-512,
+ * AVX2 or vectorised loops); y larger than the last-level cache is written with
  * non-temporal stores, saving the read a plain store makes first. Work is
  * the harness's rmsnorm figure (operation.h: x + w + y bytes, 4 FLOPs per
  * element). Verified against the harness's rmsnorm reference. */

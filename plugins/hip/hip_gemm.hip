@@ -15,6 +15,13 @@
  *                  values. Built only for gfx90a and gfx940/941/942
  *                  (HIPB_DEVICE_MFMA: CDNA, 64-lane waves); on any other
  *                  device (gfx908, RDNA) the case is SKIPPED with that reason.
+ *   variant=mma    (the cuda_gemm build) f16 or bf16 inputs on NVIDIA's tensor
+ *                  cores, sm_80 and later: WM x WN warps (the `warps`
+ *                  tunable, 2x2 or 2x4) each own a part of the tile as
+ *                  m16n8k16 mma.sync accumulators; A and B stream through a
+ *                  cp.async pipeline of `stages` (2..4, a tunable) shared-
+ *                  memory stages of 32 k, the fragments loaded by ldmatrix
+ *                  (B transposed on the way). An older device SKIPs it.
  * Edges (m, n, k not multiples of the tiles) are zero-padded on the way in
  * and masked on the way out. Verified against the harness's gemm reference
  * (inputs as given, fp32 output). */
@@ -364,6 +371,11 @@ __global__ __launch_bounds__(256) void gemm_mfma(const uint16_t *__restrict__ A,
 
 #endif /* !HIPB_CUDA */
 
+/* ---- variant=mma: hip_gemm_mma.h (the cuda_gemm build) --------------- */
+#if defined(HIPB_CUDA)
+#include "hip_gemm_mma.h"
+#endif
+
 /* ---- variant=rocblas / variant=cublas: the vendor anchors ------------------ */
 
 #if defined(HIPB_CUDA)
@@ -386,6 +398,7 @@ struct gemm {
   enum bench_dtype dtype;
   gemm_launch launch; /* one iteration: the variant's kernel for this tile and dtype */
   int bm, bn;         /* its tile of C (grid) */
+  int stages, smem_set; /* variant=mma: its pipeline depth; the kernel's shared memory asked for */
 #if defined(HIPB_CUDA)
   cublasHandle_t cublas; /* variant=cublas */
 #elif defined(HIPB_ROCBLAS)
@@ -505,6 +518,44 @@ template <bool BF16, int BM, int BN> static int launch_mfma(const struct bench_h
 #define GEMM_MFMA(BM, BN) {NULL, NULL}
 #endif
 
+#if defined(HIPB_CUDA)
+/* Dynamic shared memory past 48 KiB is the kernel's to ask for, once. */
+template <bool BF16, int BM, int BN, int WM, int WN>
+static int launch_mma(const struct bench_host *h, struct gemm *s) {
+  const dim3 grid((unsigned)((s->n + BN - 1) / BN), (unsigned)((s->m + BM - 1) / BM));
+  const int bytes = mm_smem_bytes(BM, BN, s->stages);
+  if (!s->smem_set) {
+    HIPB_CHECK(h, cudaFuncSetAttribute(gemm_mma<BF16, BM, BN, WM, WN>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    s->smem_set = 1;
+  }
+  HIPB_LAUNCH(h, (gemm_mma<BF16, BM, BN, WM, WN>), grid, dim3(WM * WN * 32), (size_t)bytes,
+              s->ctx->stream, (const uint16_t *)s->a.dev, (const uint16_t *)s->b.dev,
+              (float *)s->c.dev, (int)s->m, (int)s->n, (int)s->k, s->stages);
+  return BENCH_OK;
+}
+/* A tile and warp layout gemm_mma takes: warp tiles of whole 16x16
+ * blocks, at most 128 accumulators a thread (else NULL: none built). */
+template <bool BF16, int BM, int BN, int WM, int WN> constexpr gemm_launch mma_or_null() {
+  constexpr int tm = BM / WM, tn = BN / WN;
+  if constexpr (tm % 16 == 0 && tn % 16 == 0 && (tm / 16) * (tn / 8) * 4 <= 128)
+    return launch_mma<BF16, BM, BN, WM, WN>;
+  else
+    return nullptr;
+}
+#define GEMM_MMA(BM, BN)                                                                   \
+  {{mma_or_null<false, BM, BN, 2, 2>(), mma_or_null<true, BM, BN, 2, 2>()},                 \
+   {mma_or_null<false, BM, BN, 2, 4>(), mma_or_null<true, BM, BN, 2, 4>()}}
+/* variant=mma's warp layouts (the `warps` tunable), in the order of
+ * gemm_tile.mma */
+static const struct {
+  const char *name;
+  int wm, wn;
+} mma_warps[] = {{"2x2", 2, 2}, {"2x4", 2, 4}};
+#else
+#define GEMM_MMA(BM, BN) {{NULL, NULL}, {NULL, NULL}}
+#endif
+
 /* One value of `tile`: the block's tile of C, BMxBN. variant=tiled runs it
  * with (BM/TM) x (BN/TN) threads of TM x TN each, TL_K deep; variant=mfma
  * (BM, BN >= 64) with 4 waves of (BM/2) x (BN/2), MF_K deep. */
@@ -513,12 +564,13 @@ struct gemm_tile {
   int bm, bn, tm, tn;
   gemm_launch tiled[3]; /* f32, f16, bf16 */
   gemm_launch mfma[2];  /* f16, bf16; NULL: no mfma kernel for this tile */
+  gemm_launch mma[2][2]; /* warps 2x2, 2x4; f16, bf16; NULL: none for this tile */
 };
 #define GEMM_TILE(BM, BN, TM, TN)                                                             \
   {#BM "x" #BN, BM, BN, TM, TN,                                                              \
    {launch_tiled<float, BM, BN, TM, TN>, launch_tiled<hipb_f16, BM, BN, TM, TN>,               \
     launch_tiled<hipb_bf16, BM, BN, TM, TN>},                                                  \
-   GEMM_MFMA(BM, BN)}
+   GEMM_MFMA(BM, BN), GEMM_MMA(BM, BN)}
 
 /* In the order of preference (the default, today's 128x128, first): the
  * block counts of 64 and 512 threads are whole waves of 32 and of 64. */
@@ -532,21 +584,24 @@ static const struct gemm_tile tiles[] = {
     {"32x32", 32, 32, 4, 4,    /* 64: small problems; no mfma kernel */
      {launch_tiled<float, 32, 32, 4, 4>, launch_tiled<hipb_f16, 32, 32, 4, 4>,
       launch_tiled<hipb_bf16, 32, 32, 4, 4>},
-     {NULL, NULL}},
+     {NULL, NULL}, GEMM_MMA(32, 32)},
 };
 #define GEMM_TILES "128x128,64x64,128x64,64x128,256x128,128x256,32x32"
 
 static const struct bench_param params[] = {
 #if defined(HIPB_CUDA)
+    /* as hip_gemm's below: cublas is the anchor, not a candidate */
     {.name = "variant", .type = BENCH_PARAM_STRING,
-     .description = "tiled: shared-memory-tiled SIMT fp32 math; cublas: cuBLAS cublasGemmEx, "
-                    "fp32 compute (the vendor anchor)",
-     .choices = "tiled,cublas", .min = 0, .max = 0, .zip = 2,
-     .defaults = {"tiled,tiled,cublas,cublas", "tiled,cublas,cublas", "tiled,cublas,cublas",
-                  "tiled,tiled,cublas,cublas"}},
+     .description = "tiled: shared-memory-tiled SIMT fp32 math; mma: tensor cores (mma.sync "
+                    "m16n8k16, f16/bf16 inputs, sm_80 and later); cublas: cuBLAS cublasGemmEx, "
+                    "fp32 compute (the vendor anchor); auto: tuned among tiled and mma",
+     .choices = "tiled,mma,cublas", .min = 0, .max = 0, .zip = 2,
+     .defaults = {"tiled,tiled,mma,mma,cublas,cublas", "tiled,mma,mma,cublas,cublas,cublas",
+                  "tiled,mma,mma,cublas,cublas,cublas", "tiled,tiled,mma,mma,cublas,cublas"},
+     .tunable = 1, .candidates = "tiled,mma"},
     BENCH_PARAM_DTYPE_ZIP(2, "element type of A and B (C is fp32, accumulation fp32)",
-                          "f32,f16,bf16", "f32,f16,f16,bf16", "f32,f16,bf16", "f32,f16,bf16",
-                          "f32,bf16,f16,bf16"),
+                          "f32,f16,bf16", "f32,f16,f16,bf16,f16,bf16", "f32,f16,bf16,f32,f16,bf16",
+                          "f32,f16,bf16,f32,f16,bf16", "f32,bf16,f16,bf16,f16,bf16"),
 #else
     /* A tunable that is also a sweep axis (zipped with dtype), as
      * cpu_gemm's: the tiers' lists and a preset or --param that names
@@ -574,7 +629,8 @@ static const struct bench_param params[] = {
     {.name = "tile", .type = BENCH_PARAM_STRING,
 #if defined(HIPB_CUDA)
      .description = "block tile of C, BMxBN (a tunable: auto takes bench tune's winner); tiled: "
-                    "BK 16, 8x8/8x4/4x4 per thread; cublas picks its own",
+                    "BK 16, 8x8/8x4/4x4 per thread; mma: BK 32, warps x 16x8 blocks; cublas "
+                    "picks its own",
 #else
      .description = "block tile of C, BMxBN (a tunable: auto takes bench tune's winner); tiled: "
                     "BK 16, 8x8/8x4/4x4 per thread; mfma: BK 32, 4 waves of 32x32 blocks; "
@@ -582,8 +638,53 @@ static const struct bench_param params[] = {
 #endif
      .choices = GEMM_TILES, .min = 0, .max = 0, .zip = 0,
      .defaults = {"128x128", "128x128", "128x128", "128x128"}, .tunable = 1},
+#if defined(HIPB_CUDA)
+    {.name = "warps", .type = BENCH_PARAM_STRING,
+     .description = "mma: the block's warps, rows x columns of warp tiles (a tunable)",
+     .choices = "2x2,2x4", .min = 0, .max = 0, .zip = 0,
+     .defaults = {"2x2", "2x2", "2x2", "2x2"}, .tunable = 1},
+    {.name = "stages", .type = BENCH_PARAM_INT,
+     .description = "mma: shared-memory stages of the cp.async pipeline, 32 k each (a tunable)",
+     .choices = NULL, .min = 2, .max = MM_MAX_STAGES, .zip = 0,
+     .defaults = {"3", "3", "3", "3"}, .tunable = 1, .candidates = "3,2,4"},
+#endif
     {.name = NULL},
 };
+
+#if defined(HIPB_CUDA)
+/* variant=mma's kernel for tile t, the `warps` and `stages` parameters and
+ * the dtype, or a skip saying why this device or tile cannot run it. */
+static int pick_mma(const struct bench_host *h, struct gemm *s, const struct gemm_tile *t) {
+  const hipDeviceProp_t *p = &s->ctx->prop;
+  if (s->dtype == BENCH_F32)
+    return h->skip(h, "variant mma takes f16 or bf16 inputs (dtype f32 runs as variant tiled)");
+  if (p->major < 8)
+    return h->skip(h, "variant mma needs mma.sync m16n8k16 and cp.async (sm_80 and later); "
+                      "device %s is %s", p->name, s->ctx->arch);
+  const char *wname = h->param_str(h, "warps");
+  size_t w = 0;
+  while (w < sizeof mma_warps / sizeof mma_warps[0] && strcmp(mma_warps[w].name, wname) != 0) w++;
+  if (w == sizeof mma_warps / sizeof mma_warps[0])
+    return h->fail(h, "warps %s is not one of 2x2,2x4", wname);
+  const int wm = mma_warps[w].wm, wn = mma_warps[w].wn;
+  if (!t->mma[w][0])
+    return h->skip(h, "tile %s on %s warps: warp tiles of %dx%d, not whole 16x16 blocks of at "
+                      "most 128 accumulators a thread", t->name, wname, t->bm / wm, t->bn / wn);
+  s->stages = (int)h->param_int(h, "stages");
+  const int bytes = mm_smem_bytes(t->bm, t->bn, s->stages);
+  if ((size_t)bytes > (size_t)p->sharedMemPerBlockOptin)
+    return h->skip(h, "tile %s, %d stages take %d bytes of shared memory; device %s allows %zu "
+                      "a block", t->name, s->stages, bytes, p->name,
+                   (size_t)p->sharedMemPerBlockOptin);
+  s->launch = t->mma[w][s->dtype == BENCH_BF16 ? 1 : 0];
+  char buf[160];
+  snprintf(buf, sizeof buf, "mma.sync m16n8k16 %s, %dx%dx%d tiles, %s warps of %dx%d, %d stages",
+           s->dtype == BENCH_BF16 ? "bf16" : "f16", t->bm, t->bn, MM_K, wname, t->bm / wm,
+           t->bn / wn, s->stages);
+  h->set_info(h, "kernel", buf);
+  return BENCH_OK;
+}
+#endif
 
 /* The variant's kernel for this tile and dtype, or a skip saying why this
  * device cannot run it. */
@@ -595,6 +696,12 @@ static int pick_kernel(const struct bench_host *h, struct gemm *s, const char *v
   if (!t) return h->fail(h, "tile %s is not one of %s", tile_name, GEMM_TILES);
   s->bm = t->bm;
   s->bn = t->bn;
+#if defined(HIPB_CUDA)
+  if (strcmp(variant, "mma") != 0 &&
+      (strcmp(h->param_str(h, "warps"), "2x2") != 0 || h->param_int(h, "stages") != 3))
+    return h->skip(h, "warps and stages are variant mma's, not %s's (warps 2x2, stages 3 run it)",
+                   variant);
+#endif
   const hipDeviceProp_t *p = &s->ctx->prop;
   char buf[160];
   if (strcmp(variant, "tiled") == 0) {
@@ -636,10 +743,13 @@ static int pick_kernel(const struct bench_host *h, struct gemm *s, const char *v
     s->launch = t->mfma[s->dtype == BENCH_BF16 ? 1 : 0];
     return BENCH_OK;
   }
+#if defined(HIPB_CUDA)
+  if (strcmp(variant, "mma") == 0) return pick_mma(h, s, t);
+#endif
   /* the vendor library: its own kernels, so one tile value stands for it */
   if (t != &tiles[0])
-    return h->skip(h, "variant %s picks its own kernels: tile %s applies to variants tiled and "
-                      "mfma (tile %s runs it)", variant, t->name, tiles[0].name);
+    return h->skip(h, "variant %s picks its own kernels: tile %s applies to the plugin's own "
+                      "variants (tile %s runs it)", variant, t->name, tiles[0].name);
 #if defined(HIPB_CUDA) || defined(HIPB_ROCBLAS)
   s->launch = launch_vendor;
   return vendor_create(h, s);
@@ -713,8 +823,8 @@ HIPB_PLUGIN_DEFINE = {
     .backend = HIPB_BACKEND,
     .operation = "gemm",
 #if defined(HIPB_CUDA)
-    .description = "GEMM, fp32 accumulate: shared-memory-tiled SIMT (f32/f16/bf16, tile a "
-                   "tunable) and cuBLAS",
+    .description = "GEMM, fp32 accumulate: shared-memory-tiled SIMT (f32/f16/bf16) and "
+                   "mma.sync tensor cores (f16/bf16), tiles tunables; cuBLAS",
 #else
     .description = "GEMM, fp32 accumulate: LDS-tiled SIMT (f32/f16/bf16) and MFMA matrix cores "
                    "(f16/bf16), tile a tunable; rocBLAS",

@@ -1,0 +1,240 @@
+/* hip_gemm_mma.h: hip_gemm's variant=mma, the cuda_gemm build's GEMM on
+ * NVIDIA's tensor cores (sm_80 and later), f16 or bf16 A and B, fp32 C and
+ * accumulation, all row-major:
+ *   - WM x WN warps a block (2x2 or 2x4), each owning a (BM/WM) x (BN/WN)
+ *     part of the BM x BN tile as m16n8k16 mma.sync accumulators;
+ *   - A and B stream through `stages` (2..4) shared-memory stages of 32 k
+ *     by cp.async (16 bytes a copy, zero-filled past the edges; 16-bit
+ *     loads where a row is not a multiple of 8 elements);
+ *   - fragments come by ldmatrix .x4 (B with .trans: it is stored k-major,
+ *     as in memory); rows padded by 8 halves, so the 8 rows of each 8x8
+ *     matrix fall in different banks.
+ * The four warp-level steps (cp.async and its waits, ldmatrix, mma.sync) are
+ * the mm_* primitives below; tests/cuda/mma_emu.cc defines HIPB_MMA_EMU and
+ * its own, which do what the PTX ISA says of each on the CPU, so that the
+ * kernel's indexing and pipeline are run and checked without a GPU. */
+#ifndef HIP_GEMM_MMA_H
+#define HIP_GEMM_MMA_H
+
+#define MM_K 32            /* k a stage */
+#define MM_LDA (MM_K + 8)  /* A row in shared memory: 40 halves, 80 bytes */
+#define MM_PADB 8          /* B row: BN + 8 halves */
+#define MM_MAX_STAGES 4
+
+#if !defined(HIPB_MMA_EMU)
+#define MM_SHARED(name) extern __shared__ __align__(16) uint16_t name[]
+
+/* A shared-memory address as the PTX takes it (32-bit, in the shared
+ * window). */
+__device__ inline uint32_t mm_smem(const void *p) {
+  return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* 16 bytes global -> shared, bypassing L1; `bytes` of them read, the rest
+ * zero (0: nothing read, 16 zeros written). */
+__device__ inline void mm_cp16(uint32_t dst, const void *src, int bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes)
+               : "memory");
+#else
+  (void)dst, (void)src, (void)bytes;
+#endif
+}
+__device__ inline void mm_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+/* Wait until at most n of this thread's groups are in flight (n < stages). */
+__device__ inline void mm_wait(int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if (n <= 0)
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+  else if (n == 1)
+    asm volatile("cp.async.wait_group 1;" ::: "memory");
+  else
+    asm volatile("cp.async.wait_group 2;" ::: "memory");
+#else
+  (void)n;
+#endif
+}
+
+/* Four 8x8 matrices of 16-bit values from shared memory: lane l names row
+ * l%8 of matrix l/8, and gets in r[q] row l/4, columns 2(l%4), 2(l%4)+1 of
+ * matrix q (.trans: column l/4, rows 2(l%4), 2(l%4)+1). */
+template <bool TRANS> __device__ inline void mm_ldsm4(uint32_t (&r)[4], uint32_t addr) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (TRANS)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+#else
+  (void)addr;
+  r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+
+/* d (16x8 fp32) += a (16x16, row) * b (16x8, col). Lane l, g = l/4,
+ * t = l%4: a[0] = A[g][2t..2t+1], a[1] = A[g+8][2t..], a[2] = A[g][2t+8..],
+ * a[3] = A[g+8][2t+8..]; b[0] = B[2t..2t+1][g], b[1] = B[2t+8..][g];
+ * d[0..1] = D[g][2t..2t+1], d[2..3] = D[g+8][2t..2t+1]. */
+template <bool BF16>
+__device__ inline void mm_mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (BF16)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+  (void)d, (void)a, (void)b0, (void)b1;
+#endif
+}
+
+#endif /* !HIPB_MMA_EMU */
+
+/* The shared-memory bytes of a BM x BN tile, `stages` deep. */
+constexpr int mm_smem_bytes(int bm, int bn, int stages) {
+  return stages * (bm * MM_LDA + MM_K * (bn + MM_PADB)) * 2;
+}
+
+/* Stage `st`'s A (BM x MM_K, As[m][k]) and B (MM_K x BN, Bs[k][n]) tiles
+ * of k slice k0, in 16-byte chunks (8 elements): A chunk q is row q/4,
+ * k 8(q%4); B chunk q is k row q/(BN/8), n 8(q%(BN/8)). Rows and columns
+ * past the edges are zeros. With K (A) or N (B) a multiple of 8 every
+ * chunk is whole or wholly out and goes by cp.async (zero-filled when
+ * out); else by 16-bit loads and stores (visible after the next barrier,
+ * as the copies are after their wait). */
+template <int BM, int BN, int NT>
+__device__ inline void mm_fetch(const uint16_t *A, const uint16_t *B, uint16_t *as, uint16_t *bs,
+                                int M, int N, int K, int m0, int n0, int k0) {
+  constexpr int na = BM * MM_K / 8, nb = MM_K * BN / 8, ldb = BN + MM_PADB;
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int g = 0; g < (na + NT - 1) / NT; g++) {
+    const int q = tid + NT * g;
+    if (na % NT != 0 && q >= na) break;
+    const int r = q / (MM_K / 8), c = 8 * (q % (MM_K / 8));
+    const int row = m0 + r, col = k0 + c;
+    uint16_t *dst = as + r * MM_LDA + c;
+    if (K % 8 == 0) {
+      const bool in = row < M && col < K;
+      mm_cp16(mm_smem(dst), in ? A + (size_t)row * K + col : A, in ? 16 : 0);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; e++)
+        dst[e] = row < M && col + e < K ? A[(size_t)row * K + col + e] : (uint16_t)0;
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < (nb + NT - 1) / NT; g++) {
+    const int q = tid + NT * g;
+    if (nb % NT != 0 && q >= nb) break;
+    const int r = q / (BN / 8), c = 8 * (q % (BN / 8));
+    const int row = k0 + r, col = n0 + c;
+    uint16_t *dst = bs + r * ldb + c;
+    if (N % 8 == 0) {
+      const bool in = row < K && col < N;
+      mm_cp16(mm_smem(dst), in ? B + (size_t)row * N + col : B, in ? 16 : 0);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; e++)
+        dst[e] = row < K && col + e < N ? B[(size_t)row * N + col + e] : (uint16_t)0;
+    }
+  }
+}
+
+/* WM x WN warps, each owning a (BM/WM) x (BN/WN) part of the BM x BN tile
+ * as (BM/WM/16) x (BN/WN/8) m16n8 accumulators. A and B pass through
+ * `stages` (2..4) shared-memory stages of MM_K: while the tensor cores
+ * multiply stage s, cp.async fills stage s-1 with the slice stages-1
+ * ahead. Fragments come by ldmatrix (A as stored, B transposed: both
+ * stored row-major as in memory). */
+template <bool BF16, int BM, int BN, int WM, int WN>
+__global__ __launch_bounds__(WM *WN * 32) void gemm_mma(const uint16_t *__restrict__ A,
+                                                       const uint16_t *__restrict__ B,
+                                                       float *__restrict__ C, int M, int N, int K,
+                                                       int stages) {
+  constexpr int NT = WM * WN * 32, TM = BM / WM, TN = BN / WN, MI = TM / 16, NI = TN / 8;
+  constexpr int ldb = BN + MM_PADB, a_stage = BM * MM_LDA, b_stage = MM_K * ldb;
+  static_assert(TM % 16 == 0 && TN % 16 == 0, "mma: warp tiles of whole 16x16 blocks");
+  static_assert(MI * NI * 4 <= 128, "mma: at most 128 accumulators a thread");
+  MM_SHARED(mm_shared);
+  uint16_t *as = mm_shared, *bs = mm_shared + stages * a_stage;
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int wm = warp / WN, wn = warp % WN;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int kt_n = (K + MM_K - 1) / MM_K;
+
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int i = 0; i < MI; i++)
+#pragma unroll
+    for (int j = 0; j < NI; j++)
+#pragma unroll
+      for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0f;
+
+  /* the first stages-1 slices; a group each, empty past K (the wait counts
+   * groups) */
+  for (int s = 0; s < stages - 1; s++) {
+    if (s < kt_n)
+      mm_fetch<BM, BN, NT>(A, B, as + s * a_stage, bs + s * b_stage, M, N, K, m0, n0, s * MM_K);
+    mm_commit();
+  }
+  int rs = 0, ws = stages - 1; /* the stage read, the stage written */
+  for (int kt = 0; kt < kt_n; kt++) {
+    mm_wait(stages - 2); /* slice kt is in */
+    __syncthreads();     /* ... for every thread, and stage ws is read out */
+    if (kt + stages - 1 < kt_n)
+      mm_fetch<BM, BN, NT>(A, B, as + ws * a_stage, bs + ws * b_stage, M, N, K, m0, n0,
+                           (kt + stages - 1) * MM_K);
+    mm_commit();
+    const uint16_t *a_s = as + rs * a_stage + (wm * TM + lane % 16) * MM_LDA + (lane / 16) * 8;
+    const uint16_t *b_s = bs + rs * b_stage + (lane % 16) * ldb + wn * TN + (lane / 16) * 8;
+#pragma unroll
+    for (int kk = 0; kk < MM_K; kk += 16) {
+      uint32_t a[MI][4], b[NI / 2][4];
+#pragma unroll
+      for (int i = 0; i < MI; i++) mm_ldsm4<false>(a[i], mm_smem(a_s + i * 16 * MM_LDA + kk));
+#pragma unroll
+      for (int j = 0; j < NI / 2; j++) mm_ldsm4<true>(b[j], mm_smem(b_s + kk * ldb + j * 16));
+#pragma unroll
+      for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NI; j++)
+          mm_mma<BF16>(acc[i][j], a[i], b[j / 2][2 * (j % 2)], b[j / 2][2 * (j % 2) + 1]);
+    }
+    rs = rs + 1 == stages ? 0 : rs + 1;
+    ws = ws + 1 == stages ? 0 : ws + 1;
+  }
+  mm_wait(0);
+
+  const bool c_vec = N % 2 == 0;
+#pragma unroll
+  for (int i = 0; i < MI; i++)
+#pragma unroll
+    for (int j = 0; j < NI; j++) {
+      const int col = n0 + wn * TN + j * 8 + 2 * (lane % 4);
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int row = m0 + wm * TM + i * 16 + lane / 4 + 8 * h;
+        if (row >= M) continue;
+        float *c = C + (size_t)row * N + col;
+        if (c_vec && col + 2 <= N) {
+          *(float2 *)c = make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        } else {
+          if (col < N) c[0] = acc[i][j][2 * h];
+          if (col + 1 < N) c[1] = acc[i][j][2 * h + 1];
+        }
+      }
+    }
+}
+
+#endif

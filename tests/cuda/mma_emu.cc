@@ -1,5 +1,5 @@
 /* mma_emu: runs cuda_gemm's variant=mma kernel (plugins/hip/hip_gemm_mma.h)
- * on the CPU and checks C against a plain fp32 GEMM of the same inputs.
+ * on the CPU and checks C against a GEMM of the same inputs in double.
  *
  * The kernel is compiled as host C++ with HIPB_MMA_EMU: its threads are
  * fibers (ucontext) of one OS thread, run in turn; __syncthreads is a

@@ -1,0 +1,127 @@
+/* hipb_mma.h: the warp-level steps of the tensor-core kernels of the
+ * cuda_* build (NVIDIA sm_80 and later), in one place: cp.async (16 bytes
+ * global -> shared) with its commit and wait, ldmatrix .x4 [.trans],
+ * mma.sync m16n8k16 (f16/bf16 in, fp32 accumulate), a warp shuffle and the
+ * f16/bf16 conversions of operands. Kernels (hip_gemm_mma.h,
+ * hip_attention_mma.h) use only these for what is not plain C++, so that
+ * tests/cuda/mma_emu.h, which defines HIPB_MMA_EMU and its own mm_*
+ * doing what the PTX ISA says of each on the CPU, runs and checks the
+ * kernels' indexing, pipelines and masks without a GPU. */
+#ifndef HIPB_MMA_H
+#define HIPB_MMA_H
+
+#if !defined(HIPB_MMA_EMU)
+#define MM_SHARED(name) extern __shared__ __align__(16) uint16_t name[]
+
+/* A shared-memory address as the PTX takes it (32-bit, in the shared
+ * window). */
+__device__ inline uint32_t mm_smem(const void *p) {
+  return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* 16 bytes global -> shared, bypassing L1; `bytes` of them read, the rest
+ * zero (0: nothing read, 16 zeros written). */
+__device__ inline void mm_cp16(uint32_t dst, const void *src, int bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes)
+               : "memory");
+#else
+  (void)dst, (void)src, (void)bytes;
+#endif
+}
+__device__ inline void mm_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+/* Wait until at most n of this thread's groups are in flight (n < stages). */
+__device__ inline void mm_wait(int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if (n <= 0)
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+  else if (n == 1)
+    asm volatile("cp.async.wait_group 1;" ::: "memory");
+  else
+    asm volatile("cp.async.wait_group 2;" ::: "memory");
+#else
+  (void)n;
+#endif
+}
+
+/* Four 8x8 matrices of 16-bit values from shared memory: lane l names row
+ * l%8 of matrix l/8, and gets in r[q] row l/4, columns 2(l%4), 2(l%4)+1 of
+ * matrix q (.trans: column l/4, rows 2(l%4), 2(l%4)+1). */
+template <bool TRANS> __device__ inline void mm_ldsm4(uint32_t (&r)[4], uint32_t addr) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (TRANS)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+#else
+  (void)addr;
+  r[0] = r[1] = r[2] = r[3] = 0;
+#endif
+}
+
+/* d (16x8 fp32) += a (16x16, row) * b (16x8, col). Lane l, g = l/4,
+ * t = l%4: a[0] = A[g][2t..2t+1], a[1] = A[g+8][2t..], a[2] = A[g][2t+8..],
+ * a[3] = A[g+8][2t+8..]; b[0] = B[2t..2t+1][g], b[1] = B[2t+8..][g];
+ * d[0..1] = D[g][2t..2t+1], d[2..3] = D[g+8][2t..2t+1]. */
+template <bool BF16>
+__device__ inline void mm_mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (BF16)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+  (void)d, (void)a, (void)b0, (void)b1;
+#endif
+}
+
+/* v from lane (this lane ^ mask) of the warp. */
+__device__ inline float mm_shfl_xor(float v, int mask) {
+  return __shfl_xor_sync(0xffffffffu, v, mask);
+}
+
+/* Two fp32 values rounded (to nearest even) to f16 or bf16 and packed as
+ * an mma operand register: lo in the low half. */
+template <bool BF16> __device__ inline uint32_t mm_pack2(float lo, float hi) {
+  uint32_t r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (BF16)
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  else
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+#else
+  (void)lo, (void)hi;
+#endif
+  return r;
+}
+
+/* One f16 or bf16 value (its bits) as fp32. */
+template <bool BF16> __device__ inline float mm_to_f32(uint16_t bits) {
+  if constexpr (BF16) {
+    return __uint_as_float((uint32_t)bits << 16);
+  } else {
+    float f = 0.0f;
+#if defined(__CUDA_ARCH__)
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
+#else
+    (void)bits;
+#endif
+    return f;
+  }
+}
+
+#endif /* !HIPB_MMA_EMU */
+
+#endif

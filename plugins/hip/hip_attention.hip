@@ -19,21 +19,42 @@
  * model's rotary cache. head_dim runs on the kernel for 64, 128 or 256
  * (zero-padded up to it), tiles sized to stay within the 64 KiB of LDS:
  *   D=64: BQ=64, BK=64   D=128: BQ=64, BK=32   D=256: BQ=32, BK=16
+ * That is variant=tiled. The cuda_attention build adds variant=mma
+ * (hip_attention_mma.h): f16/bf16 on NVIDIA's tensor cores (mma.sync
+ * m16n8k16, sm_80 and later), head_dim up to 128.
  * FLOPs: 4 * batch * heads * seq^2 * head_dim / 2 (causal). Verified
  * against the harness's attention reference (BENCH_ATTN_ROPE). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipb.h"
+#if defined(HIPB_CUDA)
+#include "hip_attention_mma.h"
+#endif
 
 static const struct bench_param params[] = {
     BENCH_PARAM_ATTN_BATCH("1,2,1,1", "1", "1,1", "1,2,1,1,2,1"),
     BENCH_PARAM_ATTN_HEADS("2,1,2,1", "32", "32,32", "1,3,2,1,2,1"),
     BENCH_PARAM_ATTN_SEQ("64,19,128,77", "2048", "4096,8192", "1,7,65,130,33,200"),
     BENCH_PARAM_ATTN_HEAD_DIM(256, "32,6,64,128", "128", "128,128", "2,6,64,80,128,256"),
+#if defined(HIPB_CUDA)
+    /* variant and dtype advance together: mma takes f16 and bf16 alone */
+    {.name = "variant", .type = BENCH_PARAM_STRING,
+     .description = "tiled: the SIMT flash attention, fp32 math; mma: tensor cores (mma.sync "
+                    "m16n8k16, f16/bf16, P rounded to the input type, head_dim <= 128, sm_80 "
+                    "and later)",
+     .choices = "tiled,mma", .min = 0, .max = 0, .zip = 2,
+     .defaults = {"tiled,tiled,tiled,mma,mma", "tiled,tiled,mma", "tiled,mma,mma",
+                  "tiled,tiled,tiled,mma,mma"}},
+    BENCH_PARAM_DTYPE_ZIP(2, "element type of q, k, v and o (fp32 arithmetic)", "f32,f16,bf16",
+                          "f32,f16,bf16,f16,bf16", "f16,f32,f16", "f16,f16,bf16",
+                          "f32,f16,bf16,f16,bf16"),
+#else
     BENCH_PARAM_DTYPE("element type of q, k, v and o (fp32 arithmetic)", "f32,f16,bf16",
                       "f32,f16,bf16", "f16,f32", "f16", "f32,f16,bf16"),
+#endif
     BENCH_PARAM_ATTN_ROPE("none,halves", "interleaved", "interleaved", "none,interleaved,halves"),
     BENCH_PARAM_ATTN_THETA("10000", "10000", "10000", "10000"),
     HIPB_PARAM_FLUSH_L2,
@@ -237,6 +258,8 @@ struct attention {
   struct hipb_buf q, k, v, o;
   float2 *cs; /* RoPE table, device */
   int lds_opt_in; /* CUDA: the kernel may use more than 48 KiB of shared memory */
+  int mma;        /* variant=mma (the cuda build) */
+  uint16_t *prep; /* variant=mma: q, k, v rotated, scaled and padded to D */
 };
 
 template <typename T, int D, int BQ, int BK>
@@ -261,6 +284,58 @@ static int launch_d(const struct bench_host *h, struct attention *s) {
   return BENCH_OK;
 }
 
+#if defined(HIPB_CUDA)
+/* variant=mma: the pre-pass, then the attention, on D = 64 or 128. */
+template <bool BF16, int D> static int launch_mma_d(const struct bench_host *h, struct attention *s) {
+  const int64_t rows = s->batch * s->heads * s->seq, np = rows * D;
+  uint16_t *qr = s->prep, *kr = qr + np, *vr = kr + np;
+  HIPB_LAUNCH(h, (attn_mma_prep<BF16, D>), dim3((unsigned)((rows * (D / 2) + AM_THREADS - 1) / AM_THREADS)),
+              dim3(AM_THREADS), 0, s->ctx->stream, (const uint16_t *)s->q.dev,
+              (const uint16_t *)s->k.dev, (const uint16_t *)s->v.dev, qr, kr, vr, rows, (int)s->seq,
+              (int)s->d, s->rope, (const float2 *)s->cs, HIPB_LOG2E / sqrtf((float)s->d));
+  const int bytes = am_smem_bytes(D);
+  if (!s->lds_opt_in) {
+    HIPB_CHECK(h, cudaFuncSetAttribute(attn_mma<BF16, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       bytes));
+    s->lds_opt_in = 1;
+  }
+  const dim3 grid((unsigned)((s->seq + AM_BQ - 1) / AM_BQ), (unsigned)s->heads, (unsigned)s->batch);
+  HIPB_LAUNCH(h, (attn_mma<BF16, D>), grid, dim3(AM_THREADS), (size_t)bytes, s->ctx->stream,
+              (const uint16_t *)qr, (const uint16_t *)kr, (const uint16_t *)vr, (uint16_t *)s->o.dev,
+              (int)s->heads, (int)s->seq, (int)s->d);
+  return BENCH_OK;
+}
+template <bool BF16> static int launch_mma(const struct bench_host *h, struct attention *s) {
+  return s->d <= 64 ? launch_mma_d<BF16, 64>(h, s) : launch_mma_d<BF16, 128>(h, s);
+}
+
+/* variant=mma's reasons not to run here, its kernel line and its buffer. */
+static int setup_mma(const struct bench_host *h, struct attention *s) {
+  const hipDeviceProp_t *p = &s->ctx->prop;
+  if (s->dtype == BENCH_F32)
+    return h->skip(h, "variant mma takes f16 or bf16 (dtype f32 runs as variant tiled)");
+  if (p->major < 8)
+    return h->skip(h, "variant mma needs mma.sync m16n8k16 and cp.async (sm_80 and later); "
+                      "device %s is %s", p->name, s->ctx->arch);
+  if (s->d > AM_D_MAX)
+    return h->skip(h, "variant mma: head_dim %lld > %d (a warp's 16 rows of O stay in "
+                      "registers; variant tiled runs it)", (long long)s->d, AM_D_MAX);
+  const int D = s->d <= 64 ? 64 : 128;
+  if ((size_t)am_smem_bytes(D) > (size_t)p->sharedMemPerBlockOptin)
+    return h->skip(h, "variant mma: head_dim %lld takes %d bytes of shared memory; device %s "
+                      "allows %zu a block", (long long)s->d, am_smem_bytes(D), p->name,
+                   (size_t)p->sharedMemPerBlockOptin);
+  char buf[200];
+  snprintf(buf, sizeof buf, "mma.sync m16n8k16 %s flash attention, D=%d, 64 queries x 64 keys a "
+           "tile, 4 warps, K and V double-buffered by cp.async; RoPE and scale in a pre-pass",
+           s->dtype == BENCH_BF16 ? "bf16" : "f16", D);
+  h->set_info(h, "kernel", buf);
+  const size_t np = (size_t)(s->batch * s->heads * s->seq) * (size_t)D;
+  HIPB_CHECK(h, hipMalloc((void **)&s->prep, 3 * np * sizeof(uint16_t)));
+  return BENCH_OK;
+}
+#endif
+
 template <typename T> static int launch(const struct bench_host *h, struct attention *s) {
   if (s->d <= 64) return launch_d<T, 64, 64, 64>(h, s);
   if (s->d <= 128) return launch_d<T, 128, 64, 32>(h, s);
@@ -282,9 +357,14 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->rope = strcmp(rope, "interleaved") == 0 ? 1 : strcmp(rope, "halves") == 0 ? 2 : 0;
   if (s->rope && s->d % 2)
     return h->skip(h, "head_dim (%lld) must be even for RoPE", (long long)s->d);
-  h->set_info(h, "kernel", s->d <= 64    ? "fused causal flash attention, D=64 BQ=64 BK=64"
-                           : s->d <= 128 ? "fused causal flash attention, D=128 BQ=64 BK=32"
-                                         : "fused causal flash attention, D=256 BQ=32 BK=16");
+#if defined(HIPB_CUDA)
+  s->mma = strcmp(h->param_str(h, "variant"), "mma") == 0;
+  if (s->mma) HIPB_TRY(setup_mma(h, s));
+#endif
+  if (!s->mma)
+    h->set_info(h, "kernel", s->d <= 64    ? "fused causal flash attention, D=64 BQ=64 BK=64"
+                             : s->d <= 128 ? "fused causal flash attention, D=128 BQ=64 BK=32"
+                                           : "fused causal flash attention, D=256 BQ=32 BK=16");
   HIPB_TRY(hipb_setup(h, s->ctx));
   const size_t n = (size_t)(s->batch * s->heads * s->seq * s->d);
   HIPB_TRY(hipb_input(h, &s->q, n, s->dtype, 1));
@@ -307,6 +387,12 @@ static int run_batch(const struct bench_host *h, void *state, int64_t n) {
   struct attention *s = (struct attention *)state;
   HIPB_TRY(hipb_begin(h, s->ctx));
   for (int64_t i = 0; i < n; i++) {
+#if defined(HIPB_CUDA)
+    if (s->mma) {
+      HIPB_TRY(s->dtype == BENCH_BF16 ? launch_mma<true>(h, s) : launch_mma<false>(h, s));
+      continue;
+    }
+#endif
     HIPB_TRY(s->dtype == BENCH_F16    ? launch<hipb_f16>(h, s)
              : s->dtype == BENCH_BF16 ? launch<hipb_bf16>(h, s)
                                       : launch<float>(h, s));
@@ -345,6 +431,7 @@ static void teardown(const struct bench_host *h, void *state) {
   hipb_free(&s->v);
   hipb_free(&s->o);
   if (s->cs) (void)hipFree(s->cs);
+  if (s->prep) (void)hipFree(s->prep);
   free(s);
 }
 
@@ -353,7 +440,12 @@ HIPB_PLUGIN_DEFINE = {
     .name = HIPB_NAME("attention"),
     .backend = HIPB_BACKEND,
     .operation = "attention",
+#if defined(HIPB_CUDA)
+    .description = "fused causal flash attention with RoPE on q and k, online softmax: SIMT "
+                   "(f32/f16/bf16) and mma.sync tensor cores (f16/bf16)",
+#else
     .description = "fused causal flash attention with RoPE on q and k (f32/f16/bf16), online softmax",
+#endif
     .params = params,
     .init = hipb_init,
     .deinit = hipb_deinit,

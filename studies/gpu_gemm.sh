@@ -10,8 +10,9 @@
 #   2. tune: bench tune of cuda_gemm's variant=mma (tile, warps, stages) at
 #      4096^3 and 8192^3, f16 and bf16, into a tuning file of this run;
 #   3. perf: tiled, mma (the tuned layout) and cublas, f16 and bf16, at
-#      4096^3 and 8192^3 under the perf tier, cuda_attention at seq 4096,
-#      head_dim 128, and cuda_peak_matrix (the tensor-core roof).
+#      4096^3 and 8192^3 under the perf tier, cuda_attention (tiled and
+#      mma, f16 and bf16) at seq 4096, head_dim 128, and cuda_peak_matrix
+#      (the tensor-core roof).
 #
 # usage: studies/gpu_gemm.sh OUT_DIR [BUILD_DIR] [TUNE_BUDGET]
 #   BUILD_DIR    the carried build (default: build); needs bin/bench and the
@@ -54,7 +55,7 @@ for s in $sizes; do
     --param m=$s --param n=$s --param k=$s --param tile=auto --param warps=auto --param stages=auto
 done
 run "$bench" --preset perf --plugin cuda_attention --results-dir "$out/perf/attention" \
-  --param seq=4096 --param head_dim=128 --param dtype=f16,bf16
+  --param seq=4096 --param head_dim=128 --param variant=tiled,tiled,mma,mma --param dtype=f16,bf16,f16,bf16
 run "$bench" --preset perf --plugin cuda_peak_matrix --results-dir "$out/perf/peak"
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv \
   >>"$out/machine.txt" 2>&1

@@ -87,14 +87,14 @@ def main():
             d = c["params"].get("dtype")
             peak[d] = max(peak.get(d, 0.0), t)
     print("\n## cuda_attention seq 4096, head_dim 128 (perf tier)\n")
-    print("| dtype | median | TFLOP/s | of the tensor-core roof (cuda_peak_matrix, this run) | kernel |\n| --- | --- | --- | --- | --- |")
+    print("| variant | dtype | median | TFLOP/s | of the tensor-core roof (cuda_peak_matrix, this run) | kernel |\n| --- | --- | --- | --- | --- | --- |")
     for c in cases(os.path.join(out, "perf", "attention")):
-        t, d = tflops(c), c["params"].get("dtype")
+        t, d, v = tflops(c), c["params"].get("dtype"), c["params"].get("variant", "tiled")
         if t is None:
-            print("| %s | %s | | | |" % (d, why(c)))
+            print("| %s | %s | %s | | | |" % (v, d, why(c)))
             continue
         roof = peak.get(d)
-        print("| %s | %.3f ms | %.1f | %s | %s |" % (d, median_ms(c), t,
+        print("| %s | %s | %.3f ms | %.1f | %s | %s |" % (v, d, median_ms(c), t,
               "%.3f of %.0f" % (t / roof, roof) if roof else "no roof measured", (c.get("info") or {}).get("kernel", "")))
 
 

@@ -12,23 +12,15 @@ message, never a figure.
 """
 import collections
 import glob
-import json
 import os
 import sys
+
+from gpu_truth_tables import load_runs  # studies/, beside this script
 
 
 def cases(folder):
     """Every case of every result file under folder."""
-    out = []
-    for path in sorted(glob.glob(os.path.join(folder, "**", "*.json"), recursive=True)):
-        try:
-            with open(path) as f:
-                d = json.load(f)
-        except (OSError, ValueError):
-            continue
-        if isinstance(d, dict) and isinstance(d.get("cases"), list):
-            out.extend(d["cases"])
-    return out
+    return [c for _, c in load_runs(folder)]
 
 
 def tflops(c):

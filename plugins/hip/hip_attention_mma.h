@@ -84,15 +84,7 @@ __global__ __launch_bounds__(AM_THREADS) void attn_mma_prep(
  * bytes a cp.async; rows past seq zero. */
 template <int D, int ROWS>
 __device__ inline void am_fetch(uint16_t *dst, const uint16_t *src, int row0, int seq) {
-  constexpr int per_row = D / 8, chunks = ROWS * per_row;
-  static_assert(chunks % AM_THREADS == 0, "am_fetch: whole rounds of the block's threads");
-#pragma unroll
-  for (int i = 0; i < chunks / AM_THREADS; i++) {
-    const int c = (int)threadIdx.x + i * AM_THREADS;
-    const int r = c / per_row, e = 8 * (c % per_row), row = row0 + r;
-    const bool in = row < seq;
-    mm_cp16(mm_smem(dst + r * (D + AM_PAD) + e), in ? src + (size_t)row * D + e : src, in ? 16 : 0);
-  }
+  mm_fetch_tile<ROWS, D, AM_THREADS>(dst, D + AM_PAD, src, seq, D, row0, 0);
 }
 
 template <bool BF16, int D>

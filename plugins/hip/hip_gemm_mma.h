@@ -27,50 +27,13 @@ constexpr int mm_smem_bytes(int bm, int bn, int stages) {
   return stages * (bm * MM_LDA + MM_K * (bn + MM_PADB)) * 2;
 }
 
-/* Stage `st`'s A (BM x MM_K, As[m][k]) and B (MM_K x BN, Bs[k][n]) tiles
- * of k slice k0, in 16-byte chunks (8 elements): A chunk q is row q/4,
- * k 8(q%4); B chunk q is k row q/(BN/8), n 8(q%(BN/8)). Rows and columns
- * past the edges are zeros. With K (A) or N (B) a multiple of 8 every
- * chunk is whole or wholly out and goes by cp.async (zero-filled when
- * out); else by 16-bit loads and stores (visible after the next barrier,
- * as the copies are after their wait). */
+/* A stage: A's BM x MM_K tile (As[m][k]) and B's MM_K x BN tile (Bs[k][n])
+ * of k slice k0. */
 template <int BM, int BN, int NT>
 __device__ inline void mm_fetch(const uint16_t *A, const uint16_t *B, uint16_t *as, uint16_t *bs,
                                 int M, int N, int K, int m0, int n0, int k0) {
-  constexpr int na = BM * MM_K / 8, nb = MM_K * BN / 8, ldb = BN + MM_PADB;
-  const int tid = threadIdx.x;
-#pragma unroll
-  for (int g = 0; g < (na + NT - 1) / NT; g++) {
-    const int q = tid + NT * g;
-    if (na % NT != 0 && q >= na) break;
-    const int r = q / (MM_K / 8), c = 8 * (q % (MM_K / 8));
-    const int row = m0 + r, col = k0 + c;
-    uint16_t *dst = as + r * MM_LDA + c;
-    if (K % 8 == 0) {
-      const bool in = row < M && col < K;
-      mm_cp16(mm_smem(dst), in ? A + (size_t)row * K + col : A, in ? 16 : 0);
-    } else {
-#pragma unroll
-      for (int e = 0; e < 8; e++)
-        dst[e] = row < M && col + e < K ? A[(size_t)row * K + col + e] : (uint16_t)0;
-    }
-  }
-#pragma unroll
-  for (int g = 0; g < (nb + NT - 1) / NT; g++) {
-    const int q = tid + NT * g;
-    if (nb % NT != 0 && q >= nb) break;
-    const int r = q / (BN / 8), c = 8 * (q % (BN / 8));
-    const int row = k0 + r, col = n0 + c;
-    uint16_t *dst = bs + r * ldb + c;
-    if (N % 8 == 0) {
-      const bool in = row < K && col < N;
-      mm_cp16(mm_smem(dst), in ? B + (size_t)row * N + col : B, in ? 16 : 0);
-    } else {
-#pragma unroll
-      for (int e = 0; e < 8; e++)
-        dst[e] = row < K && col + e < N ? B[(size_t)row * N + col + e] : (uint16_t)0;
-    }
-  }
+  mm_fetch_tile<BM, MM_K, NT>(as, MM_LDA, A, M, K, m0, k0);
+  mm_fetch_tile<MM_K, BN, NT>(bs, BN + MM_PADB, B, K, N, k0, n0);
 }
 
 /* WM x WN warps, each owning a (BM/WM) x (BN/WN) part of the BM x BN tile

@@ -2,7 +2,8 @@
  * cuda_* build (NVIDIA sm_80 and later), in one place: cp.async (16 bytes
  * global -> shared) with its commit and wait, ldmatrix .x4 [.trans],
  * mma.sync m16n8k16 (f16/bf16 in, fp32 accumulate), a warp shuffle and the
- * f16/bf16 conversions of operands. Kernels (hip_gemm_mma.h,
+ * f16/bf16 conversions of operands; and, on them, mm_fetch_tile (a tile of
+ * a matrix into shared memory, edges zero). Kernels (hip_gemm_mma.h,
  * hip_attention_mma.h) use only these for what is not plain C++, so that
  * tests/cuda/mma_emu.h, which defines HIPB_MMA_EMU and its own mm_*
  * doing what the PTX ISA says of each on the CPU, runs and checks the
@@ -123,5 +124,34 @@ template <bool BF16> __device__ inline float mm_to_f32(uint16_t bits) {
 }
 
 #endif /* !HIPB_MMA_EMU */
+
+/* The R x C tile at (r0, c0) of a rows x cols row-major matrix into dst
+ * (rows ld apart), in 16-byte chunks (8 elements): chunk q is row q/(C/8),
+ * columns 8(q%(C/8)). Past the edges, zeros. With cols a multiple of 8
+ * every chunk is whole or wholly out and goes by cp.async (zero-filled
+ * when out); else by 16-bit loads and stores (visible after the next
+ * barrier, as the copies are after their wait). */
+template <int R, int C, int NT>
+__device__ inline void mm_fetch_tile(uint16_t *dst, int ld, const uint16_t *src, int rows,
+                                     int cols, int r0, int c0) {
+  constexpr int n = R * C / 8;
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int g = 0; g < (n + NT - 1) / NT; g++) {
+    const int q = tid + NT * g;
+    if (n % NT != 0 && q >= n) break;
+    const int r = q / (C / 8), c = 8 * (q % (C / 8));
+    const int row = r0 + r, col = c0 + c;
+    uint16_t *d = dst + r * ld + c;
+    if (cols % 8 == 0) {
+      const bool in = row < rows && col < cols;
+      mm_cp16(mm_smem(d), in ? src + (size_t)row * cols + col : src, in ? 16 : 0);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; e++)
+        d[e] = row < rows && col + e < cols ? src[(size_t)row * cols + col + e] : (uint16_t)0;
+    }
+  }
+}
 
 #endif

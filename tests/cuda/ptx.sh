@@ -48,3 +48,20 @@ ptx() {
   objcopy --dump-section .nv_fatbin="$T/$1/fb" "$PLUGIN_DIR/$1.so" "$T/$1/so.copy" 2>/dev/null
   python3 "$SRC/tests/cuda/fatbin.py" "$T/$1/fb" "$T/$1" >"$T/$1/entries"
 }
+
+# ptx_archs ARCH...: those of a CMAKE_CUDA_ARCHITECTURES list that carry
+# PTX (N and N-virtual; N-real is SASS alone), as N
+ptx_archs() {
+  local a
+  for a in "$@"; do
+    case $a in *-real) ;; *) echo "${a%-virtual}" ;; esac
+  done
+}
+
+# arch_loops PLUGIN ARCH OUT: ptx_loops of PLUGIN's PTX for sm_ARCH (after
+# ptx PLUGIN) into OUT; a failure and 1 when the plugin has none
+arch_loops() {
+  local files=("$T/$1"/ptx.*.sm_"$2")
+  [ -e "${files[0]}" ] || { fail "$1: no PTX for sm_$2"; return 1; }
+  ptx_loops "${files[@]}" >"$3"
+}

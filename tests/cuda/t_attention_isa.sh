@@ -29,13 +29,9 @@ ptx cuda_attention
 mma=(mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32)
 cvt=(cvt.rn.f16x2.f32 cvt.rn.bf16x2.f32)
 read_archs=0
-for a in $CUDA_ARCHS; do
-  case $a in *-real) continue ;; esac
-  a=${a%-virtual}
-  files=("$T"/cuda_attention/ptx.*.sm_"$a")
-  [ -e "${files[0]}" ] || { fail "cuda_attention: no PTX for sm_$a"; continue; }
+for a in $(ptx_archs $CUDA_ARCHS); do
+  arch_loops cuda_attention "$a" "$T/attn.$a" || continue
   read_archs=$((read_archs + 1))
-  ptx_loops "${files[@]}" >"$T/attn.$a"
   for D in 64 128; do
     for b in 0 1; do
       what="cuda_attention sm_$a attn_mma<$b, $D>"

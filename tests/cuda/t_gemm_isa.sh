@@ -37,13 +37,9 @@ mma=(mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 mma.sync.aligned.m16n8k16
 ldsm=ldmatrix.sync.aligned.m8n8.x4.shared.b16
 ldsmt=ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 read_archs=0
-for a in $CUDA_ARCHS; do
-  case $a in *-real) continue ;; esac
-  a=${a%-virtual}
-  files=("$T"/cuda_gemm/ptx.*.sm_"$a")
-  [ -e "${files[0]}" ] || { fail "cuda_gemm: no PTX for sm_$a"; continue; }
+for a in $(ptx_archs $CUDA_ARCHS); do
+  arch_loops cuda_gemm "$a" "$T/gemm.$a" || continue
   read_archs=$((read_archs + 1))
-  ptx_loops "${files[@]}" >"$T/gemm.$a"
   kernels=0
   for t in $tiles; do
     bm=${t%x*} bn=${t#*x}

@@ -27,12 +27,8 @@ ptx cuda_peak_fma
 ptx cuda_peak_matrix
 
 want_fma=("fma.rn.f32 512" "fma.rn.f64 256" "fma.rn.f16x2 256" "fma.rn.bf16x2 256")
-for a in $CUDA_ARCHS; do
-  case $a in *-real) continue ;; esac
-  a=${a%-virtual}
-  files=("$T"/cuda_peak_fma/ptx.*.sm_"$a")
-  [ -e "${files[0]}" ] || { fail "cuda_peak_fma: no PTX for sm_$a"; continue; }
-  ptx_loops "${files[@]}" >"$T/fma.$a"
+for a in $(ptx_archs $CUDA_ARCHS); do
+  arch_loops cuda_peak_fma "$a" "$T/fma.$a" || continue
   for k in 0 1 2 3; do
     line=$(grep -E "^_Z8peak_fmaILi${k}E" "$T/fma.$a")
     [ -n "$line" ] || { fail "cuda_peak_fma sm_$a: no kernel peak_fma<$k>"; continue; }
@@ -47,12 +43,9 @@ done
 mma=(mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32)
 wgmma=(wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16)
 saw_90a=0
-for a in $CUDA_PEAK_MATRIX_ARCHS; do
-  case $a in *-real) continue ;; esac
-  a=${a%-virtual}
+for a in $(ptx_archs $CUDA_PEAK_MATRIX_ARCHS); do
+  arch_loops cuda_peak_matrix "$a" "$T/mx.$a" || continue
   files=("$T"/cuda_peak_matrix/ptx.*.sm_"$a")
-  [ -e "${files[0]}" ] || { fail "cuda_peak_matrix: no PTX for sm_$a"; continue; }
-  ptx_loops "${files[@]}" >"$T/mx.$a"
   for b in 0 1; do
     line=$(grep -E "^_Z8peak_mmaILb${b}E" "$T/mx.$a")
     n=$(count "$line" "${mma[$b]}")

@@ -7,9 +7,10 @@
 #
 #   1. verify: the verify preset's full reference check of cuda_gemm (every
 #      variant, tile and edge shape of the preset) and cuda_attention;
-#   2. tune: bench tune of cuda_gemm's variant=mma (tile, warps, stages) at
-#      4096^3 and 8192^3, f16 and bf16, into a tuning file of this run;
-#   3. perf: tiled, mma (the tuned layout) and cublas, f16 and bf16, at
+#   2. tune: bench tune of cuda_gemm's variant=mma (tile, warps, stages) and
+#      wgmma (tile, stages) at 4096^3 and 8192^3, f16 and bf16, into a
+#      tuning file of this run;
+#   3. perf: tiled, mma and wgmma (the tuned layouts) and cublas, f16 and bf16, at
 #      4096^3 and 8192^3 under the perf tier, cuda_attention (tiled and
 #      mma, f16 and bf16) at seq 4096, head_dim 128, and cuda_peak_matrix
 #      (the tensor-core roof).
@@ -18,7 +19,7 @@
 #   BUILD_DIR    the carried build (default: build); needs bin/bench and the
 #                cuda_* plugins
 #   TUNE_BUDGET  bench tune's budget per size (default 80s)
-# Takes about 6 minutes on an H100 (steps 1-3: 40 s, 2 x 80 s, 150 s).
+# Takes about 7 minutes on an H100 (steps 1-3: 50 s, 2 x 80 s, 200 s).
 set -uo pipefail
 out=${1:?usage: studies/gpu_gemm.sh OUT_DIR [BUILD_DIR] [TUNE_BUDGET]}
 build=${2:-build}
@@ -41,17 +42,19 @@ step "1. verify: cuda_gemm, cuda_attention"
 run "$bench" --preset verify --plugin cuda_gemm --plugin cuda_attention --results-dir "$out/verify"
 
 sizes="4096 8192"
-step "2. tune cuda_gemm variant=mma at $sizes (budget $budget each)"
+step "2. tune cuda_gemm variant=mma and wgmma at $sizes (budget $budget each)"
 for s in $sizes; do
   run "$bench" tune --plugin cuda_gemm --preset perf --tuning-file "$tuning" --budget "$budget" \
-    --param variant=mma --param dtype=f16,bf16 --param m=$s --param n=$s --param k=$s \
+    --param variant=mma,mma,wgmma,wgmma --param dtype=f16,bf16,f16,bf16 \
+    --param m=$s --param n=$s --param k=$s \
     --param tile=auto --param warps=auto --param stages=auto
 done
 
-step "3. perf: tiled, mma (tuned), cublas at $sizes; attention; tensor-core peak"
+step "3. perf: tiled, mma and wgmma (tuned), cublas at $sizes; attention; tensor-core peak"
 for s in $sizes; do
   run "$bench" --preset perf --plugin cuda_gemm --tuning-file "$tuning" --results-dir "$out/perf/$s" \
-    --param variant=tiled,tiled,mma,mma,cublas,cublas --param dtype=f16,bf16,f16,bf16,f16,bf16 \
+    --param variant=tiled,tiled,mma,mma,wgmma,wgmma,cublas,cublas \
+    --param dtype=f16,bf16,f16,bf16,f16,bf16,f16,bf16 \
     --param m=$s --param n=$s --param k=$s --param tile=auto --param warps=auto --param stages=auto
 done
 run "$bench" --preset perf --plugin cuda_attention --results-dir "$out/perf/attention" \

@@ -22,6 +22,14 @@
  *                  cp.async pipeline of `stages` (2..4, a tunable) shared-
  *                  memory stages of 32 k, the fragments loaded by ldmatrix
  *                  (B transposed on the way). An older device SKIPs it.
+ *   variant=wgmma  (the cuda_gemm build) f16 or bf16 on Hopper's warpgroup
+ *                  tensor cores (hip_gemm_wgmma.h; sm_90a code, which
+ *                  plugins/cuda builds for this plugin in place of sm_90):
+ *                  BM/64 warpgroups each own 64 rows of the tile as one
+ *                  wgmma m64nBNk16 accumulator, A and B from 128-byte-
+ *                  swizzled shared memory filled by a cp.async pipeline of
+ *                  `stages` stages of 64 k. Any device but an sm_90 one
+ *                  running this build's sm_90a code SKIPs it.
  * Edges (m, n, k not multiples of the tiles) are zero-padded on the way in
  * and masked on the way out. Verified against the harness's gemm reference
  * (inputs as given, fp32 output). */
@@ -374,6 +382,16 @@ __global__ __launch_bounds__(256) void gemm_mfma(const uint16_t *__restrict__ A,
 /* ---- variant=mma: hip_gemm_mma.h (the cuda_gemm build) --------------- */
 #if defined(HIPB_CUDA)
 #include "hip_gemm_mma.h"
+#include "hip_gemm_wgmma.h"
+
+/* 1 when the code the device runs is sm_90a (has wgmma.mma_async). */
+__global__ void gemm_wgmma_built(int *out) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if (threadIdx.x == 0) out[0] = 1;
+#else
+  if (threadIdx.x == 0) out[0] = 0;
+#endif
+}
 #endif
 
 /* ---- variant=rocblas / variant=cublas: the vendor anchors ------------------ */
@@ -398,7 +416,7 @@ struct gemm {
   enum bench_dtype dtype;
   gemm_launch launch; /* one iteration: the variant's kernel for this tile and dtype */
   int bm, bn;         /* its tile of C (grid) */
-  int stages, smem_set; /* variant=mma: its pipeline depth; the kernel's shared memory asked for */
+  int stages, smem_set; /* variant=mma, wgmma: pipeline depth; the kernel's shared memory asked for */
 #if defined(HIPB_CUDA)
   cublasHandle_t cublas; /* variant=cublas */
 #elif defined(HIPB_ROCBLAS)
@@ -546,6 +564,30 @@ template <bool BF16, int BM, int BN, int WM, int WN> constexpr gemm_launch mma_o
 #define GEMM_MMA(BM, BN)                                                                   \
   {{mma_or_null<false, BM, BN, 2, 2>(), mma_or_null<true, BM, BN, 2, 2>()},                 \
    {mma_or_null<false, BM, BN, 2, 4>(), mma_or_null<true, BM, BN, 2, 4>()}}
+
+template <bool BF16, int BM, int BN>
+static int launch_wgmma(const struct bench_host *h, struct gemm *s) {
+  const dim3 grid((unsigned)((s->n + BN - 1) / BN), (unsigned)((s->m + BM - 1) / BM));
+  const int bytes = wg_smem_bytes(BM, BN, s->stages);
+  if (!s->smem_set) {
+    HIPB_CHECK(h, cudaFuncSetAttribute(gemm_wgmma<BF16, BM, BN>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    s->smem_set = 1;
+  }
+  HIPB_LAUNCH(h, (gemm_wgmma<BF16, BM, BN>), grid, dim3(BM / 64 * 128), (size_t)bytes,
+              s->ctx->stream, (const uint16_t *)s->a.dev, (const uint16_t *)s->b.dev,
+              (float *)s->c.dev, (int)s->m, (int)s->n, (int)s->k, s->stages);
+  return BENCH_OK;
+}
+/* A tile gemm_wgmma takes: 1 to 4 warpgroups of 64 rows, n 64, 128 or 256
+ * (else NULL: none built). */
+template <bool BF16, int BM, int BN> constexpr gemm_launch wgmma_or_null() {
+  if constexpr (BM % 64 == 0 && BM <= 256 && (BN == 64 || BN == 128 || BN == 256))
+    return launch_wgmma<BF16, BM, BN>;
+  else
+    return nullptr;
+}
+#define GEMM_WGMMA(BM, BN) {wgmma_or_null<false, BM, BN>(), wgmma_or_null<true, BM, BN>()}
 /* variant=mma's warp layouts (the `warps` tunable), in the order of
  * gemm_tile.mma */
 static const struct {
@@ -554,6 +596,7 @@ static const struct {
 } mma_warps[] = {{"2x2", 2, 2}, {"2x4", 2, 4}};
 #else
 #define GEMM_MMA(BM, BN) {{NULL, NULL}, {NULL, NULL}}
+#define GEMM_WGMMA(BM, BN) {NULL, NULL}
 #endif
 
 /* One value of `tile`: the block's tile of C, BMxBN. variant=tiled runs it
@@ -565,12 +608,13 @@ struct gemm_tile {
   gemm_launch tiled[3]; /* f32, f16, bf16 */
   gemm_launch mfma[2];  /* f16, bf16; NULL: no mfma kernel for this tile */
   gemm_launch mma[2][2]; /* warps 2x2, 2x4; f16, bf16; NULL: none for this tile */
+  gemm_launch wgmma[2];  /* f16, bf16; NULL: none for this tile */
 };
 #define GEMM_TILE(BM, BN, TM, TN)                                                             \
   {#BM "x" #BN, BM, BN, TM, TN,                                                              \
    {launch_tiled<float, BM, BN, TM, TN>, launch_tiled<hipb_f16, BM, BN, TM, TN>,               \
     launch_tiled<hipb_bf16, BM, BN, TM, TN>},                                                  \
-   GEMM_MFMA(BM, BN), GEMM_MMA(BM, BN)}
+   GEMM_MFMA(BM, BN), GEMM_MMA(BM, BN), GEMM_WGMMA(BM, BN)}
 
 /* In the order of preference (the default, today's 128x128, first): the
  * block counts of 64 and 512 threads are whole waves of 32 and of 64. */
@@ -584,7 +628,7 @@ static const struct gemm_tile tiles[] = {
     {"32x32", 32, 32, 4, 4,    /* 64: small problems; no mfma kernel */
      {launch_tiled<float, 32, 32, 4, 4>, launch_tiled<hipb_f16, 32, 32, 4, 4>,
       launch_tiled<hipb_bf16, 32, 32, 4, 4>},
-     {NULL, NULL}, GEMM_MMA(32, 32)},
+     {NULL, NULL}, GEMM_MMA(32, 32), GEMM_WGMMA(32, 32)},
 };
 #define GEMM_TILES "128x128,64x64,128x64,64x128,256x128,128x256,32x32"
 
@@ -593,15 +637,20 @@ static const struct bench_param params[] = {
     /* as hip_gemm's below: cublas is the anchor, not a candidate */
     {.name = "variant", .type = BENCH_PARAM_STRING,
      .description = "tiled: shared-memory-tiled SIMT fp32 math; mma: tensor cores (mma.sync "
-                    "m16n8k16, f16/bf16 inputs, sm_80 and later); cublas: cuBLAS cublasGemmEx, "
-                    "fp32 compute (the vendor anchor); auto: tuned among tiled and mma",
-     .choices = "tiled,mma,cublas", .min = 0, .max = 0, .zip = 2,
-     .defaults = {"tiled,tiled,mma,mma,cublas,cublas", "tiled,mma,mma,cublas,cublas,cublas",
-                  "tiled,mma,mma,cublas,cublas,cublas", "tiled,tiled,mma,mma,cublas,cublas"},
-     .tunable = 1, .candidates = "tiled,mma"},
+                    "m16n8k16, f16/bf16 inputs, sm_80 and later); wgmma: warpgroup tensor cores "
+                    "(wgmma.mma_async, f16/bf16, sm_90a code on H100/H200); cublas: cuBLAS "
+                    "cublasGemmEx, fp32 compute (the vendor anchor); auto: tuned among tiled, mma "
+                    "and wgmma",
+     .choices = "tiled,mma,wgmma,cublas", .min = 0, .max = 0, .zip = 2,
+     .defaults = {"tiled,tiled,mma,mma,wgmma,wgmma,cublas,cublas",
+                  "tiled,mma,mma,wgmma,wgmma,cublas,cublas,cublas",
+                  "tiled,mma,mma,wgmma,wgmma,cublas,cublas,cublas",
+                  "tiled,tiled,mma,mma,wgmma,wgmma,cublas,cublas"},
+     .tunable = 1, .candidates = "tiled,mma,wgmma"},
     BENCH_PARAM_DTYPE_ZIP(2, "element type of A and B (C is fp32, accumulation fp32)",
-                          "f32,f16,bf16", "f32,f16,f16,bf16,f16,bf16", "f32,f16,bf16,f32,f16,bf16",
-                          "f32,f16,bf16,f32,f16,bf16", "f32,bf16,f16,bf16,f16,bf16"),
+                          "f32,f16,bf16", "f32,f16,f16,bf16,f16,bf16,f16,bf16",
+                          "f32,f16,bf16,f16,bf16,f32,f16,bf16", "f32,f16,bf16,f16,bf16,f32,f16,bf16",
+                          "f32,bf16,f16,bf16,f16,bf16,f16,bf16"),
 #else
     /* A tunable that is also a sweep axis (zipped with dtype), as
      * cpu_gemm's: the tiers' lists and a preset or --param that names
@@ -644,7 +693,8 @@ static const struct bench_param params[] = {
      .choices = "2x2,2x4", .min = 0, .max = 0, .zip = 0,
      .defaults = {"2x2", "2x2", "2x2", "2x2"}, .tunable = 1},
     {.name = "stages", .type = BENCH_PARAM_INT,
-     .description = "mma: shared-memory stages of the cp.async pipeline, 32 k each (a tunable)",
+     .description = "mma and wgmma: shared-memory stages of the cp.async pipeline, 32 k (mma) or "
+                    "64 k (wgmma) each (a tunable)",
      .choices = NULL, .min = 2, .max = MM_MAX_STAGES, .zip = 0,
      .defaults = {"3", "3", "3", "3"}, .tunable = 1, .candidates = "3,2,4"},
 #endif
@@ -684,6 +734,44 @@ static int pick_mma(const struct bench_host *h, struct gemm *s, const struct gem
   h->set_info(h, "kernel", buf);
   return BENCH_OK;
 }
+
+/* variant=wgmma's kernel for tile t, the `stages` parameter and the dtype,
+ * or a skip saying why this device, build or tile cannot run it. */
+static int pick_wgmma(const struct bench_host *h, struct gemm *s, const struct gemm_tile *t) {
+  const hipDeviceProp_t *p = &s->ctx->prop;
+  if (s->dtype == BENCH_F32)
+    return h->skip(h, "variant wgmma takes f16 or bf16 inputs (dtype f32 runs as variant tiled)");
+  if (p->major != 9)
+    return h->skip(h, "variant wgmma needs wgmma.mma_async, sm_90a code on an sm_90 GPU (H100, "
+                      "H200); device %s is %s", p->name, s->ctx->arch);
+  int *flag = NULL, built = 0;
+  HIPB_CHECK(h, hipMalloc((void **)&flag, sizeof *flag));
+  hipLaunchKernelGGL(gemm_wgmma_built, dim3(1), dim3(32), 0, s->ctx->stream, flag);
+  hipError_t err = hipGetLastError();
+  if (err == hipSuccess) err = hipMemcpy(&built, flag, sizeof built, hipMemcpyDeviceToHost);
+  (void)hipFree(flag);
+  if (err != hipSuccess) return hipb_error(h, err, "the sm_90a probe", __FILE__, __LINE__);
+  if (!built)
+    return h->skip(h, "variant wgmma: this build has no sm_90a code for device %s (%s); "
+                      "plugins/cuda builds it with CUDA 12 and newer for architecture 90",
+                   p->name, s->ctx->arch);
+  if (!t->wgmma[0])
+    return h->skip(h, "tile %s: wgmma takes 64 to 256 rows (warpgroups of 64) and 64, 128 or 256 "
+                      "columns", t->name);
+  s->stages = (int)h->param_int(h, "stages");
+  const int bytes = wg_smem_bytes(t->bm, t->bn, s->stages);
+  if ((size_t)bytes > (size_t)p->sharedMemPerBlockOptin)
+    return h->skip(h, "tile %s, %d stages take %d bytes of shared memory; device %s allows %zu "
+                      "a block", t->name, s->stages, bytes, p->name,
+                   (size_t)p->sharedMemPerBlockOptin);
+  s->launch = t->wgmma[s->dtype == BENCH_BF16 ? 1 : 0];
+  char buf[160];
+  snprintf(buf, sizeof buf, "wgmma m64n%dk16 %s, %dx%dx%d tiles, %d warpgroups, %d stages "
+           "(cp.async, 128-byte swizzle)", t->bn, s->dtype == BENCH_BF16 ? "bf16" : "f16",
+           t->bm, t->bn, WG_K, t->bm / 64, s->stages);
+  h->set_info(h, "kernel", buf);
+  return BENCH_OK;
+}
 #endif
 
 /* The variant's kernel for this tile and dtype, or a skip saying why this
@@ -697,10 +785,12 @@ static int pick_kernel(const struct bench_host *h, struct gemm *s, const char *v
   s->bm = t->bm;
   s->bn = t->bn;
 #if defined(HIPB_CUDA)
-  if (strcmp(variant, "mma") != 0 &&
-      (strcmp(h->param_str(h, "warps"), "2x2") != 0 || h->param_int(h, "stages") != 3))
-    return h->skip(h, "warps and stages are variant mma's, not %s's (warps 2x2, stages 3 run it)",
-                   variant);
+  /* a tunable of other variants' runs once here, at its default */
+  const int pipelined = strcmp(variant, "mma") == 0 || strcmp(variant, "wgmma") == 0;
+  if (strcmp(variant, "mma") != 0 && strcmp(h->param_str(h, "warps"), "2x2") != 0)
+    return h->skip(h, "warps is variant mma's, not %s's (warps 2x2 runs it)", variant);
+  if (!pipelined && h->param_int(h, "stages") != 3)
+    return h->skip(h, "stages is variants mma's and wgmma's, not %s's (stages 3 runs it)", variant);
 #endif
   const hipDeviceProp_t *p = &s->ctx->prop;
   char buf[160];
@@ -745,6 +835,7 @@ static int pick_kernel(const struct bench_host *h, struct gemm *s, const char *v
   }
 #if defined(HIPB_CUDA)
   if (strcmp(variant, "mma") == 0) return pick_mma(h, s, t);
+  if (strcmp(variant, "wgmma") == 0) return pick_wgmma(h, s, t);
 #endif
   /* the vendor library: its own kernels, so one tile value stands for it */
   if (t != &tiles[0])
@@ -823,8 +914,8 @@ HIPB_PLUGIN_DEFINE = {
     .backend = HIPB_BACKEND,
     .operation = "gemm",
 #if defined(HIPB_CUDA)
-    .description = "GEMM, fp32 accumulate: shared-memory-tiled SIMT (f32/f16/bf16) and "
-                   "mma.sync tensor cores (f16/bf16), tiles tunables; cuBLAS",
+    .description = "GEMM, fp32 accumulate: shared-memory-tiled SIMT (f32/f16/bf16), mma.sync "
+                   "and wgmma tensor cores (f16/bf16), tiles tunables; cuBLAS",
 #else
     .description = "GEMM, fp32 accumulate: LDS-tiled SIMT (f32/f16/bf16) and MFMA matrix cores "
                    "(f16/bf16), tile a tunable; rocBLAS",

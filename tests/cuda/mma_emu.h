@@ -18,7 +18,10 @@
  *                          barrier after it, reads stale data and the check
  *                          fails;
  *   shfl.sync.bfly         the value of lane ^ mask;
- *   cvt.rn.{f16,bf16}x2    round to nearest even (bench/dtype.h's).
+ *   cvt.rn.{f16,bf16}x2    round to nearest even (bench/dtype.h's);
+ *   wgmma.mma_async        queued until wgmma.wait_group, then done reading
+ *                          shared memory through its descriptors (the
+ *                          128-byte-swizzle canonical layouts, below).
  * Shared memory is fresh per block and filled with a poison pattern (NaN
  * in f16 and bf16), so a fragment read from a stage never written shows.
  * emu_launch(body, grid, threads, shared bytes) runs a kernel. */
@@ -56,7 +59,7 @@ static inline float2 make_float2(float x, float y) { return float2{x, y}; }
 
 /* ---- fibers: the block's threads ------------------------------------- */
 
-enum { EMU_STACK = 64 * 1024, EMU_MAX_THREADS = 256 };
+enum { EMU_STACK = 64 * 1024, EMU_MAX_THREADS = 512 };
 
 struct emu_barrier {
   int n, count;
@@ -75,6 +78,14 @@ struct emu_fiber {
   };
   std::vector<std::vector<copy>> groups;
   std::vector<copy> open;
+  /* wgmma: committed groups and the open one */
+  struct wgop {
+    float *d;
+    int bn, bf16;
+    uint64_t da, db;
+  };
+  std::vector<std::vector<wgop>> wg_groups;
+  std::vector<wgop> wg_open;
 };
 
 static struct {
@@ -82,6 +93,7 @@ static struct {
   emu_fiber *fibers;
   int nthreads, cur;
   char *shared;
+  size_t shared_bytes;
   emu_barrier block;
   emu_barrier warp[EMU_MAX_THREADS / 32];
   /* a warp's exchange: each lane's operands of the primitive */
@@ -220,6 +232,65 @@ template <bool BF16> static inline float mm_to_f32(uint16_t bits) {
   return BF16 ? bench_bf16_to_f32(bits) : bench_f16_to_f32(bits);
 }
 
+/* wgmma: the products are done at the wait (the latest the ISA allows),
+ * reading shared memory then, so a stage refilled before its wait, or
+ * accumulators read before it, show in the result. The descriptors are
+ * read as the ISA's 128-byte-swizzle canonical layouts: A K-major (row m
+ * at (m/8) SBO + (m%8) 128 bytes, k contiguous), B MN-major (n at
+ * (n/64) LBO + 2 (n%64) bytes, k row at (k/8) SBO + (k%8) 128); each
+ * address then swizzled, 16-byte chunk bits 4-6 ^= bits 7-9. */
+static inline void wg_fence_proxy() {}
+static inline void wg_fence() {}
+static inline void wg_commit() {
+  emu_fiber &f = emu.fibers[emu.cur];
+  f.wg_groups.push_back(f.wg_open);
+  f.wg_open.clear();
+}
+template <bool BF16, int BN>
+static inline void wg_mma(float (&d)[BN / 2], uint64_t da, uint64_t db) {
+  emu.fibers[emu.cur].wg_open.push_back({d, BN, BF16, da, db});
+}
+
+static inline float emu_wg_val(bool bf16, uint64_t desc, uint32_t rel) {
+  if (desc >> 62 != 1) {
+    fprintf(stderr, "mma_emu: wgmma descriptor %#llx: not the 128-byte swizzle\n",
+            (unsigned long long)desc);
+    exit(1);
+  }
+  const uint32_t addr = ((uint32_t)desc & 0x3fff) * 16 + rel;
+  const uint32_t phys = addr ^ (((addr >> 7) & 7) << 4);
+  if (phys + 2 > emu.shared_bytes) {
+    fprintf(stderr, "mma_emu: wgmma reads shared byte %u of %zu\n", phys, emu.shared_bytes);
+    exit(1);
+  }
+  uint16_t v;
+  memcpy(&v, emu.shared + phys, 2);
+  return bf16 ? bench_bf16_to_f32(v) : bench_f16_to_f32(v);
+}
+
+template <int N> static inline void wg_wait0(float (&)[N]) {
+  emu_fiber &f = emu.fibers[emu.cur];
+  const int lane = emu.cur % 32, w = (emu.cur % 128) / 32, g = lane / 4, t = lane % 4;
+  for (const std::vector<emu_fiber::wgop> &grp : f.wg_groups)
+    for (const emu_fiber::wgop &op : grp) {
+      const uint32_t lbo = (uint32_t)(op.db >> 16 & 0x3fff) * 16;
+      const uint32_t sbo_a = (uint32_t)(op.da >> 32 & 0x3fff) * 16;
+      const uint32_t sbo_b = (uint32_t)(op.db >> 32 & 0x3fff) * 16;
+      for (int i = 0; i < op.bn / 2; i++) {
+        const int v = i % 4, row = 16 * w + g + 8 * (v / 2), col = 8 * (i / 4) + 2 * t + v % 2;
+        double s = op.d[i];
+        for (int k = 0; k < 16; k++) {
+          const float a = emu_wg_val(op.bf16, op.da, (uint32_t)(row / 8) * sbo_a + (uint32_t)(row % 8) * 128 + 2 * (uint32_t)k);
+          const float b = emu_wg_val(op.bf16, op.db, (uint32_t)(col / 64) * lbo + 2 * (uint32_t)(col % 64) +
+                                                         (uint32_t)(k % 8) * 128 + (uint32_t)(k / 8) * sbo_b);
+          s += (double)a * b;
+        }
+        op.d[i] = (float)s;
+      }
+    }
+  f.wg_groups.clear();
+}
+
 /* ---- a launch: the grid's blocks in turn, each block's threads as fibers */
 
 static std::function<void()> emu_body; /* the kernel with its arguments */
@@ -237,6 +308,8 @@ __attribute__((noinline)) static void emu_fiber_start(emu_fiber &f) {
   f.done = 0;
   f.groups.clear();
   f.open.clear();
+  f.wg_groups.clear();
+  f.wg_open.clear();
   getcontext(&f.ctx);
   f.ctx.uc_stack.ss_sp = f.stack.data();
   f.ctx.uc_stack.ss_size = f.stack.size();
@@ -265,6 +338,7 @@ static void emu_launch(std::function<void()> body, unsigned gx, unsigned gy, uns
           shared[i + 1] = 0x7f;
         }
         emu.shared = shared.data();
+        emu.shared_bytes = shared_bytes;
         emu.fibers = fibers.data();
         emu.nthreads = nthreads;
         emu.block = emu_barrier{nthreads, 0, 0};

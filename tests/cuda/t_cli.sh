@@ -5,8 +5,8 @@
 # the other plugins (cpu_*) still run and pass. With a GPU: every cuda smoke
 # case is OK. Either way the cuda plugins name the same operations as the
 # hip ones (bench compare --by operation lines them up) and cuda_gemm offers
-# variant=mma (tensor cores, its warps and stages tunables) and cublas in
-# place of mfma.
+# variant=mma (tensor cores, its warps and stages tunables), wgmma and
+# cublas in place of mfma.
 . "$SRC/tests/cli/lib.sh"
 
 n=$(echo $CUDA_PLUGINS | wc -w)
@@ -31,7 +31,7 @@ fi
 
 run_bench --list --verbose --plugin cuda_gemm
 expect_rc 0 "--list --verbose"
-expect_in "$T/out" 'variant +string \{tiled,mma,cublas\}'
+expect_in "$T/out" 'variant +string \{tiled,mma,wgmma,cublas\}'
 expect_in "$T/out" 'flush_l2 +int'
 expect_in "$T/out" '^ +warps +string \{2x2,2x4\}' "cuda_gemm warps (variant=mma)"
 expect_in "$T/out" '^ +stages +int +\[2, 4\]' "cuda_gemm stages (variant=mma)"
@@ -81,5 +81,6 @@ if [ "$device" = 0 ]; then
   expect_rc 0 "smoke run of cuda_gemm --verbose"
   expect_in "$T/out" 'cuda_gemm variant=cublas .*  *SKIPPED +no CUDA device'
   expect_in "$T/out" 'cuda_gemm variant=mma .*  *SKIPPED +no CUDA device'
+  expect_in "$T/out" 'cuda_gemm variant=wgmma .*  *SKIPPED +no CUDA device'
 fi
 finish

@@ -24,6 +24,9 @@ set -uo pipefail
 out=${1:?usage: studies/gpu_gemm.sh OUT_DIR [BUILD_DIR] [TUNE_BUDGET]}
 build=${2:-build}
 budget=${3:-80s}
+secs=${budget%s}
+[[ $secs =~ ^[0-9]+$ ]] || { echo "gpu_gemm.sh: TUNE_BUDGET in seconds (80s), not $budget" >&2; exit 2; }
+half=$((secs / 2))s
 bench="$build/bin/bench"
 [ -x "$bench" ] || { echo "gpu_gemm.sh: no bench at $bench" >&2; exit 2; }
 mkdir -p "$out"
@@ -43,11 +46,14 @@ run "$bench" --preset verify --plugin cuda_gemm --plugin cuda_attention --result
 
 sizes="4096 8192"
 step "2. tune cuda_gemm variant=mma and wgmma at $sizes (budget $budget each)"
+# warps is mma's alone: wgmma is tuned over tile and stages (half the budget each)
 for s in $sizes; do
-  run "$bench" tune --plugin cuda_gemm --preset perf --tuning-file "$tuning" --budget "$budget" \
-    --param variant=mma,mma,wgmma,wgmma --param dtype=f16,bf16,f16,bf16 \
-    --param m=$s --param n=$s --param k=$s \
+  run "$bench" tune --plugin cuda_gemm --preset perf --tuning-file "$tuning" --budget "$half" \
+    --param variant=mma --param dtype=f16,bf16 --param m=$s --param n=$s --param k=$s \
     --param tile=auto --param warps=auto --param stages=auto
+  run "$bench" tune --plugin cuda_gemm --preset perf --tuning-file "$tuning" --budget "$half" \
+    --param variant=wgmma --param dtype=f16,bf16 --param m=$s --param n=$s --param k=$s \
+    --param tile=auto --param stages=auto
 done
 
 step "3. perf: tiled, mma and wgmma (tuned), cublas at $sizes; attention; tensor-core peak"

@@ -47,7 +47,7 @@ unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 bad, verdicts = [], {}
 for line in open(sys.argv[1]):
     m = re.match(r"\[\d+/\d+\] (\S+) \S+: old ([0-9.]+) (ns|us|ms|s), new ([0-9.]+) (ns|us|ms|s), "
-                 r"new/old ([0-9.]+) \[.*?\](?: \(99%\))?  ([A-Z_]+)  ", line)
+                 r"new/old ([0-9.]+) \[.*?\](?: \(9[0-9.]+%\))?  ([A-Z_]+)  ", line)
     if m:
         o, n = float(m.group(2)) * unit[m.group(3)], float(m.group(4)) * unit[m.group(5)]
         r = float(m.group(6))
@@ -58,9 +58,9 @@ for line in open(sys.argv[1]):
     m = re.match(r"(\S+): (.*): ((\d+) [A-Z_]+.*)$", line.strip())
     if m and len(verdicts.get(m.group(1), [])) == 1:
         v, words = verdicts[m.group(1)][0], m.group(2)
-        want = {"FASTER": "NEW is [0-9.]+% faster than OLD, 9[59]% CI",
-                "SLOWER": "NEW is [0-9.]+% slower than OLD, 9[59]% CI",
-                "SAME": "NEW is the same as OLD within [0-9.]+%, 9[59]% CI from",
+        want = {"FASTER": "NEW is [0-9.]+% faster than OLD, 9[59][0-9.]*% CI",
+                "SLOWER": "NEW is [0-9.]+% slower than OLD, 9[59][0-9.]*% CI",
+                "SAME": "NEW is the same as OLD within [0-9.]+%, 9[59][0-9.]*% CI from",
                 "NOISY": "not decided: "}[v]
         if not re.match(want, words):
             bad.append("%s, words '%s'" % (v, words))

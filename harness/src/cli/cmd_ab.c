@@ -94,8 +94,10 @@ const struct cmd_spec spec_ab = {
     "by parameters (one side only: MISSING or NEW). The preset is the sampling policy:\n"
     "its max_time is the wall budget of one case, its warm-up that of each worker.",
     "Verdicts: SAME (95% interval within 1 +- threshold), FASTER/SLOWER (wholly\n"
-    "outside it, t test p < 0.05), NOISY; a case stops early once its 99% interval\n"
-    "decides (after --min-pairs pairs), else at max_time with the 95% interval.\n"
+    "outside it, t test p < 0.05), NOISY; a case stops early once its interval\n"
+    "decides (after --min-pairs pairs), each early look at 1 - 2%/L (L the looks\n"
+    "that fit in max_time: the looks are paid for), else at max_time with the 95%\n"
+    "interval.\n"
     "A failed NEW side is WRONG_ANSWER, CRASH, TIMEOUT, ERROR (no ratio); FIXED when\n"
     "only OLD failed.\n"
     "\n"
@@ -187,9 +189,10 @@ static void print_row(void *arg, const char *plugin, const char *label, int k, i
   ab_levels(c, &old_ns, &new_ns);
   char *ot = fmt_time_ns_fixed(old_ns), *nt = fmt_time_ns_fixed(new_ns);
   if (c->timed) {
+    char lv[16], level[24] = "";
+    if (c->level > 0.95) snprintf(level, sizeof level, " (%s)", ab_level_text(c->level, lv));
     if (isfinite(c->est.hi))
-      snprintf(ratio, sizeof ratio, "%.4f [%.4f, %.4f]%s", c->est.ratio, c->est.lo, c->est.hi,
-               c->level > 0.95 ? " (99%)" : "");
+      snprintf(ratio, sizeof ratio, "%.4f [%.4f, %.4f]%s", c->est.ratio, c->est.lo, c->est.hi, level);
     else
       snprintf(ratio, sizeof ratio, "%.4f [one pair: no interval]", c->est.ratio);
   }

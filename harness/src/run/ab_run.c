@@ -188,11 +188,24 @@ void ab_run_case(const struct plugin *op, const struct case_def *oc, const struc
       if (ab_worker_finish(&w[s], &side[s]->r) != 0) failed = 1;
     }
     if (failed || child_interrupted()) break;
-    estimate(out, pair + 1, 0.99);
-    if (pair + 1 >= o->min_pairs && paired_verdict(&out->est, o->threshold, PAIRED_ALPHA) != CS_NOISY) {
-      out->early = 1;
-      pair++;
-      break;
+    if (pair == 0) {
+      /* the looks that fit in max_time at the first pair's pace: pairs
+       * min_pairs, min_pairs + 1, ... up to the last that fits */
+      double per_pair = now_s() - pair_t0;
+      double fit = per_pair > 0 ? floor(o->max_time_s / per_pair) : 1;
+      if (fit > 1e6) fit = 1e6;
+      out->looks_max = (int)fit - o->min_pairs + 1;
+      if (out->looks_max < 1) out->looks_max = 1;
+    }
+    if (pair + 1 >= o->min_pairs && out->looks < out->looks_max) {
+      double alpha = AB_EARLY_ALPHA / out->looks_max;
+      out->looks++;
+      estimate(out, pair + 1, 1 - alpha);
+      if (paired_verdict(&out->est, o->threshold, alpha) != CS_NOISY) {
+        out->early = 1;
+        pair++;
+        break;
+      }
     }
     if (now_s() - t0 >= o->max_time_s) {
       pair++;
@@ -212,10 +225,11 @@ void ab_run_case(const struct plugin *op, const struct case_def *oc, const struc
   side_close(&out->new_, out->wall_s);
   out->timed = out->old.r.status == CASE_OK && out->new_.r.status == CASE_OK && out->nrounds > 0;
   if (out->timed) {
-    /* the final word: the 99% interval when it stopped early, else 95% */
-    out->level = out->early ? 0.99 : 0.95;
+    /* the final word: the early look's level when it stopped early, else 95% */
+    double alpha = out->early ? AB_EARLY_ALPHA / out->looks_max : PAIRED_ALPHA;
+    out->level = 1 - alpha;
     estimate(out, pair, out->level);
-    out->verdict = paired_verdict(&out->est, o->threshold, PAIRED_ALPHA);
+    out->verdict = paired_verdict(&out->est, o->threshold, alpha);
   }
 }
 

@@ -8,10 +8,15 @@
  * took as long as starting its workers did (at most 8x), both workers
  * verify their output and are replaced by a fresh pair, so process state
  * is sampled too; the estimate takes the pair as its unit
- * (analyze/paired.h). After each pair the case stops early once a 99%
- * interval decides (SAME, FASTER or SLOWER at the threshold), at least
- * min_pairs in; else at max_time (wall time of the case, worker starts
- * included) with the 95% interval. */
+ * (analyze/paired.h). After each pair, from min_pairs on, the case may stop
+ * early once the interval decides (SAME, FASTER or SLOWER at the
+ * threshold); each such look is paid for (Bonferroni over the looks): the
+ * first pair's wall time gives the looks L that fit in max_time, and each of
+ * at most L looks takes the interval at 1 - AB_EARLY_ALPHA / L, so that all
+ * early looks together err with at most AB_EARLY_ALPHA (a fixed 99% at
+ * every look would err more often the more looks a case takes). Else the
+ * case ends at max_time (wall time of the case, worker starts included)
+ * with the 95% interval. */
 #ifndef BENCH_AB_RUN_H
 #define BENCH_AB_RUN_H
 
@@ -22,6 +27,9 @@
 #include "plugin/plugin_loader.h"
 #include "preset/preset.h"
 #include "results/result.h"
+
+/* What all early looks of a case may spend together (see above). */
+#define AB_EARLY_ALPHA 0.02
 
 struct ab_opts {
   double threshold;      /* the SAME band: 1 +- threshold */
@@ -53,7 +61,9 @@ struct ab_case {
   struct paired_est est;
   enum cs_verdict verdict;
   int early;             /* stopped before max_time because the interval decided */
-  double level;          /* of est's interval: 0.99 when it stopped early, else 0.95 */
+  double level;          /* of est's interval: 1 - AB_EARLY_ALPHA / looks_max when it
+                          * stopped early, else 0.95 */
+  int looks, looks_max;  /* early looks taken, and the most it could take (L) */
   int pairs;             /* worker pairs started */
   double wall_s;
 };

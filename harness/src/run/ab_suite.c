@@ -11,6 +11,7 @@
 #include "core/util.h"
 #include "results/io.h"
 #include "run/ab_suite.h"
+#include "run/ab_words.h"
 #include "run/result_file.h"
 
 static enum verdict to_verdict(enum cs_verdict v) {
@@ -61,9 +62,27 @@ static void annotate(struct ab_case *c, enum verdict v) {
   kv_list_add(&r->ninfo, &r->info, "ab_ratio", buf);
   snprintf(buf, sizeof buf, "%.6f %.6f", c->est.lo, c->est.hi);
   kv_list_add(&r->ninfo, &r->info, "ab_ci", buf);
-  snprintf(buf, sizeof buf, "%zu rounds, %zu pairs, %s, %s", c->nrounds, c->est.npairs,
-           c->device ? "device time" : "host time", c->early ? "stopped early (99% interval)" : "max_time (95% interval)");
+  char lv[16];
+  snprintf(buf, sizeof buf, "%zu rounds, %zu pairs, %s, %s (%s interval%s)", c->nrounds, c->est.npairs,
+           c->device ? "device time" : "host time", c->early ? "stopped early" : "max_time",
+           ab_level_text(c->level, lv), c->early ? ", the looks paid for" : "");
   kv_list_add(&r->ninfo, &r->info, "ab_estimate", buf);
+  /* the figures behind the interval, for studies and readers: its level,
+   * the standard error of the mean log-ratio and its variance components
+   * (analyze/paired.h), the early looks taken of the most it could take */
+  const struct {
+    const char *key;
+    double v;
+  } figs[] = {{"ab_level", c->level},         {"ab_pairs", (double)c->est.npairs},
+              {"ab_rounds_n", (double)c->nrounds}, {"ab_se", c->est.se},
+              {"ab_sd_within", c->est.sd_within},  {"ab_sd_between", c->est.sd_between},
+              {"ab_looks", (double)c->looks},  {"ab_looks_max", (double)c->looks_max},
+              {"ab_wall_s", c->wall_s}};
+  for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
+    if (!isfinite(figs[i].v)) continue;
+    snprintf(buf, sizeof buf, "%.6g", figs[i].v);
+    kv_list_add(&r->ninfo, &r->info, figs[i].key, buf);
+  }
   char *rounds = ab_rounds_text(c);
   kv_list_add(&r->ninfo, &r->info, "ab_rounds", rounds);
   free(rounds);

@@ -2,6 +2,7 @@
 #include "run/ab_words.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/util.h"
@@ -31,21 +32,27 @@ static char *bound(double r) {
   return xstrdup("no change");
 }
 
+const char *ab_level_text(double level, char buf[16]) {
+  snprintf(buf, 16, "%.4g%%", level * 100);
+  return buf;
+}
+
 char *ab_words(const struct paired_est *e, double level, enum verdict v, double threshold) {
   if (!isfinite(e->hi)) return xstrdup("not decided: one pair, no interval");
-  int pct = (int)lround(level * 100);
+  char lv[16];
+  const char *pct = ab_level_text(level, lv);
   double r = e->ratio, lo = e->lo, hi = e->hi;
   if (v == V_SLOWER)
-    return xasprintf("NEW is %.1f%% slower than OLD, %d%% CI %.1f-%.1f%%", (r - 1) * 100, pct, (lo - 1) * 100,
+    return xasprintf("NEW is %.1f%% slower than OLD, %s CI %.1f-%.1f%%", (r - 1) * 100, pct, (lo - 1) * 100,
                      (hi - 1) * 100);
   if (v == V_FASTER)
-    return xasprintf("NEW is %.1f%% faster than OLD, %d%% CI %.1f-%.1f%%", (1 - r) * 100, pct, (1 - hi) * 100,
+    return xasprintf("NEW is %.1f%% faster than OLD, %s CI %.1f-%.1f%%", (1 - r) * 100, pct, (1 - hi) * 100,
                      (1 - lo) * 100);
   char *a = bound(lo), *b = bound(hi), *text;
   if (v == V_SAME)
-    text = xasprintf("NEW is the same as OLD within %.3g%%, %d%% CI from %s to %s", threshold * 100, pct, a, b);
+    text = xasprintf("NEW is the same as OLD within %.3g%%, %s CI from %s to %s", threshold * 100, pct, a, b);
   else
-    text = xasprintf("not decided: NEW from %s to %s than OLD, %d%% CI", a, b, pct);
+    text = xasprintf("not decided: NEW from %s to %s than OLD, %s CI", a, b, pct);
   free(a);
   free(b);
   return text;

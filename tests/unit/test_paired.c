@@ -116,8 +116,15 @@ static void test_rank_interval_table(void) {
   CHECK_NEAR(e.p, 2.0 / 1024, 1e-12);
   /* 99.9% needs 2^-n <= 0.0005: not with 10 pairs, so Student's t stands
    * in (mean 0.055, sd 0.0303, t(0.9995, 9) 4.781) */
+  CHECK(e.rank);
   REQUIRE(paired_estimate(lr, pair, 10, 0.999, &e) == 0);
+  CHECK(!e.rank);
   CHECK_NEAR(log(e.hi) - 0.055, 4.781 * 0.030277 / sqrt(10.0), 2e-3);
+  /* six pairs reach 95% by ranks (2^-6 <= 0.025) but not 98% */
+  REQUIRE(paired_estimate(lr, pair, 6, 0.95, &e) == 0);
+  CHECK(e.rank);
+  REQUIRE(paired_estimate(lr, pair, 6, 0.98, &e) == 0);
+  CHECK(!e.rank);
 }
 
 /* Pairs from a memory-bound kernel on a shared VM (identical builds; each

@@ -234,6 +234,7 @@ int paired_estimate(const double *logr, const int *pair, size_t n, double level,
     e->lo = exp(walsh[k]);
     e->hi = exp(walsh[m - 1 - (size_t)k]);
     e->p = signed_rank_p(unit, np);
+    e->rank = 1;
   } else {
     /* too few pairs for the rank interval at this level (or too many for
      * its table): Student's t over the pairs' levels */

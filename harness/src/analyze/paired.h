@@ -38,6 +38,7 @@ struct paired_est {
   size_t nrounds, npairs;
   double ratio, lo, hi; /* new / old: exp of the location and of the interval's ends */
   double p;             /* two-sided test of no change (signed-rank, or t; 1 with fewer than 2 pairs) */
+  int rank;             /* the interval is the signed-rank one (else Student's t stood in) */
   double se;            /* of the plain mean of the pairs' log levels (NAN with fewer than 2
                          * pairs): what the studies read the resolution from */
   /* The variance components behind se (log scale, method of moments over

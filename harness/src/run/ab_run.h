@@ -14,7 +14,9 @@
  * first pair's wall time gives the looks L that fit in max_time, and each of
  * at most L looks takes the interval at 1 - AB_EARLY_ALPHA / L, so that all
  * early looks together err with at most AB_EARLY_ALPHA (a fixed 99% at
- * every look would err more often the more looks a case takes). Else the
+ * every look would err more often the more looks a case takes); a look
+ * stops the case only with the signed-rank interval (enough pairs to
+ * reach its level: 7 for 98%, 12 for 99.95%), never on Student's t. Else the
  * case ends at max_time (wall time of the case, worker starts included)
  * with the 95% interval. */
 #ifndef BENCH_AB_RUN_H

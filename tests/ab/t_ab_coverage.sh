@@ -1,20 +1,23 @@
 #!/bin/bash
 # A reduced studies/ab_coverage.sh (issue 43): bench ab's intervals hold on
-# a compute-bound chain and a memory-bound stream (2x the last-level cache)
-# with planted ratios new/old of 1.00, 1.05 and 0.98, TRIALS trials each
-# (default 8: 48 intervals) on 2 s a case. A 95% interval misses the truth
-# in about 1 trial of 20 by design, so misses are judged as a count: fails
-# when the misses, or the SLOWER/FASTER verdicts on identical builds (false
-# alarms), are more than a 5% rate gives with probability 0.001 (binomial
-# tail), or when verdicts of the wrong sign for a planted change (FASTER for
-# the 5% slower build, SLOWER for the 2% faster one: a miss on one side, at
-# most 2.5% each) are more than a 2.5% rate gives so. A biased interval (as
-# the trimmed-mean one was, calling identical memory-bound builds SLOWER)
-# fails all three. Every case must give an interval: a trial without one
-# is a failure, not a skip.
+# a compute-bound chain and a memory-bound stream (2x the last-level cache),
+# TRIALS trials (default 8: 48 intervals) on 2 s a case, with planted ratios
+# new/old of 1.00, 1.05 and 0.98 for the chain and 1.00, 1.10 and 0.90 for
+# the stream (whose 2 s intervals are +-10%: a 2% change there is inside
+# them, and a calibrated interval would call it the wrong way in about 1%
+# of trials, so a change it must never call the wrong way is planted).
+# Fails on any verdict of the wrong sign for a planted change (FASTER for a
+# slower build, SLOWER for a faster one), when fewer than 80% of the
+# intervals (early stops': their own) hold the planted ratio, and when the
+# SLOWER/FASTER verdicts on identical builds (false alarms: a 95% interval
+# misses in 1 trial of 20 by design) are more than a 5% rate gives with
+# probability 0.001 (binomial tail). A biased interval (as the trimmed-mean
+# one was, calling identical memory-bound builds SLOWER) fails all three.
+# Every case must give an interval: a trial without one is a failure, not a
+# skip.
 . "$(dirname "$0")/lib.sh"
 trials=${TRIALS:-8}
-for d in kinds_base kinds_1.00 kinds_1.05 kinds_0.98; do
+for d in kinds_base kinds_1.00 kinds_1.05 kinds_0.98 kinds_1.10 kinds_0.90; do
   [ -f "$AB/$d/ab_kinds.so" ] || { fail "no $AB/$d/ab_kinds.so"; finish; }
 done
 llc=$(python3 - <<'PY'
@@ -46,9 +49,9 @@ INI
 : >"$T/trials"
 for t in $(seq 1 "$trials"); do
   for kind in chain stream; do
-    n=2000000
-    [ $kind = stream ] && n=$stream_n
-    for r in 1.00 1.05 0.98; do
+    n=2000000 ratios="1.00 1.05 0.98"
+    [ $kind = stream ] && n=$stream_n ratios="1.00 1.10 0.90"
+    for r in $ratios; do
       rm -rf "$T/res"
       "$BENCH" ab "$AB/kinds_base" "$AB/kinds_$r" --preset "$T/cov.ini" --threshold 0.5% --plugin ab_kinds \
         --param kind=$kind --param n=$n --results-dir "$T/res" --fail-on none >"$T/out" 2>"$T/err"
@@ -90,16 +93,13 @@ for kind, r, v, lo, hi in rows:
         changes += 1
         if (p > 1 and v == "FASTER") or (p < 1 and v == "SLOWER"):
             wrong += 1
-            print("wrong-sign verdict: %s %s %s [%g, %g]" % (kind, r, v, lo, hi))
+            bad.append("%s %s: wrong-sign verdict %s [%g, %g]" % (kind, r, v, lo, hi))
 print("coverage %d/%d (P(misses >= %d) at 5%% = %.4f); false alarms on identical builds %d/%d (P = %.4f);"
-      " wrong signs %d/%d (P at 2.5%% = %.4f)" % (n - misses, n, misses, tail(misses, n), alarms, nulls,
-                                                 tail(alarms, nulls), wrong, changes, tail(wrong, changes, 0.025)))
-if n and tail(misses, n) < 0.001:
-    bad.append("%d of %d 95%% intervals missed the planted ratio: more than a 5%% rate gives (p < 0.001)" % (misses, n))
+      " wrong signs %d/%d" % (n - misses, n, misses, tail(misses, n), alarms, nulls, tail(alarms, nulls), wrong, changes))
+if n and n - misses < 0.8 * n:
+    bad.append("coverage %d/%d is below 80%%" % (n - misses, n))
 if nulls and tail(alarms, nulls) < 0.001:
     bad.append("%d of %d identical pairs called SLOWER or FASTER: more than a 5%% rate gives (p < 0.001)" % (alarms, nulls))
-if changes and tail(wrong, changes, 0.025) < 0.001:
-    bad.append("%d of %d planted changes called the wrong way: more than a 2.5%% rate gives (p < 0.001)" % (wrong, changes))
 if not nulls or not changes:
     bad.append("no identical or no planted-change trial gave an interval")
 for b in bad:

@@ -3,11 +3,12 @@
  * samples are known: for bench compare's tests and its timing script.
  *
  * SPEC, one item per line ('#' starts a comment):
- *   run DATE PLUGIN [TAG] [sha256=HEX] [machine=steady|busy|nosteal]
+ *   run DATE PLUGIN [TAG] [sha256=HEX] [machine=steady|busy|nosteal] [llc=BYTES]
  *                                  start a run file (saved at the next
- *                                  run / EOF), with that plugin hash and
+ *                                  run / EOF), with that plugin hash,
  *                                  that steadiness in its header (none:
- *                                  not recorded)
+ *                                  not recorded) and a last-level cache
+ *                                  (L3) of BYTES (none: not recorded)
  *   case PARAMS STATUS MEDIAN_NS SPREAD N [key=value...]
  * PARAMS "m=64,n=64" or "-"; STATUS OK, WRONG_ANSWER, CRASH, TIMEOUT, ...;
  * N samples spread over MEDIAN_NS * (1 +- SPREAD) (a triangular shape,
@@ -15,6 +16,8 @@
  * device=1 (device samples too, 0.9 x the host ones), batch=N, settled=0 (the run
  * did not reach its noise target), devname=NAME (the
  * "device" info; '_' stands for a blank), check=METHOD (a passed check),
+ * grew=BYTES (the case's resident set grew by BYTES while it ran, measured
+ * per case),
  * note=TEXT (the "note" info, '_' a blank: "tuned_(cache_/x/c.tsv)"),
  * gpu=KIND:MHZ (the case's GPU telemetry, results/result.h struct
  * case_telemetry: NVML's readings and the in-band clock at MHZ over the
@@ -134,7 +137,12 @@ int main(int argc, char **argv) {
           f.env.steady = (struct run_steady){1, 10.0, 2.0, 2.1, 1.5, 1.0, 0.45, 0.12, 0.0};
         else if (strcmp(tok[k], "machine=nosteal") == 0) /* recorded, but no steal figure */
           f.env.steady = (struct run_steady){1, 10.0, 0.05, 0.1, 0.0, 0.0, 0.01, 0.004, NAN};
-        else if (!f.env.tag) f.env.tag = xstrdup(tok[k]);
+        else if (strncmp(tok[k], "llc=", 4) == 0) {
+          f.env.caches.level[1] = (struct cache_level){32 << 10, 2, CACHE_SYSFS};
+          f.env.caches.level[2] = (struct cache_level){1 << 20, 2, CACHE_SYSFS};
+          f.env.caches.level[3] = (struct cache_level){atoll(tok[k] + 4), 2, CACHE_SYSFS};
+          f.env.caches.llc = 3;
+        } else if (!f.env.tag) f.env.tag = xstrdup(tok[k]);
       }
       f.plugin = xstrdup(tok[2]);
       f.plugin_path = xasprintf("/planted/%s.so", tok[2]);
@@ -193,7 +201,11 @@ int main(int argc, char **argv) {
           kv_list_add(&r->ninfo, &r->info, "note", text);
           free(text);
         }
-        else if (strcmp(tok[k], "check") == 0) {
+        else if (strcmp(tok[k], "grew") == 0) {
+          r->memory.known = 1, r->memory.start_rss_bytes = 3 << 20;
+          r->memory.peak_rss_bytes = r->memory.start_rss_bytes + (uint64_t)atoll(v);
+          snprintf(r->memory.method, sizeof r->memory.method, "case");
+        } else if (strcmp(tok[k], "check") == 0) {
           r->check.checked = 1, r->check.pass = 1, r->check.max_abs_err = 1e-6;
           snprintf(r->check.method, sizeof r->check.method, "%s", v);
         }

@@ -79,6 +79,38 @@ assert c["old"]["between_run"]["brief"] is True and c["new"]["between_run"]["bri
 assert c["old"]["between_run"]["machine"] == "steady", c
 PY
 
+# 2c. steady, but the case's memory grew past the last-level cache (page
+#    placement moves such a case 5-10% from one process to the next): the
+#    busy figure, NOISY, and the output says why; inside the cache, SLOWER
+genm() {
+  "$GEN" "$1" "$2" <<SPEC || fail "gen $1"
+run 2026-11-20 px sha256=aa machine=steady llc=33554432
+case c=s OK $3 0.02 40 batch=4000 grew=$4
+SPEC
+}
+genm "$T/m_old" 1 1000 67108864 # 64 MiB over a 32 MiB cache
+genm "$T/m_new" 2 1200 67108864
+run_bench compare "$T/m_old" "$T/m_new" --format csv
+expect_rc 0 "a steady run of a case over the cache: no regression called"
+expect_eq "$(row "$T/out")" "NOISY default/default steady/steady 0.132" "over the cache, both sides"
+run_bench compare "$T/m_old" "$T/m_new"
+expect_in "$T/out" "\(default: 10% \+ 20%/sqrt\(samples\) of a run's median: both runs steady, cases that outgrew the last-level cache;" \
+  "the output says the cases outgrew the cache"
+run_bench compare "$T/m_old" "$T/m_new" --format json
+python3 - "$T/out" <<'PY' && ok || fail "json: between_run.large"
+import json, sys
+c = json.load(open(sys.argv[1]))["cases"][0]
+assert c["old"]["between_run"]["large"] is True and c["new"]["between_run"]["large"] is True, c
+assert c["old"]["between_run"]["machine"] == "steady", c
+PY
+genm "$T/k_old" 1 1000 1048576 # 1 MiB: inside it
+genm "$T/k_new" 2 1200 1048576
+run_bench compare "$T/k_old" "$T/k_new" --format csv
+expect_eq "$(row "$T/out")" "SLOWER default/default steady/steady 0.038" "inside the cache: the steady figure"
+run_bench compare "$T/m_old" "$T/k_new"
+expect_in "$T/out" "where busy, not recorded, the case timed under 0.1s or outgrew the last-level cache: old run steady, cases that outgrew the last-level cache; new run steady;" \
+  "one side over the cache, one inside"
+
 # 3. not recorded (a file from before, or no steal figure): the conservative figure
 gen "$T/u_old" 1 "" 1000
 gen "$T/n_old" 1 machine=nosteal 1000

@@ -78,7 +78,7 @@ static void make_case(struct case_result *r, const char *backend, double level, 
 static enum verdict compare1(const struct case_result *o, const struct case_result *n, double threshold,
                              const struct run_steady *steady_hdr, struct case_compare *cc) {
   const struct case_result *ro = o, *rn = n;
-  struct case_side so = {&ro, 1, NULL, 0, steady_hdr}, sn = {&rn, 1, NULL, 0, steady_hdr};
+  struct case_side so = {&ro, 1, NULL, 0, steady_hdr, NULL}, sn = {&rn, 1, NULL, 0, steady_hdr, NULL};
   compare_case_sides(&so, &sn, 0, threshold, cc);
   return cc->verdict;
 }
@@ -302,7 +302,7 @@ static void test_throttled(void) {
   struct case_result o2;
   make_case(&o2, "cuda", LEVEL, 3, steady_gpu(1980));
   const struct case_result *runs[2] = {&o, &o2}, *rn = &n;
-  struct case_side so = {runs, 2, NULL, 0, &quiet_cpu}, sn = {&rn, 1, NULL, 0, &quiet_cpu};
+  struct case_side so = {runs, 2, NULL, 0, &quiet_cpu, NULL}, sn = {&rn, 1, NULL, 0, &quiet_cpu, NULL};
   compare_case_sides(&so, &sn, 0, 0.05, &cc);
   CHECK(cc.old_throttled && cc.verdict == V_NOISY);
   /* a failure still wins */

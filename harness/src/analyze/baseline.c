@@ -57,7 +57,7 @@ static char *baseline_text(const struct baseline *b, const struct case_result *r
    * no history (bench compare BASELINE FILE) */
   struct compare_side_runs so;
   compare_side_of_group(&b->set, g, &so);
-  struct case_side sn = {&r, 1, NULL, 0, steady};
+  struct case_side sn = {&r, 1, NULL, 0, steady, cpu_caches()}; /* this run's machine */
   struct case_compare cc;
   compare_case_sides(&so.side, &sn, 0, COMPARE_DEFAULT_THRESHOLD, &cc);
   compare_side_release(&so);

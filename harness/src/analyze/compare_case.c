@@ -165,6 +165,16 @@ struct side_arrays {
 
 static void set_prior(struct cs_side *cs, const struct case_result *newest);
 
+/* Whether r's memory grew past COMPARE_LARGE_OF_LLC times the last-level
+ * cache of c while it ran (measured per case: a process-wide peak is an
+ * upper bound that earlier cases may have set, so it never counts). */
+static int outgrew_cache(const struct case_result *r, const struct cpu_caches *c) {
+  if (!c || !c->llc || !r->memory.known || strcmp(r->memory.method, "case") != 0) return 0;
+  int64_t llc = cpu_caches_bytes(c, c->llc);
+  uint64_t grew = r->memory.peak_rss_bytes - r->memory.start_rss_bytes; /* peak >= start (measure.c) */
+  return llc > 0 && (double)grew > COMPARE_LARGE_OF_LLC * (double)llc;
+}
+
 static int side_of(const struct case_side *s, int device, struct cs_side *cs, struct side_arrays *a) {
   a->x = xcalloc(s->nruns + 1, sizeof *a->x);
   a->n = xcalloc(s->nruns + 1, sizeof *a->n);
@@ -203,16 +213,17 @@ static int side_of(const struct case_side *s, int device, struct cs_side *cs, st
                          .device_why = why,
                          .brief = (m == CS_MACHINE_STEADY || m == CS_MACHINE_DEVICE_STEADY) &&
                                   timed_ns < CS_STEADY_MIN_TIMED_S * 1e9};
+  cs->large = m == CS_MACHINE_STEADY && !cs->brief && outgrew_cache(newest, s->caches);
   set_prior(cs, newest);
   return 0;
 }
 
-/* The default sigma of a side in its machine state; a brief run takes the
- * busy figure however steady. */
+/* The default sigma of a side in its machine state; a brief run, and a case
+ * that outgrew the cache, take the busy figure however steady. */
 static void set_prior(struct cs_side *cs, const struct case_result *newest) {
   size_t total = 0;
   for (size_t i = 0; i < cs->nruns; i++) total += cs->n[i];
-  cs->prior = cs_between_default_on(newest->backend, total / cs->nruns, cs->brief ? CS_MACHINE_BUSY : cs->machine);
+  cs->prior = cs_between_default_on(newest->backend, total / cs->nruns, cs->brief || cs->large ? CS_MACHINE_BUSY : cs->machine);
 }
 
 static void side_arrays_release(struct side_arrays *a) {

@@ -9,6 +9,7 @@
 #define BENCH_COMPARE_CASE_H
 
 #include "analyze/compare_stats.h"
+#include "machine/cpu_caches.h"
 #include "results/result.h"
 
 enum verdict {
@@ -74,7 +75,20 @@ struct case_side {
   size_t nhistory;
   /* the newest run's header: how steady the machine was (NULL: unknown) */
   const struct run_steady *steady;
+  /* ... and its caches (NULL or llc 0: unknown), for COMPARE_LARGE_OF_LLC */
+  const struct cpu_caches *caches;
 };
+
+/* A case whose memory grew by more than this times the last-level cache
+ * while it ran (results/result.h case_memory: the resident set's peak over
+ * its start, measured per case) moves from one process to the next by
+ * where its pages landed, as far as on a busy machine: a memory-bound
+ * stream or a pointer chase over twice the cache on a steady 2-vCPU VM, a
+ * run's median 5-10% from one process to the next (docs/measurements.md,
+ * "How far to trust a verdict"), against the steady figure's 3%. So a
+ * steady run of such a case takes the busy figure (its side "large"), as
+ * a case timed too briefly does. */
+#define COMPARE_LARGE_OF_LLC 1.0
 
 /* How steady a run's machine was, from its header (compare_stats.h): steady
  * when it was recorded and no other thread was runnable at the run's start

@@ -23,7 +23,8 @@ void compare_side_of_group(const struct result_set *s, const struct rs_group *g,
   for (size_t i = 0; i < g->npool; i++) out->runs[i] = s->entries[g->pool[i]].r;
   for (size_t i = 0; i < g->nhist; i++) out->hist[i] = s->entries[g->hist[i]].r;
   const struct run_file *newest = g->npool ? s->entries[g->pool[g->npool - 1]].file : NULL;
-  out->side = (struct case_side){out->runs, g->npool, out->hist, g->nhist, newest ? &newest->env.steady : NULL};
+  out->side = (struct case_side){out->runs, g->npool, out->hist, g->nhist, newest ? &newest->env.steady : NULL,
+                                 newest ? &newest->env.caches : NULL};
 }
 
 void compare_side_release(struct compare_side_runs *s) {
@@ -152,7 +153,7 @@ void compare_summary_release(struct compare_summary *s) {
 
 int compare_dm_kind(const struct cs_noise *nz) {
   switch (nz->machine) {
-  case CS_MACHINE_STEADY: return nz->brief ? CMP_DM_BRIEF : CMP_DM_STEADY;
+  case CS_MACHINE_STEADY: return nz->brief ? CMP_DM_BRIEF : nz->large ? CMP_DM_LARGE : CMP_DM_STEADY;
   case CS_MACHINE_BUSY: return CMP_DM_BUSY;
   case CS_MACHINE_DEVICE_STEADY: return nz->brief ? CMP_DM_DEVICE_BRIEF : CMP_DM_DEVICE_STEADY;
   case CS_MACHINE_DEVICE_BUSY: return CMP_DM_DEVICE_BUSY;

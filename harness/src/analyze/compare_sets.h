@@ -62,13 +62,14 @@ void compare_summary_release(struct compare_summary *s);
 
 /* The machine state a side's default between-run term took: not recorded,
  * busy, steady, or steady but a case timed under CS_STEADY_MIN_TIMED_S;
- * and the same read from the GPU's telemetry for a device-timed case
- * (compare_case.h compare_device_of). */
+ * the same read from the GPU's telemetry for a device-timed case
+ * (compare_case.h compare_device_of); steady but the case outgrew the
+ * last-level cache (compare_case.h COMPARE_LARGE_OF_LLC). */
 enum {
   CMP_DM_UNKNOWN, CMP_DM_BUSY, CMP_DM_STEADY, CMP_DM_BRIEF,
-  CMP_DM_DEVICE_BUSY, CMP_DM_DEVICE_STEADY, CMP_DM_DEVICE_BRIEF, CMP_DM_KINDS
+  CMP_DM_DEVICE_BUSY, CMP_DM_DEVICE_STEADY, CMP_DM_DEVICE_BRIEF, CMP_DM_LARGE, CMP_DM_KINDS
 };
-/* The CMP_DM_* kind of a side's noise (its machine and brief flag). */
+/* The CMP_DM_* kind of a side's noise (its machine, brief and large flags). */
 int compare_dm_kind(const struct cs_noise *nz);
 struct compare_terms {
   size_t timed;           /* cases with a ratio */

@@ -271,6 +271,7 @@ static double side_level(const struct cs_side *s, int same_runs, struct cs_noise
   nz->runs = s->nruns;
   nz->machine = s->machine;
   nz->brief = s->brief;
+  nz->large = s->large;
   nz->device_why = s->device_why;
   nz->history = s->nhist;
   nz->samples = total;

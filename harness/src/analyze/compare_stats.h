@@ -134,6 +134,7 @@ struct cs_side {
   double prior;
   enum cs_machine machine; /* the newest run's, which chose prior */
   int brief;               /* steady, but the newest run timed the case under CS_STEADY_MIN_TIMED_S */
+  int large;               /* steady, but the case's memory outgrew the last-level cache (compare_case.h) */
   unsigned device_why;     /* device-busy: why (compare_case.h CMP_DEV_*), else 0 */
 };
 /* What a side's between-run term was. */
@@ -145,6 +146,7 @@ struct cs_noise {
   double df;    /* degrees of freedom of sigma (INFINITY: the default) */
   enum cs_machine machine; /* the side's newest run's machine (the default's choice) */
   int brief;               /* ... steady, but the case timed too briefly for the steady figure */
+  int large;               /* ... steady, but the case's memory outgrew the last-level cache */
   unsigned device_why;     /* device-busy: why (compare_case.h CMP_DEV_*), else 0 */
 };
 

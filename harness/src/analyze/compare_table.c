@@ -101,6 +101,7 @@ static json_t *side_json(const struct rs_entry *e, double median, const struct c
     json_object_set_new(b, "sigma", json_real(nz->sigma));
     json_object_set_new(b, "machine", json_string(cs_machine_name(nz->machine)));
     json_object_set_new(b, "brief", json_boolean(nz->brief));
+    json_object_set_new(b, "large", json_boolean(nz->large));
     if (nz->machine == CS_MACHINE_DEVICE_BUSY) { /* what the GPU's telemetry saw */
       json_t *why = json_array();
       for (int k = 0; k < CMP_DEV_BITS; k++)
@@ -255,8 +256,11 @@ static char *default_figure(const char *backend, enum cs_machine m) {
 
 /* Per side, the machine states its default-term runs took, in words. */
 static void default_sides(struct text_table *t, const size_t dm[2][CMP_DM_KINDS], size_t all) {
-  static const char *const word[CMP_DM_KINDS] = {"not recorded", "busy", "steady", "steady, cases timed under",
-                                                 "device-busy", "device-steady", "device-steady, cases timed under"};
+  static const char *const word[CMP_DM_KINDS] = {"not recorded",  "busy",
+                                                 "steady",        "steady, cases timed under",
+                                                 "device-busy",   "device-steady",
+                                                 "device-steady, cases timed under",
+                                                 "steady, cases that outgrew the last-level cache"};
   for (int m = 0; m < CMP_DM_KINDS; m++)
     if (dm[0][m] && dm[1][m] && dm[0][m] + dm[1][m] == all) { /* both sides' runs in one state */
       table_note_addf(t, ": both runs %s", word[m]);
@@ -315,7 +319,11 @@ static void default_note(struct text_table *t, const struct compare_terms *ct) {
   if (busy) {
     table_note_addf(t, "%s%s%s", steady || gpu ? ", " : "", fb, lead);
     if (kinds > 1) {
-      table_note_addf(t, " busy, not recorded or the case timed under %gs", CS_STEADY_MIN_TIMED_S);
+      if (ct->dm[0][CMP_DM_LARGE] + ct->dm[1][CMP_DM_LARGE])
+        table_note_addf(t, " busy, not recorded, the case timed under %gs or outgrew the last-level cache",
+                        CS_STEADY_MIN_TIMED_S);
+      else
+        table_note_addf(t, " busy, not recorded or the case timed under %gs", CS_STEADY_MIN_TIMED_S);
       if (dev_busy) table_note_addf(t, " (its run's or its GPU's)");
     }
   }

@@ -40,8 +40,10 @@ void history_compare(const struct history_row *row, size_t dp, size_t d, double 
     if (rs_same_plugin(x, en)) hn[nhn++] = x->r;
   }
   const struct case_result *ro = eo->r, *rn = en->r;
-  struct case_side so = {&ro, 1, ho, nho, eo->file ? &eo->file->env.steady : NULL},
-                   sn = {&rn, 1, hn, nhn, en->file ? &en->file->env.steady : NULL};
+  struct case_side so = {&ro, 1, ho, nho, eo->file ? &eo->file->env.steady : NULL,
+                         eo->file ? &eo->file->env.caches : NULL},
+                   sn = {&rn, 1, hn, nhn, en->file ? &en->file->env.steady : NULL,
+                         en->file ? &en->file->env.caches : NULL};
   compare_case_sides(&so, &sn, 0, threshold, out);
   free(ho);
   free(hn);

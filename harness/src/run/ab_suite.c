@@ -29,7 +29,7 @@ static enum verdict case_verdict(const struct ab_case *c, double threshold) {
   /* the verdict engine of compare, history, report and --baseline, on the
    * two result files this pair writes (one run a side, no history) */
   const struct case_result *ro = &c->old.r, *rn = &c->new_.r;
-  struct case_side so = {&ro, 1, NULL, 0, NULL}, sn = {&rn, 1, NULL, 0, NULL};
+  struct case_side so = {&ro, 1, NULL, 0, NULL, NULL}, sn = {&rn, 1, NULL, 0, NULL, NULL};
   struct case_compare cc;
   compare_case_sides(&so, &sn, 0, threshold, &cc);
   enum verdict v = cc.verdict;

@@ -109,7 +109,9 @@ def compare(a, old, new, labels):
         c = json.loads(p.stdout)["cases"][0]
     except (ValueError, KeyError, IndexError):
         return {"verdict": "NONE", "why": p.stderr[-300:]}
-    rec = {"verdict": c.get("verdict", "NONE"), "runs": c.get("new", {}).get("between_run", {}).get("runs")}
+    br = c.get("new", {}).get("between_run", {})
+    rec = {"verdict": c.get("verdict", "NONE"), "runs": br.get("runs"), "term": br.get("term"),
+           "sigma": br.get("sigma"), "large": br.get("large")}
     if c.get("ci_lo") is not None and c.get("ratio") is not None:
         rec.update(est=c["ratio"], lo=c["ci_lo"], hi=c["ci_hi"])
     return rec
@@ -137,6 +139,27 @@ def seq_trial(a, W, kind, plugin, params, r, t):
             for f in glob.glob(d + "/*.json"):
                 shutil.copy(f, os.path.join(pool, os.path.basename(d) + "_" + os.path.basename(f)))
         recs.append(("pool%d" % a.pool, compare(a, pool, None, ["--old-label", "old", "--new-label", "new"])))
+        # the newest runs alone, the earlier trials' runs of both builds as
+        # their history (dated earlier days: compare pools one day's runs
+        # and takes earlier days' as history)
+        hist = os.path.join(base, "hist")
+        shutil.rmtree(hist, ignore_errors=True)
+        os.makedirs(hist)
+        for i, d in enumerate(runs):
+            for f in glob.glob(d + "/*.json"):
+                dst = os.path.join(hist, os.path.basename(d) + "_" + os.path.basename(f))
+                if d == runs[-1]:
+                    shutil.copy(f, dst)
+                    continue
+                doc = json.load(open(f))
+                day = "2000-01-%02d" % (i + 1)
+                for obj in [doc] + [v for v in doc.values() if isinstance(v, dict)]:
+                    if "date" in obj:
+                        obj["date"] = day
+                    if "started" in obj:
+                        obj["started"] = day + "T00:00:00.000Z"
+                json.dump(doc, open(dst, "w"))
+        recs.append(("hist%d" % (a.pool - 1), compare(a, hist, None, ["--old-label", "old", "--new-label", "new"])))
     return recs
 
 

@@ -9,7 +9,11 @@ resolves: the median standard error of its log-ratio, and the smallest
 ratio it calls SLOWER at 95% power, threshold + (1.96 + 1.645) * SE, with
 bench ab's variance components (between worker pairs, within a pair).
 
-  python3 studies/ab_coverage/tables.py OUT [--md]"""
+  python3 studies/ab_coverage/tables.py OUT [--md | --summary]
+
+--summary prints one markdown row a kind (README.md's table): per method
+the coverage over every ratio, wrong signs, false alarms, how many 1% and
+2% slower builds were called SLOWER, and the smallest ratio resolved."""
 import collections, json, math, os, statistics, sys
 
 METHOD_NAMES = {"ab": "bench ab", "seq1": "one run a side"}
@@ -18,6 +22,8 @@ METHOD_NAMES = {"ab": "bench ab", "seq1": "one run a side"}
 def method_name(m):
     if m.startswith("pool"):
         return "%s runs a side pooled" % m[4:]
+    if m.startswith("hist"):
+        return "one run a side, %s earlier as history" % m[4:]
     return METHOD_NAMES.get(m, m)
 
 
@@ -85,6 +91,35 @@ def summarise(rows, thr):
     return cells, res
 
 
+def summary(cells, res, kinds, methods):
+    """One markdown row a kind: per method the coverage over every ratio,
+    the wrong signs and false alarms, the share of 1% (1.01) and 2% slower
+    builds called SLOWER, and the smallest ratio resolved."""
+    head = ["kind"] + [method_name(m) for m in methods]
+    print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
+    for k in kinds:
+        vals = [k]
+        for m in methods:
+            c = collections.Counter()
+            for (mm, kk, r), x in cells.items():
+                if mm == m and kk == k:
+                    c.update(cover=x["cover"], nci=x["nci"], wrong=x["wrong"] if float(r) != 1 else 0,
+                             fa=x["wrong"] if float(r) == 1 else 0)
+            if not c["nci"]:
+                vals.append("-")
+                continue
+            t = "%.0f%% of %d, %d wrong, %d false" % (100 * c["cover"] / c["nci"], c["nci"], c["wrong"], c["fa"])
+            for r in ("1.01", "1.02"):
+                x = cells.get((m, k, r))
+                if x and x["n"]:
+                    t += "; %s%% SLOWER %d/%d" % (str(round((float(r) - 1) * 100)), x["right"], x["n"])
+            d = res.get((m, k), {})
+            if "smallest" in d:
+                t += "; resolves %.3f" % d["smallest"]
+            vals.append(t)
+        print("| " + " | ".join(vals) + " |")
+
+
 def main(argv):
     md = "--md" in argv
     out = [a for a in argv if not a.startswith("--")][0]
@@ -101,6 +136,11 @@ def main(argv):
         if r["kind"] not in kinds:
             kinds.append(r["kind"])
     ratios = sorted({k[2] for k in cells}, key=float)
+    if "--summary" in argv:
+        print("%s; %g s a case; threshold %.3g%%; %s" % (meta.get("cpu", "?"), meta.get("budget_s", 0), thr * 100,
+                                                        meta.get("date", "")))
+        summary(cells, res, kinds, methods)
+        return 0
     print("\n%s; %s a case; threshold %.3g%%; %s" % (meta.get("cpu", "?"), "%g s" % meta.get("budget_s", 0),
                                                      thr * 100, meta.get("date", "")))
     sep = " | " if md else "  "

@@ -92,9 +92,10 @@ def summarise(rows, thr):
 
 
 def summary(cells, res, kinds, methods):
-    """One markdown row a kind: per method the coverage over every ratio,
-    the wrong signs and false alarms, the share of 1% (1.01) and 2% slower
-    builds called SLOWER, and the smallest ratio resolved."""
+    """One markdown row a kind, per method "coverage of N, wrong/false,
+    1%, 2%, smallest": the coverage over every ratio and trial, the wrong
+    signs and false alarms, the 1% (1.01) and 2% slower builds called
+    SLOWER (of their trials), and the smallest ratio resolved."""
     head = ["kind"] + [method_name(m) for m in methods]
     print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     for k in kinds:
@@ -108,14 +109,12 @@ def summary(cells, res, kinds, methods):
             if not c["nci"]:
                 vals.append("-")
                 continue
-            t = "%.0f%% of %d, %d wrong, %d false" % (100 * c["cover"] / c["nci"], c["nci"], c["wrong"], c["fa"])
+            t = "%.0f%% of %d, %d/%d" % (100 * c["cover"] / c["nci"], c["nci"], c["wrong"], c["fa"])
             for r in ("1.01", "1.02"):
                 x = cells.get((m, k, r))
-                if x and x["n"]:
-                    t += "; %s%% SLOWER %d/%d" % (str(round((float(r) - 1) * 100)), x["right"], x["n"])
+                t += ", %d/%d" % (x["right"], x["n"]) if x and x["n"] else ", -"
             d = res.get((m, k), {})
-            if "smallest" in d:
-                t += "; resolves %.3f" % d["smallest"]
+            t += ", %.3f" % d["smallest"] if "smallest" in d else ", -"
             vals.append(t)
         print("| " + " | ".join(vals) + " |")
 

@@ -108,7 +108,9 @@ for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 wait "${pids[@]}" 2>/dev/null
 expect_rc 0 "busy run"
 expect_eq "$(grep -c 'machine was busy' "$T/out")" 1 "one busy line"
-expect_in "$T/out" '^bench: warning: the machine was busy: [0-9.]+(%| other runnable threads per CPU)'
+# whichever figure says it most (runnable threads, the calibration loop's
+# time off its CPU or its drift, steal), with its figure and its limit
+expect_in "$T/out" '^bench: warning: the machine was busy: (a calibration loop.* )?[-+]?[0-9.]+(%| other runnable threads per CPU).* \(steady: at most [0-9.]+%?\)'
 expect_in "$T/busy/${TODAY}_fx_ok_fast.txt" '^warning +the machine was busy during this run: [^ ]'
 
 # 6. PROGRESS (stderr, no terminal): the counter and the ETA first, then

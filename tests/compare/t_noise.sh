@@ -19,23 +19,33 @@ else:
 PY
 }
 
-# 1. Two smoke runs of the same build, twice: no FASTER/SLOWER, exit 0,
-#    and every timed case says it took the default term, the busy figure:
-#    smoke's few single iterations of a case move 15-28% from run to run
-#    even on a steady machine.
+# 1. Two smoke runs of the same build, twice: every timed case says it
+#    took the default term, the busy figure (smoke's few single iterations
+#    of a case move 15-28% from run to run even on a steady machine), and
+#    FASTER/SLOWER verdicts (false alarms) stay rare. A 95% interval beyond
+#    the 5% threshold calls identical builds apart in at most 1 comparison
+#    of 40 by design (one did, beside the ASan tests: 1 of 32): so over
+#    both repeats at most 2 (P(3 or more of 32) at that rate is 5%; at the
+#    rate measured without the load, 0 of 480 smoke cases, well under
+#    0.1%), where the
+#    steady figure on smoke runs, before the busy one, called 9.7% (31 of
+#    320: 3 or more of 32 in 6 runs of 10). Exit 1 only with a false alarm.
+alarms=0
 for rep in 1 2; do
   for side in a b; do
     run_bench --preset smoke --plugin cpu_spin,cpu_gemm --results-dir "$T/smoke$rep/$side"
     expect_rc 0 "smoke run $rep$side"
   done
   run_bench compare "$T/smoke$rep/a" "$T/smoke$rep/b" --format csv
-  expect_rc 0 "self-compare $rep: no regression"
-  python3 - "$T/out" <<'PY' && ok || fail "self-compare $rep: a FASTER/SLOWER or no term"
+  n=$(python3 -c 'import csv, sys; print(sum(r["verdict"] in ("FASTER", "SLOWER") for r in csv.DictReader(open(sys.argv[1], newline=""))))' "$T/out")
+  alarms=$((alarms + n))
+  [ "$n" -gt 0 ] && grep -E ',(FASTER|SLOWER),' "$T/out"
+  expect_rc $((n > 0)) "self-compare $rep: exit 1 only with a false alarm ($n)"
+  python3 - "$T/out" <<'PY' && ok || fail "self-compare $rep: no term"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert len(rows) >= 10, len(rows)
 for r in rows:
-    assert r["verdict"] not in ("FASTER", "SLOWER"), r
     if r["ratio"]:
         assert r["old_term"] == r["new_term"] == "default", r
         for side in ("old", "new"):  # smoke times a case far under 0.1 s: the busy figure, steady or not (t_steady)
@@ -51,6 +61,7 @@ for c in json.load(open(sys.argv[1]))["cases"]:
             assert b["brief"] is (b["machine"] == "steady"), c
 PY
 done
+[ "$alarms" -le 2 ] && ok || fail "$alarms false alarms in the two smoke self-compares (at most 2)"
 run_bench compare "$T/smoke1/a" "$T/smoke1/b"
 expect_in "$T/out" '^between-run term .*old [0-9]+ default; new [0-9]+ default \(default: [0-9]+% \+ [0-9]+%/sqrt' \
   "the table names the term and its figures"

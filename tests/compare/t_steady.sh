@@ -26,6 +26,19 @@ print(f'{r["verdict"]} {r["old_term"]}/{r["new_term"]} {r["old_machine"]}/{r["ne
 PY
 }
 
+# flags_are FLAG OLD NEW: the JSON in $T/out has between_run.FLAG OLD
+# (true/false) on the old side and NEW on the new, both sides steady
+flags_are() {
+  python3 - "$T/out" "$@" <<'PY' && ok || fail "json: between_run.$1 $2/$3"
+import json, sys
+c = json.load(open(sys.argv[1]))["cases"][0]
+flag, want = sys.argv[2], {"old": sys.argv[3] == "true", "new": sys.argv[4] == "true"}
+for side in ("old", "new"):
+    assert c[side]["between_run"][flag] is want[side], c
+    assert c[side]["between_run"]["machine"] == "steady", c
+PY
+}
+
 # 1. both runs steady: the 20% slowdown is SLOWER (exit 1), with the steady figure
 gen "$T/s_old" 1 machine=steady 1000
 gen "$T/s_new" 2 machine=steady 1200
@@ -72,12 +85,7 @@ run_bench compare "$T/q_old" "$T/q_new"
 expect_in "$T/out" "\(default: 3% \+ 5%/sqrt\(samples\) of a run's median where its run was steady, 10% \+ 20%/sqrt\(samples\) where busy, not recorded or the case timed under 0.1s: old run steady, cases timed under 0.1s; new run steady;" \
   "the output says the old case was timed too briefly"
 run_bench compare "$T/q_old" "$T/q_new" --format json
-python3 - "$T/out" <<'PY' && ok || fail "json: between_run.brief"
-import json, sys
-c = json.load(open(sys.argv[1]))["cases"][0]
-assert c["old"]["between_run"]["brief"] is True and c["new"]["between_run"]["brief"] is False, c
-assert c["old"]["between_run"]["machine"] == "steady", c
-PY
+flags_are brief true false
 
 # 2c. steady, but the case's memory grew past the last-level cache (page
 #    placement moves such a case 5-10% from one process to the next): the
@@ -97,12 +105,7 @@ run_bench compare "$T/m_old" "$T/m_new"
 expect_in "$T/out" "\(default: 10% \+ 20%/sqrt\(samples\) of a run's median: both runs steady, cases that outgrew the last-level cache;" \
   "the output says the cases outgrew the cache"
 run_bench compare "$T/m_old" "$T/m_new" --format json
-python3 - "$T/out" <<'PY' && ok || fail "json: between_run.large"
-import json, sys
-c = json.load(open(sys.argv[1]))["cases"][0]
-assert c["old"]["between_run"]["large"] is True and c["new"]["between_run"]["large"] is True, c
-assert c["old"]["between_run"]["machine"] == "steady", c
-PY
+flags_are large true true
 genm "$T/k_old" 1 1000 1048576 # 1 MiB: inside it
 genm "$T/k_new" 2 1200 1048576
 run_bench compare "$T/k_old" "$T/k_new" --format csv

@@ -88,7 +88,7 @@ run_bench compare "$T/q_old" "$T/q_new" --format json
 flags_are brief true false
 
 # 2c. steady, but the case's memory grew past the last-level cache (page
-#    placement moves such a case 5-10% from one process to the next): the
+#    placement moves such a case 4-9% from one process to the next): the
 #    busy figure, NOISY, and the output says why; inside the cache, SLOWER
 genm() {
   "$GEN" "$1" "$2" <<SPEC || fail "gen $1"

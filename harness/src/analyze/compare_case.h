@@ -84,7 +84,7 @@ struct case_side {
  * its start, measured per case) moves from one process to the next by
  * where its pages landed, as far as on a busy machine: a memory-bound
  * stream or a pointer chase over twice the cache on a steady 2-vCPU VM, a
- * run's median 5-10% from one process to the next (docs/measurements.md,
+ * run's median 4-9% from one process to the next (docs/measurements.md,
  * "How far to trust a verdict"), against the steady figure's 3%. So a
  * steady run of such a case takes the busy figure (its side "large"), as
  * a case timed too briefly does. */

@@ -253,6 +253,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   if (gemm_kernel_pick(isa, &s->kern) != 0)
     return host->skip(host, "this CPU cannot run the %s micro-kernel", isa);
   host->set_info(host, "kernel", s->kern.name);
+  cpu_rowops_use("widest"); /* its softmax on the widest row kernels, whatever a case before chose */
   cpu_caches_note(host); /* its GEMM blocks are sized by L2 and the LLC */
   s->mr = s->kern.mr;
   s->nr = s->kern.nr;

@@ -1,13 +1,16 @@
 /* cpu_layernorm: y = (x - mean) / sqrt(var + eps) * w + b over each row of
- * a rows x cols fp32 matrix, biased variance, two passes over the row
- * (mean, then the centred sum of squares: exact where E[x^2] - mean^2
- * would cancel) and one for y, the row staying in cache (y larger than the
- * last-level cache written with non-temporal stores); rows split across
- * `threads` threads; the row read from memory once (the mean), the other
- * passes from L1 (cpu_rowops.c: AVX-512, AVX2 or
- * vectorised loops). Work is the
- * harness's layernorm figure (operation.h: x + w + b + y bytes, 8 FLOPs per
- * element). Verified against the harness's reference. */
+ * a rows x cols fp32 matrix, biased variance; rows split across `threads`
+ * threads. One pass over memory per row: the loop that writes row r's y
+ * (from the row in cache; y larger than the last-level cache with
+ * non-temporal stores) reads row r+1 and sums its moments about the mean
+ * of its first 16 elements, from which its mean and variance follow; where
+ * those would cancel (a mean far from that estimate against the spread), the
+ * centred sum of squares is taken again from the row in cache, so the
+ * variance is as exact as two passes give it (cpu_rowops.c: AVX-512, AVX2
+ * or vectorised loops; every row gets the same sums, however the rows are
+ * split). Work is the harness's layernorm figure (operation.h: x + w + b +
+ * y bytes, 8 FLOPs per element). Verified against the harness's
+ * reference. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +28,47 @@ struct layernorm {
   struct cpu_pool *pool;
 };
 
+/* The shift the moments of a row are taken about: the mean of its first
+ * 16 elements, an estimate of the row's mean (close enough that the
+ * difference below seldom cancels). */
+static float row_shift(const float *x, int64_t n) {
+  const int64_t k = n < 16 ? n : 16;
+  float s = 0;
+  for (int64_t j = 0; j < k; j++) s += x[j];
+  return s / (float)k;
+}
+
+/* A row's mean and 1/std from its moments about c: mean = c + d, var =
+ * s2/n - d^2 with d = s1/n. Where d^2 > s2/(2n), the difference would
+ * cancel more than a bit, and the centred sum of squares is taken again
+ * about the mean, from the row in cache (two passes). */
+static void row_stats(const float *x, int64_t n, float c, float s1, float s2, float eps,
+                      float *mean, float *rstd) {
+  const float d = s1 / (float)n, msq = s2 / (float)n;
+  *mean = c + d;
+  const float var = d * d > 0.5f * msq ? cpu_row_sqdev(x, n, *mean, NULL) / (float)n : msq - d * d;
+  *rstd = 1.0f / sqrtf(var + eps);
+}
+
 static void layernorm_rows(void *arg, int64_t r0, int64_t r1, int tid) {
   (void)tid;
   const struct layernorm *s = arg;
   const int64_t cols = s->cols;
+  if (r0 >= r1) return;
+  /* the first row's moments from memory; later rows' while the last is written */
+  float c = row_shift(s->x + r0 * cols, cols), s2 = cpu_row_sqdev(s->x + r0 * cols, cols, c, NULL);
+  float s1 = cpu_row_sumdev(s->x + r0 * cols, cols, c);
   for (int64_t r = r0; r < r1; r++) {
     const float *x = s->x + r * cols;
-    const float mean = cpu_row_sum(x, cols) / (float)cols; /* x from memory, then L1 */
-    const float var = cpu_row_sqdev(x, cols, mean, r + 1 < r1 ? x + cols : NULL) / (float)cols;
-    const float rstd = 1.0f / sqrtf(var + s->eps);
-    cpu_row_affine(s->y + r * cols, x, cols, mean, rstd, s->w, s->b, s->stream,
-                   r + 1 < r1 ? x + cols : NULL);
+    float mean, rstd;
+    row_stats(x, cols, c, s1, s2, s->eps, &mean, &rstd);
+    float *y = s->y + r * cols;
+    if (r + 1 < r1) {
+      c = row_shift(x + cols, cols);
+      s1 = cpu_row_affine_moments(y, x, cols, mean, rstd, s->w, s->b, s->stream, x + cols, c, &s2);
+    } else {
+      cpu_row_affine(y, x, cols, mean, rstd, s->w, s->b, s->stream, NULL);
+    }
   }
   if (s->stream) cpu_stream_fence();
 }
@@ -48,6 +81,7 @@ static const struct bench_param params[] = {
     {.name = "stores", .type = BENCH_PARAM_STRING,
      .description = "y's stores: auto (non-temporal when y exceeds the LLC), normal, nontemporal",
      .choices = "auto,normal,nontemporal", .defaults = {"auto", "auto", "auto", "auto,nontemporal"}},
+    CPU_ROWOPS_ISA_PARAM,
     {.name = NULL},
 };
 
@@ -56,6 +90,8 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   struct layernorm *s = calloc(1, sizeof *s);
   if (!s) return host->fail(host, "out of memory");
   *state = s;
+  const int rc = cpu_rowops_setup(host); /* isa */
+  if (rc != BENCH_OK) return rc;
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   s->eps = (float)host->param_float(host, "eps");
@@ -70,7 +106,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
               (!strcmp(stores, "auto") && cpu_stream_output(host, (int64_t)(n * sizeof(float))));
   if (!s->x || !s->y || !s->w || !s->b) return host->fail(host, "out of memory");
   host->set_info(host, "stores", s->stream ? "nontemporal" : "normal");
-  host->set_info(host, "isa", cpu_rowops_isa());
   host->fill_random(host, s->x, n, BENCH_F32, 1);
   host->fill_random(host, s->w, (size_t)s->cols, BENCH_F32, 2);
   host->fill_random(host, s->b, (size_t)s->cols, BENCH_F32, 3);

@@ -1,9 +1,10 @@
 /* cpu_rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over each row of a
  * rows x cols fp32 matrix (LLaMA's RMSNorm), rows split across `threads`
- * threads: each row read from memory once, for the sum of squares, and
- * y = x * rstd * w written from the row still in L1 (cpu_rowops.c: AVX-512,
- * AVX2 or vectorised loops); y larger than the last-level cache is written with
- * non-temporal stores, saving the read a plain store makes first. Work is
+ * threads: each row read from memory once, and in one loop row r's
+ * y = x * rstd * w written from the row in cache while row r+1 is read and
+ * its sum of squares taken (cpu_rowops.c: AVX-512, AVX2 or vectorised
+ * loops); y larger than the last-level cache is written with non-temporal
+ * stores, saving the read a plain store makes first. Work is
  * the harness's rmsnorm figure (operation.h: x + w + y bytes, 4 FLOPs per
  * element). Verified against the harness's rmsnorm reference. */
 #include <math.h>
@@ -28,12 +29,15 @@ static void rmsnorm_rows(void *arg, int64_t r0, int64_t r1, int tid) {
   (void)tid;
   const struct rmsnorm *s = arg;
   const int64_t cols = s->cols;
+  float ss = r0 < r1 ? cpu_row_sumsq(s->x + r0 * cols, cols) : 0; /* the first row from memory */
   for (int64_t r = r0; r < r1; r++) {
     const float *x = s->x + r * cols;
-    const float ss = cpu_row_sumsq(x, cols); /* x comes from memory ... */
     const float rstd = 1.0f / sqrtf(ss / (float)cols + s->eps);
-    cpu_row_affine(s->y + r * cols, x, cols, 0.0f, rstd, s->w, NULL, s->stream,
-                   r + 1 < r1 ? x + cols : NULL); /* ... and from L1 */
+    float *y = s->y + r * cols;
+    if (r + 1 < r1) /* y written from the row in cache while the next is read */
+      cpu_row_affine_moments(y, x, cols, 0.0f, rstd, s->w, NULL, s->stream, x + cols, 0.0f, &ss);
+    else
+      cpu_row_affine(y, x, cols, 0.0f, rstd, s->w, NULL, s->stream, NULL);
   }
   if (s->stream) cpu_stream_fence();
 }
@@ -51,6 +55,7 @@ static const struct bench_param params[] = {
      .description = "rows per task handed to a thread (0 = about 64 KiB of x)", .min = 0,
      .max = 1 << 20, .defaults = {"0", "0", "0", "0"}, .tunable = 1,
      .candidates = "0,1,4,16,64,256"},
+    CPU_ROWOPS_ISA_PARAM,
     {.name = NULL},
 };
 
@@ -59,6 +64,8 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   struct rmsnorm *s = calloc(1, sizeof *s);
   if (!s) return host->fail(host, "out of memory");
   *state = s;
+  const int rc = cpu_rowops_setup(host); /* isa */
+  if (rc != BENCH_OK) return rc;
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   s->eps = (float)host->param_float(host, "eps");
@@ -74,7 +81,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
               (!strcmp(stores, "auto") && cpu_stream_output(host, (int64_t)(n * sizeof(float))));
   if (!s->x || !s->y || !s->w) return host->fail(host, "out of memory");
   host->set_info(host, "stores", s->stream ? "nontemporal" : "normal");
-  host->set_info(host, "isa", cpu_rowops_isa());
   host->fill_random(host, s->x, n, BENCH_F32, 1);
   host->fill_random(host, s->w, (size_t)s->cols, BENCH_F32, 2);
   return BENCH_OK;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/plugin.h"
 #include "cpu_common.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -38,6 +39,14 @@ static float sqdev_c(const float *restrict x, int64_t n, float mean) {
   float s = 0;
 #pragma omp simd reduction(+ : s)
   for (int64_t j = 0; j < n; j++) s += (x[j] - mean) * (x[j] - mean);
+  return s;
+}
+
+CPU_MULTIVERSION
+static float sumdev_c(const float *restrict x, int64_t n, float c) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t j = 0; j < n; j++) s += x[j] - c;
   return s;
 }
 
@@ -100,6 +109,7 @@ static AVX512 inline __mmask16 tail_mask(int64_t left) {
 #define OP_SUM(a, v) _mm512_add_ps(a, v)
 #define OP_SQ(a, v) _mm512_fmadd_ps(v, v, a)
 #define OP_DEV(a, v) _mm512_fmadd_ps(_mm512_sub_ps(v, m), _mm512_sub_ps(v, m), a)
+#define OP_SUBC(a, v) _mm512_add_ps(a, _mm512_sub_ps(v, m))
 #define OP_MAX(a, v) _mm512_max_ps(a, v)
 
 static AVX512 float sum_512(const float *x, int64_t n) {
@@ -115,6 +125,12 @@ static AVX512 float sumsq_512(const float *x, int64_t n) {
 static AVX512 float sqdev_512(const float *x, int64_t n, float mean, const float *pf) {
   const __m512 m = _mm512_set1_ps(mean);
   REDUCE(OP_DEV, _mm512_setzero_ps(), _mm512_add_ps, _mm512_reduce_add_ps);
+}
+
+static AVX512 float sumdev_512(const float *x, int64_t n, float c) {
+  const __m512 m = _mm512_set1_ps(c);
+  const float *pf = NULL;
+  REDUCE(OP_SUBC, _mm512_setzero_ps(), _mm512_add_ps, _mm512_reduce_add_ps);
 }
 
 static AVX512 float max_512(const float *x, int64_t n) {
@@ -158,6 +174,51 @@ static AVX512 void affine_512(float *y, const float *x, int64_t n, float shift_,
     const __mmask16 k = tail_mask(n - j);
     _mm512_mask_storeu_ps(y + j, k, affine_16(x, w, b, j, k, shift, scale));
   }
+}
+
+/* affine_512 for row x (in cache) fused with the first two moments of the
+ * next row nx (from memory) about c: one loop that reads a row and writes
+ * one, as a copy does, instead of a read pass and a write pass. The sums
+ * keep REDUCE's order (four accumulators over 64 floats, the tail masked
+ * into the first), so they equal sumdev_512 and sqdev_512 bit for bit. y's
+ * stores are non-temporal when stream (the caller checks y is 64-byte
+ * aligned). */
+static AVX512 inline __attribute__((always_inline)) float affine_moments_body(
+    float *y, const float *x, int64_t n, float shift_, float scale_, const float *w,
+    const float *b, const float *nx, float c, float *s2, int stream) {
+  const __m512 shift = _mm512_set1_ps(shift_), scale = _mm512_set1_ps(scale_);
+  const __m512 m = _mm512_set1_ps(c);
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  __m512 q0 = a0, q1 = a0, q2 = a0, q3 = a0;
+#define PUT(j, v) (stream ? _mm512_stream_ps(y + (j), v) : _mm512_storeu_ps(y + (j), v))
+  int64_t j = 0;
+  for (; j + 64 <= n; j += 64) {
+    const __m512 v0 = _mm512_loadu_ps(nx + j), v1 = _mm512_loadu_ps(nx + j + 16);
+    const __m512 v2 = _mm512_loadu_ps(nx + j + 32), v3 = _mm512_loadu_ps(nx + j + 48);
+    a0 = OP_SUBC(a0, v0), a1 = OP_SUBC(a1, v1), a2 = OP_SUBC(a2, v2), a3 = OP_SUBC(a3, v3);
+    q0 = OP_DEV(q0, v0), q1 = OP_DEV(q1, v1), q2 = OP_DEV(q2, v2), q3 = OP_DEV(q3, v3);
+    PUT(j, affine_16(x, w, b, j, 0xffff, shift, scale));
+    PUT(j + 16, affine_16(x, w, b, j + 16, 0xffff, shift, scale));
+    PUT(j + 32, affine_16(x, w, b, j + 32, 0xffff, shift, scale));
+    PUT(j + 48, affine_16(x, w, b, j + 48, 0xffff, shift, scale));
+  }
+  for (; j < n; j += 16) {
+    const __mmask16 k = tail_mask(n - j);
+    const __m512 v = _mm512_maskz_loadu_ps(k, nx + j);
+    a0 = _mm512_mask_mov_ps(a0, k, OP_SUBC(a0, v));
+    q0 = _mm512_mask_mov_ps(q0, k, OP_DEV(q0, v));
+    _mm512_mask_storeu_ps(y + j, k, affine_16(x, w, b, j, k, shift, scale));
+  }
+#undef PUT
+  *s2 = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(q0, q1), _mm512_add_ps(q2, q3)));
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+}
+
+static AVX512 float affine_moments_512(float *y, const float *x, int64_t n, float shift,
+                                       float scale, const float *w, const float *b,
+                                       const float *nx, float c, float *s2, int stream) {
+  return stream ? affine_moments_body(y, x, n, shift, scale, w, b, nx, c, s2, 1)
+                : affine_moments_body(y, x, n, shift, scale, w, b, nx, c, s2, 0);
 }
 
 /* cpu_expf on 16 lanes: the same clamp below, reduction and polynomial,
@@ -283,6 +344,7 @@ static AVX2 inline float hmax8(__m256 v) {
 #define OP8_SUM(a, v) _mm256_add_ps(a, v)
 #define OP8_SQ(a, v) _mm256_fmadd_ps(v, v, a)
 #define OP8_DEV(a, v) _mm256_fmadd_ps(_mm256_sub_ps(v, m), _mm256_sub_ps(v, m), a)
+#define OP8_SUBC(a, v) _mm256_add_ps(a, _mm256_sub_ps(v, m))
 #define OP8_MAX(a, v) _mm256_max_ps(a, v)
 
 static AVX2 float sum_256(const float *x, int64_t n) {
@@ -298,6 +360,12 @@ static AVX2 float sumsq_256(const float *x, int64_t n) {
 static AVX2 float sqdev_256(const float *x, int64_t n, float mean, const float *pf) {
   const __m256 m = _mm256_set1_ps(mean);
   REDUCE8(OP8_DEV, _mm256_setzero_ps(), _mm256_add_ps, hsum8);
+}
+
+static AVX2 float sumdev_256(const float *x, int64_t n, float c) {
+  const __m256 m = _mm256_set1_ps(c);
+  const float *pf = NULL;
+  REDUCE8(OP8_SUBC, _mm256_setzero_ps(), _mm256_add_ps, hsum8);
 }
 
 static AVX2 float max_256(const float *x, int64_t n) {
@@ -341,6 +409,51 @@ static AVX2 void affine_256(float *y, const float *x, int64_t n, float shift_, f
     _mm256_storeu_ps(y + j + 8, affine_8(x, w, b, j + 8, shift, scale));
   }
   for (; j < n; j++) affine_1(y, x, w, b, j, shift_, scale_);
+}
+
+/* affine_256 for row x fused with the next row's moments about c, as
+ * affine_moments_body on 8 lanes: REDUCE8's order (four accumulators over
+ * 32 floats, the tail blended into the first), so the sums equal
+ * sumdev_256 and sqdev_256 bit for bit, and y is affine_256's; y 32-byte
+ * aligned when stream. */
+static AVX2 inline __attribute__((always_inline)) float affine_moments_body8(
+    float *y, const float *x, int64_t n, float shift_, float scale_, const float *w,
+    const float *b, const float *nx, float c, float *s2, int stream) {
+  const __m256 shift = _mm256_set1_ps(shift_), scale = _mm256_set1_ps(scale_);
+  const __m256 m = _mm256_set1_ps(c);
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  __m256 q0 = a0, q1 = a0, q2 = a0, q3 = a0;
+#define PUT(j, v) (stream ? _mm256_stream_ps(y + (j), v) : _mm256_storeu_ps(y + (j), v))
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    const __m256 v0 = _mm256_loadu_ps(nx + j), v1 = _mm256_loadu_ps(nx + j + 8);
+    const __m256 v2 = _mm256_loadu_ps(nx + j + 16), v3 = _mm256_loadu_ps(nx + j + 24);
+    a0 = OP8_SUBC(a0, v0), a1 = OP8_SUBC(a1, v1), a2 = OP8_SUBC(a2, v2), a3 = OP8_SUBC(a3, v3);
+    q0 = OP8_DEV(q0, v0), q1 = OP8_DEV(q1, v1), q2 = OP8_DEV(q2, v2), q3 = OP8_DEV(q3, v3);
+    for (int l = 0; l < 32; l += 8) PUT(j + l, affine_8(x, w, b, j + l, shift, scale));
+  }
+  for (; j < n; j += 8) {
+    const __m256i k = tail_mask8(n - j);
+    const __m256 v = _mm256_maskload_ps(nx + j, k), keep = _mm256_castsi256_ps(k);
+    a0 = _mm256_blendv_ps(a0, OP8_SUBC(a0, v), keep);
+    q0 = _mm256_blendv_ps(q0, OP8_DEV(q0, v), keep);
+  }
+  /* y's tail as affine_256 writes it: a block of 16, then one at a time */
+  for (j = n & ~(int64_t)31; j + 16 <= n; j += 16) {
+    PUT(j, affine_8(x, w, b, j, shift, scale));
+    PUT(j + 8, affine_8(x, w, b, j + 8, shift, scale));
+  }
+  for (; j < n; j++) affine_1(y, x, w, b, j, shift_, scale_);
+#undef PUT
+  *s2 = hsum8(_mm256_add_ps(_mm256_add_ps(q0, q1), _mm256_add_ps(q2, q3)));
+  return hsum8(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+}
+
+static AVX2 float affine_moments_256(float *y, const float *x, int64_t n, float shift,
+                                     float scale, const float *w, const float *b,
+                                     const float *nx, float c, float *s2, int stream) {
+  return stream ? affine_moments_body8(y, x, n, shift, scale, w, b, nx, c, s2, 1)
+                : affine_moments_body8(y, x, n, shift, scale, w, b, nx, c, s2, 0);
 }
 
 /* cpu_expf on 8 lanes, its clamps, reduction and polynomial; 2^n built in
@@ -411,7 +524,7 @@ static AVX2 float exp_sum_scale_256(float *e, const float *x, int64_t n, float s
 /* The widest path: 2 AVX-512, 1 AVX2 + FMA, 0 the portable loops.
  * BENCH_CPU_ROWOPS=portable or =avx2 caps it (for tests of the narrower
  * paths on a wider CPU). */
-static int rowops_level(void) {
+static int rowops_widest(void) {
   static int known = -1;
   if (known < 0) {
     const char *force = getenv("BENCH_CPU_ROWOPS");
@@ -425,9 +538,44 @@ static int rowops_level(void) {
   }
   return known;
 }
+
+/* The path cpu_rowops_use chose for this process's calls; -1: the widest. */
+static int chosen = -1;
+
+static int rowops_level(void) { return chosen >= 0 ? chosen : rowops_widest(); }
+
+static int cpu_has_level(int level) {
+  return level == 0 || (level == 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ||
+         (level == 2 && __builtin_cpu_supports("avx512f"));
+}
 #else
+static int chosen = -1;
 static int rowops_level(void) { return 0; }
+static int cpu_has_level(int level) { return level == 0; }
 #endif
+
+const char *cpu_rowops_use(const char *isa) {
+  static const char *const names[] = {"portable", "avx2", "avx512"};
+  if (!isa || !strcmp(isa, "widest")) {
+    chosen = -1;
+    return cpu_rowops_isa();
+  }
+  for (int level = 0; level < 3; level++)
+    if (!strcmp(isa, names[level])) {
+      if (!cpu_has_level(level)) return NULL;
+      chosen = level;
+      return names[level];
+    }
+  return NULL;
+}
+
+int cpu_rowops_setup(const struct bench_host *host) {
+  const char *isa = host->param_str(host, "isa");
+  const char *used = cpu_rowops_use(isa);
+  if (!used) return host->skip(host, "isa=%s: this CPU has no %s", isa, isa);
+  host->set_info(host, "isa", used);
+  return BENCH_OK;
+}
 
 /* ---- dispatch --------------------------------------------------------------------------- */
 
@@ -456,6 +604,9 @@ float cpu_row_sumsq(const float *x, int64_t n) {
 float cpu_row_sqdev(const float *x, int64_t n, float mean, const float *next) {
   (void)next;
   DISPATCH(sqdev_512(x, n, mean, next), sqdev_256(x, n, mean, next), sqdev_c(x, n, mean));
+}
+float cpu_row_sumdev(const float *x, int64_t n, float c) {
+  DISPATCH(sumdev_512(x, n, c), sumdev_256(x, n, c), sumdev_c(x, n, c));
 }
 float cpu_row_max(const float *x, int64_t n) {
   DISPATCH(max_512(x, n), max_256(x, n), max_c(x, n));
@@ -503,4 +654,18 @@ void cpu_row_affine(float *y, const float *x, int64_t n, float shift, float scal
     affine_c(buf, x + j, len, shift, scale, w ? w + j : NULL, b ? b + j : NULL);
     cpu_stream_copy(y + j, buf, len);
   }
+}
+
+float cpu_row_affine_moments(float *y, const float *x, int64_t n, float shift, float scale,
+                             const float *w, const float *b, int stream, const float *next,
+                             float c, float *s2) {
+#ifdef ROWOPS_X86
+  if (rowops_level() == 2 && (!stream || ((uintptr_t)y & 63) == 0))
+    return affine_moments_512(y, x, n, shift, scale, w, b, next, c, s2, stream);
+  if (rowops_level() == 1 && (!stream || ((uintptr_t)y & 31) == 0))
+    return affine_moments_256(y, x, n, shift, scale, w, b, next, c, s2, stream);
+#endif
+  cpu_row_affine(y, x, n, shift, scale, w, b, stream, next);
+  *s2 = cpu_row_sqdev(next, n, c, NULL);
+  return cpu_row_sumdev(next, n, c);
 }

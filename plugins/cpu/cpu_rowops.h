@@ -17,10 +17,32 @@
  * caps it at that path). */
 const char *cpu_rowops_isa(void);
 
+/* Choose the path for the calls that follow in this process: "widest" (as
+ * capped by BENCH_CPU_ROWOPS), "avx512", "avx2" or "portable".
+ * Returns the path's name, or NULL where this CPU cannot run it (nothing
+ * changes then). A plugin's setup calls it with its `isa` parameter (a
+ * tunable: on an AVX-512 Xeon the 8-lane path wrote cpu_layernorm's rows
+ * faster on one thread and slower on two). */
+const char *cpu_rowops_use(const char *isa);
+
+/* The row plugins' `isa` parameter, and their setup's use of it: the path
+ * chosen by cpu_rowops_use and recorded as the info `isa`; a path this CPU
+ * lacks is skipped with the reason (BENCH_OK, or what host->skip returned). */
+#define CPU_ROWOPS_ISA_PARAM                                                               \
+  {.name = "isa", .type = BENCH_PARAM_STRING,                                              \
+   .description = "row kernels' instruction set (widest = the widest this CPU runs)",      \
+   .choices = "widest,avx512,avx2,portable",                                               \
+   .defaults = {"widest", "widest", "widest", "widest"}, .tunable = 1,                     \
+   .candidates = "widest,avx2"}
+struct bench_host;
+int cpu_rowops_setup(const struct bench_host *host);
+
 float cpu_row_sum(const float *x, int64_t n);
 float cpu_row_sumsq(const float *x, int64_t n);
 /* sum (x_j - mean)^2; next: as for affine (below) */
 float cpu_row_sqdev(const float *x, int64_t n, float mean, const float *next);
+/* sum (x_j - c); c = 0 gives cpu_row_sum's result bit for bit */
+float cpu_row_sumdev(const float *x, int64_t n, float c);
 float cpu_row_max(const float *x, int64_t n);
 
 /* y_j = (x_j - shift) * scale * w_j + b_j (w, b may be NULL: 1 and 0);
@@ -30,6 +52,17 @@ float cpu_row_max(const float *x, int64_t n);
  * reads overlap this row's work), or NULL. */
 void cpu_row_affine(float *y, const float *x, int64_t n, float shift, float scale,
                     const float *w, const float *b, int stream, const float *next);
+
+/* cpu_row_affine(y, x, n, shift, scale, w, b, stream, next) and, in the
+ * same loop, the first two moments of the next row about c: returns
+ * cpu_row_sumdev(next, n, c) and sets *s2 = cpu_row_sqdev(next, n, c,
+ * NULL), bit for bit (with c = 0: cpu_row_sum and cpu_row_sumsq). next
+ * (not NULL) is read from memory while y is written from the row in cache:
+ * one pass that reads a row and writes one, as a copy does, instead of a
+ * read pass and a write pass. */
+float cpu_row_affine_moments(float *y, const float *x, int64_t n, float shift, float scale,
+                             const float *w, const float *b, int stream, const float *next,
+                             float c, float *s2);
 
 /* y_j = e^(x_j - shift) with cpu_expf's steps (cpu_common.h: Cody-Waite
  * reduction, a degree-5 minimax polynomial on [-ln2/2, ln2/2]): measured max

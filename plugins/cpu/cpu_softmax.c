@@ -80,6 +80,7 @@ static const struct bench_param params[] = {
     {.name = "stores", .type = BENCH_PARAM_STRING,
      .description = "y's stores: auto (non-temporal when y exceeds the LLC), normal, nontemporal",
      .choices = "auto,normal,nontemporal", .defaults = {"auto", "auto", "auto", "auto,nontemporal"}},
+    CPU_ROWOPS_ISA_PARAM,
     {.name = NULL},
 };
 
@@ -88,6 +89,8 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   struct softmax *s = calloc(1, sizeof *s);
   if (!s) return host->fail(host, "out of memory");
   *state = s;
+  const int rc = cpu_rowops_setup(host); /* isa */
+  if (rc != BENCH_OK) return rc;
   s->rows = host->param_int(host, "rows");
   s->cols = host->param_int(host, "cols");
   if (!(s->pool = cpu_pool_from_param(host, s->rows, cpu_row_grain(s->cols)))) return BENCH_ERROR;
@@ -101,7 +104,6 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
   s->rowbuf = cpu_alloc((size_t)(2 * cpu_pool_size(s->pool) * s->rowpad) * sizeof(float));
   if (!s->x || !s->y || !s->rowbuf) return host->fail(host, "out of memory");
   host->set_info(host, "stores", s->stream ? "nontemporal" : "normal");
-  host->set_info(host, "isa", cpu_rowops_isa());
   host->fill_random(host, s->x, n, BENCH_F32, 1);
   return BENCH_OK;
 }

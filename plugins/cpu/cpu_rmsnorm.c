@@ -1,10 +1,9 @@
 /* cpu_rmsnorm: y = x / sqrt(mean(x^2) + eps) * w over each row of a
  * rows x cols fp32 matrix (LLaMA's RMSNorm), rows split across `threads`
- * threads: each row read from memory once, and in one loop row r's
- * y = x * rstd * w written from the row in cache while row r+1 is read and
- * its sum of squares taken (cpu_rowops.c: AVX-512, AVX2 or vectorised
- * loops); y larger than the last-level cache is written with non-temporal
- * stores, saving the read a plain store makes first. Work is
+ * threads: each row read from memory once, for the sum of squares, and
+ * y = x * rstd * w written from the row still in L1 (cpu_rowops.c: AVX-512,
+ * AVX2 or vectorised loops); y larger than the last-level cache is written with
+ * non-temporal stores, saving the read a plain store makes first. Work is
  * the harness's rmsnorm figure (operation.h: x + w + y bytes, 4 FLOPs per
  * element). Verified against the harness's rmsnorm reference. */
 #include <math.h>
@@ -29,15 +28,12 @@ static void rmsnorm_rows(void *arg, int64_t r0, int64_t r1, int tid) {
   (void)tid;
   const struct rmsnorm *s = arg;
   const int64_t cols = s->cols;
-  float ss = r0 < r1 ? cpu_row_sumsq(s->x + r0 * cols, cols) : 0; /* the first row from memory */
   for (int64_t r = r0; r < r1; r++) {
     const float *x = s->x + r * cols;
+    const float ss = cpu_row_sumsq(x, cols); /* x comes from memory ... */
     const float rstd = 1.0f / sqrtf(ss / (float)cols + s->eps);
-    float *y = s->y + r * cols;
-    if (r + 1 < r1) /* y written from the row in cache while the next is read */
-      cpu_row_affine_moments(y, x, cols, 0.0f, rstd, s->w, NULL, s->stream, x + cols, 0.0f, &ss);
-    else
-      cpu_row_affine(y, x, cols, 0.0f, rstd, s->w, NULL, s->stream, NULL);
+    cpu_row_affine(s->y + r * cols, x, cols, 0.0f, rstd, s->w, NULL, s->stream,
+                   r + 1 < r1 ? x + cols : NULL); /* ... and from L1 */
   }
   if (s->stream) cpu_stream_fence();
 }

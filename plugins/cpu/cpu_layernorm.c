@@ -1,16 +1,15 @@
 /* cpu_layernorm: y = (x - mean) / sqrt(var + eps) * w + b over each row of
  * a rows x cols fp32 matrix, biased variance; rows split across `threads`
- * threads. One pass over memory per row: the loop that writes row r's y
- * (from the row in cache; y larger than the last-level cache with
- * non-temporal stores) reads row r+1 and sums its moments about the mean
- * of its first 16 elements, from which its mean and variance follow; where
- * those would cancel (a mean far from that estimate against the spread), the
- * centred sum of squares is taken again from the row in cache, so the
- * variance is as exact as two passes give it (cpu_rowops.c: AVX-512, AVX2
- * or vectorised loops; every row gets the same sums, however the rows are
- * split). Work is the harness's layernorm figure (operation.h: x + w + b +
- * y bytes, 8 FLOPs per element). Verified against the harness's
- * reference. */
+ * threads. Per row: its first two moments about the mean of its first 16
+ * elements (one pass), from which its mean and variance follow; where
+ * those would cancel (a mean far from that estimate against the spread),
+ * the centred sum of squares is taken again, so the variance is as exact
+ * as two passes give it; then y from the row in cache (y larger than the
+ * last-level cache with non-temporal stores) while the next row is
+ * prefetched into L2 (cpu_rowops.c: AVX-512, AVX2 or vectorised loops).
+ * The row is read from memory once. Work is the harness's layernorm figure
+ * (operation.h: x + w + b + y bytes, 8 FLOPs per element). Verified
+ * against the harness's reference. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,21 +53,15 @@ static void layernorm_rows(void *arg, int64_t r0, int64_t r1, int tid) {
   (void)tid;
   const struct layernorm *s = arg;
   const int64_t cols = s->cols;
-  if (r0 >= r1) return;
-  /* the first row's moments from memory; later rows' while the last is written */
-  float c = row_shift(s->x + r0 * cols, cols), s2 = cpu_row_sqdev(s->x + r0 * cols, cols, c, NULL);
-  float s1 = cpu_row_sumdev(s->x + r0 * cols, cols, c);
   for (int64_t r = r0; r < r1; r++) {
-    const float *x = s->x + r * cols;
+    const float *x = s->x + r * cols; /* prefetched into L2 by the row before */
+    const float c = row_shift(x, cols);
+    float s2;
+    const float s1 = cpu_row_moments(x, cols, c, &s2);
     float mean, rstd;
     row_stats(x, cols, c, s1, s2, s->eps, &mean, &rstd);
-    float *y = s->y + r * cols;
-    if (r + 1 < r1) {
-      c = row_shift(x + cols, cols);
-      s1 = cpu_row_affine_moments(y, x, cols, mean, rstd, s->w, s->b, s->stream, x + cols, c, &s2);
-    } else {
-      cpu_row_affine(y, x, cols, mean, rstd, s->w, s->b, s->stream, NULL);
-    }
+    cpu_row_affine(s->y + r * cols, x, cols, mean, rstd, s->w, s->b, s->stream,
+                   r + 1 < r1 ? x + cols : NULL);
   }
   if (s->stream) cpu_stream_fence();
 }

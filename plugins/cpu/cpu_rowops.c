@@ -160,14 +160,14 @@ static AVX512 void affine_512(float *y, const float *x, int64_t n, float shift_,
     }
     if (((uintptr_t)(y + j) & 63) == 0)
       for (; j + 16 <= n; j += 16) {
-        if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+        if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T1);
         _mm512_stream_ps(y + j, affine_16(x, w, b, j, 0xffff, shift, scale));
       }
   }
   /* masked stores only for the tail: on Zen 5 this loop took 4.7 cycles
    * per 16 floats with masked stores, 1.6 with plain ones */
   for (; j + 16 <= n; j += 16) {
-    if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+    if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T1);
     _mm512_storeu_ps(y + j, affine_16(x, w, b, j, 0xffff, shift, scale));
   }
   if (j < n) {
@@ -176,49 +176,28 @@ static AVX512 void affine_512(float *y, const float *x, int64_t n, float shift_,
   }
 }
 
-/* affine_512 for row x (in cache) fused with the first two moments of the
- * next row nx (from memory) about c: one loop that reads a row and writes
- * one, as a copy does, instead of a read pass and a write pass. The sums
- * keep REDUCE's order (four accumulators over 64 floats, the tail masked
- * into the first), so they equal sumdev_512 and sqdev_512 bit for bit. y's
- * stores are non-temporal when stream (the caller checks y is 64-byte
- * aligned). */
-static AVX512 inline __attribute__((always_inline)) float affine_moments_body(
-    float *y, const float *x, int64_t n, float shift_, float scale_, const float *w,
-    const float *b, const float *nx, float c, float *s2, int stream) {
-  const __m512 shift = _mm512_set1_ps(shift_), scale = _mm512_set1_ps(scale_);
+/* sumdev_512 and sqdev_512 in one pass: both sums in REDUCE's order (four
+ * accumulators over 64 floats, the tail masked into the first), so each
+ * equals its own pass bit for bit. */
+static AVX512 float moments_512(const float *x, int64_t n, float c, float *s2) {
   const __m512 m = _mm512_set1_ps(c);
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   __m512 q0 = a0, q1 = a0, q2 = a0, q3 = a0;
-#define PUT(j, v) (stream ? _mm512_stream_ps(y + (j), v) : _mm512_storeu_ps(y + (j), v))
   int64_t j = 0;
   for (; j + 64 <= n; j += 64) {
-    const __m512 v0 = _mm512_loadu_ps(nx + j), v1 = _mm512_loadu_ps(nx + j + 16);
-    const __m512 v2 = _mm512_loadu_ps(nx + j + 32), v3 = _mm512_loadu_ps(nx + j + 48);
+    const __m512 v0 = _mm512_loadu_ps(x + j), v1 = _mm512_loadu_ps(x + j + 16);
+    const __m512 v2 = _mm512_loadu_ps(x + j + 32), v3 = _mm512_loadu_ps(x + j + 48);
     a0 = OP_SUBC(a0, v0), a1 = OP_SUBC(a1, v1), a2 = OP_SUBC(a2, v2), a3 = OP_SUBC(a3, v3);
     q0 = OP_DEV(q0, v0), q1 = OP_DEV(q1, v1), q2 = OP_DEV(q2, v2), q3 = OP_DEV(q3, v3);
-    PUT(j, affine_16(x, w, b, j, 0xffff, shift, scale));
-    PUT(j + 16, affine_16(x, w, b, j + 16, 0xffff, shift, scale));
-    PUT(j + 32, affine_16(x, w, b, j + 32, 0xffff, shift, scale));
-    PUT(j + 48, affine_16(x, w, b, j + 48, 0xffff, shift, scale));
   }
   for (; j < n; j += 16) {
     const __mmask16 k = tail_mask(n - j);
-    const __m512 v = _mm512_maskz_loadu_ps(k, nx + j);
+    const __m512 v = _mm512_maskz_loadu_ps(k, x + j);
     a0 = _mm512_mask_mov_ps(a0, k, OP_SUBC(a0, v));
     q0 = _mm512_mask_mov_ps(q0, k, OP_DEV(q0, v));
-    _mm512_mask_storeu_ps(y + j, k, affine_16(x, w, b, j, k, shift, scale));
   }
-#undef PUT
   *s2 = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(q0, q1), _mm512_add_ps(q2, q3)));
   return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
-}
-
-static AVX512 float affine_moments_512(float *y, const float *x, int64_t n, float shift,
-                                       float scale, const float *w, const float *b,
-                                       const float *nx, float c, float *s2, int stream) {
-  return stream ? affine_moments_body(y, x, n, shift, scale, w, b, nx, c, s2, 1)
-                : affine_moments_body(y, x, n, shift, scale, w, b, nx, c, s2, 0);
 }
 
 /* cpu_expf on 16 lanes: the same clamp below, reduction and polynomial,
@@ -398,62 +377,41 @@ static AVX2 void affine_256(float *y, const float *x, int64_t n, float shift_, f
   if (stream && ((uintptr_t)y & 3) == 0) {
     for (; j < n && ((uintptr_t)(y + j) & 31); j++) affine_1(y, x, w, b, j, shift_, scale_);
     for (; j + 16 <= n; j += 16) {
-      if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+      if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T1);
       _mm256_stream_ps(y + j, affine_8(x, w, b, j, shift, scale));
       _mm256_stream_ps(y + j + 8, affine_8(x, w, b, j + 8, shift, scale));
     }
   }
   for (; j + 16 <= n; j += 16) {
-    if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T0);
+    if (next) _mm_prefetch((const char *)(next + j), _MM_HINT_T1);
     _mm256_storeu_ps(y + j, affine_8(x, w, b, j, shift, scale));
     _mm256_storeu_ps(y + j + 8, affine_8(x, w, b, j + 8, shift, scale));
   }
   for (; j < n; j++) affine_1(y, x, w, b, j, shift_, scale_);
 }
 
-/* affine_256 for row x fused with the next row's moments about c, as
- * affine_moments_body on 8 lanes: REDUCE8's order (four accumulators over
- * 32 floats, the tail blended into the first), so the sums equal
- * sumdev_256 and sqdev_256 bit for bit, and y is affine_256's; y 32-byte
- * aligned when stream. */
-static AVX2 inline __attribute__((always_inline)) float affine_moments_body8(
-    float *y, const float *x, int64_t n, float shift_, float scale_, const float *w,
-    const float *b, const float *nx, float c, float *s2, int stream) {
-  const __m256 shift = _mm256_set1_ps(shift_), scale = _mm256_set1_ps(scale_);
+/* sumdev_256 and sqdev_256 in one pass, in REDUCE8's order (four
+ * accumulators over 32 floats, the tail blended into the first): each
+ * equals its own pass bit for bit. */
+static AVX2 float moments_256(const float *x, int64_t n, float c, float *s2) {
   const __m256 m = _mm256_set1_ps(c);
   __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   __m256 q0 = a0, q1 = a0, q2 = a0, q3 = a0;
-#define PUT(j, v) (stream ? _mm256_stream_ps(y + (j), v) : _mm256_storeu_ps(y + (j), v))
   int64_t j = 0;
   for (; j + 32 <= n; j += 32) {
-    const __m256 v0 = _mm256_loadu_ps(nx + j), v1 = _mm256_loadu_ps(nx + j + 8);
-    const __m256 v2 = _mm256_loadu_ps(nx + j + 16), v3 = _mm256_loadu_ps(nx + j + 24);
+    const __m256 v0 = _mm256_loadu_ps(x + j), v1 = _mm256_loadu_ps(x + j + 8);
+    const __m256 v2 = _mm256_loadu_ps(x + j + 16), v3 = _mm256_loadu_ps(x + j + 24);
     a0 = OP8_SUBC(a0, v0), a1 = OP8_SUBC(a1, v1), a2 = OP8_SUBC(a2, v2), a3 = OP8_SUBC(a3, v3);
     q0 = OP8_DEV(q0, v0), q1 = OP8_DEV(q1, v1), q2 = OP8_DEV(q2, v2), q3 = OP8_DEV(q3, v3);
-    for (int l = 0; l < 32; l += 8) PUT(j + l, affine_8(x, w, b, j + l, shift, scale));
   }
   for (; j < n; j += 8) {
     const __m256i k = tail_mask8(n - j);
-    const __m256 v = _mm256_maskload_ps(nx + j, k), keep = _mm256_castsi256_ps(k);
+    const __m256 v = _mm256_maskload_ps(x + j, k), keep = _mm256_castsi256_ps(k);
     a0 = _mm256_blendv_ps(a0, OP8_SUBC(a0, v), keep);
     q0 = _mm256_blendv_ps(q0, OP8_DEV(q0, v), keep);
   }
-  /* y's tail as affine_256 writes it: a block of 16, then one at a time */
-  for (j = n & ~(int64_t)31; j + 16 <= n; j += 16) {
-    PUT(j, affine_8(x, w, b, j, shift, scale));
-    PUT(j + 8, affine_8(x, w, b, j + 8, shift, scale));
-  }
-  for (; j < n; j++) affine_1(y, x, w, b, j, shift_, scale_);
-#undef PUT
   *s2 = hsum8(_mm256_add_ps(_mm256_add_ps(q0, q1), _mm256_add_ps(q2, q3)));
   return hsum8(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
-}
-
-static AVX2 float affine_moments_256(float *y, const float *x, int64_t n, float shift,
-                                     float scale, const float *w, const float *b,
-                                     const float *nx, float c, float *s2, int stream) {
-  return stream ? affine_moments_body8(y, x, n, shift, scale, w, b, nx, c, s2, 1)
-                : affine_moments_body8(y, x, n, shift, scale, w, b, nx, c, s2, 0);
 }
 
 /* cpu_expf on 8 lanes, its clamps, reduction and polynomial; 2^n built in
@@ -656,16 +614,11 @@ void cpu_row_affine(float *y, const float *x, int64_t n, float shift, float scal
   }
 }
 
-float cpu_row_affine_moments(float *y, const float *x, int64_t n, float shift, float scale,
-                             const float *w, const float *b, int stream, const float *next,
-                             float c, float *s2) {
+float cpu_row_moments(const float *x, int64_t n, float c, float *s2) {
 #ifdef ROWOPS_X86
-  if (rowops_level() == 2 && (!stream || ((uintptr_t)y & 63) == 0))
-    return affine_moments_512(y, x, n, shift, scale, w, b, next, c, s2, stream);
-  if (rowops_level() == 1 && (!stream || ((uintptr_t)y & 31) == 0))
-    return affine_moments_256(y, x, n, shift, scale, w, b, next, c, s2, stream);
+  if (rowops_level() == 2) return moments_512(x, n, c, s2);
+  if (rowops_level() == 1) return moments_256(x, n, c, s2);
 #endif
-  cpu_row_affine(y, x, n, shift, scale, w, b, stream, next);
-  *s2 = cpu_row_sqdev(next, n, c, NULL);
-  return cpu_row_sumdev(next, n, c);
+  *s2 = sqdev_c(x, n, c);
+  return sumdev_c(x, n, c);
 }

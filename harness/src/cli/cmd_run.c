@@ -393,9 +393,10 @@ int run_suite(int argc, char **argv, const struct options *o, const struct run_h
   live_server_stop(&s.live); /* after the last event: it sends that too */
   run_summary_print(&s.summary, s.out, s.total, &s.lines.style);
   if (s.lines.untuned)
-    fprintf(s.out, "%d %s ran tunables at their defaults: no tuning entry for this device (see bench tune)\n",
-            s.lines.untuned, plural(s.lines.untuned, "case", "cases"));
-  fprintf(s.out, "bench: %d of %d %s run in %.1f s: %d ok, %d skipped, %d failed%s\n", s.done, s.total,
+    term_fit_printf(s.out, s.lines.style.columns, 4,
+                    "%d %s ran tunables at their defaults: no tuning entry for this device (see bench tune)",
+                    s.lines.untuned, plural(s.lines.untuned, "case", "cases"));
+  term_fit_printf(s.out, s.lines.style.columns, 4, "bench: %d of %d %s run in %.1f s: %d ok, %d skipped, %d failed%s", s.done, s.total,
           plural(s.total, "case", "cases"), wall, s.done - s.failed - s.skipped, s.skipped, s.failed,
           !interrupted ? "" : s.done ? " (interrupted; results so far are kept)"
                                      : " (interrupted before the first case; no result written)");

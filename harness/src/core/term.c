@@ -1,6 +1,7 @@
 /* Escaping text for the terminal (see term.h). */
 #include "core/term.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,4 +223,16 @@ void term_fit_add(struct strbuf *sb, const char *line, int columns, int indent) 
     p = brk;
     while (*p == ' ') p++;
   }
+}
+
+void term_fit_printf(FILE *out, int columns, int indent, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *line = xvasprintf(fmt, ap);
+  va_end(ap);
+  struct strbuf sb = STRBUF_INIT;
+  term_fit_add(&sb, line, columns, indent);
+  fprintf(out, "%s\n", sb.buf);
+  strbuf_release(&sb);
+  free(line);
 }

@@ -5,6 +5,8 @@
 #ifndef BENCH_TERM_H
 #define BENCH_TERM_H
 
+#include <stdio.h>
+
 #include "core/util.h"
 
 /* Append s to sb with \n, \r, \t as such, other control bytes and bytes
@@ -72,5 +74,9 @@ size_t term_wrap_piece(const char *s, size_t w, const char **next);
  * newline; a colour sequence is never split.
  * Adds no newline of its own. */
 void term_fit_add(struct strbuf *sb, const char *line, int columns, int indent);
+
+/* The formatted line printed to out fitted to columns (term_fit_add, each
+ * further piece indent columns in), then a newline. */
+void term_fit_printf(FILE *out, int columns, int indent, const char *fmt, ...) UTIL_PRINTF(4, 5);
 
 #endif

@@ -2,7 +2,6 @@
 #include "results/run_summary.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,20 +105,6 @@ static char *context(const struct run_summary *s, size_t first, size_t end, cons
   return out;
 }
 
-/* A line fitted to the output's width, continued 4 columns in. */
-static void put_line(FILE *out, int columns, const char *fmt, ...) UTIL_PRINTF(3, 4);
-static void put_line(FILE *out, int columns, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *line = xvasprintf(fmt, ap);
-  va_end(ap);
-  struct strbuf sb = STRBUF_INIT;
-  term_fit_add(&sb, line, columns, 4);
-  fprintf(out, "%s\n", sb.buf);
-  strbuf_release(&sb);
-  free(line);
-}
-
 static void relative_lines(const struct run_summary *s, FILE *out, int columns, size_t first, size_t end) {
   char *done = xcalloc(end - first, 1);
   const struct case_result *r0 = &s->cases[first].r;
@@ -152,7 +137,7 @@ static void relative_lines(const struct run_summary *s, FILE *out, int columns, 
                     term_str(rc->params[j].value));
       }
       char *ctx = context(s, first, end, rb, j);
-      put_line(out, columns, "%s%s", sb.buf, ctx);
+      term_fit_printf(out, columns, 4, "%s%s", sb.buf, ctx);
       free(ctx);
       strbuf_release(&sb);
     }
@@ -175,7 +160,7 @@ static void noise_line(FILE *out, const struct case_result *r, int total, const 
   int noisy = case_line_noisy(r);
   char *label = case_line_label(r), *noise = case_line_noise_text(r);
   const char *on = st->colour && noisy ? TERM_WARN : "", *off = st->colour && noisy ? TERM_RESET : "";
-  put_line(out, st->columns, "  %s%-10s%s [%d/%d] %s  %s%s%s (target %g%%)", on, noisy ? "NOISY" : "unsettled", off,
+  term_fit_printf(out, st->columns, 4, "  %s%-10s%s [%d/%d] %s  %s%s%s (target %g%%)", on, noisy ? "NOISY" : "unsettled", off,
            r->index + 1, total, label, on, *noise ? noise : "no figure", off, r->target_noise * 100);
   free(noise);
   free(label);
@@ -196,7 +181,7 @@ void run_summary_print(const struct run_summary *s, FILE *out, int total, const 
       const struct case_result *r = &s->cases[i].r;
       if (!case_status_failed(r->status)) continue;
       char *label = case_line_label(r);
-      put_line(out, st->columns, "  %s%-12s%s [%d/%d] %s", colour ? TERM_RED_BOLD : "", case_status_name(r->status),
+      term_fit_printf(out, st->columns, 4, "  %s%-12s%s [%d/%d] %s", colour ? TERM_RED_BOLD : "", case_status_name(r->status),
                colour ? TERM_RESET : "", r->index + 1, total, label);
       free(label);
     }
@@ -204,13 +189,13 @@ void run_summary_print(const struct run_summary *s, FILE *out, int total, const 
   size_t throttled = 0;
   for (size_t i = 0; i < s->n; i++) throttled += s->cases[i].throttled != 0;
   if (throttled) {
-    put_line(out, st->columns, "%zu %s measured on a throttled GPU (kept, marked THROTTLED in the files; not compared):",
+    term_fit_printf(out, st->columns, 4, "%zu %s measured on a throttled GPU (kept, marked THROTTLED in the files; not compared):",
              throttled, plural((long)throttled, "case", "cases"));
     for (size_t i = 0; i < s->n; i++) {
       const struct summary_case *c = &s->cases[i];
       if (!c->throttled) continue;
       char *label = case_line_label(&c->r);
-      put_line(out, st->columns, "  %s%-12s%s [%d/%d] %s%s%s%s", colour ? TERM_RED_BOLD : "", "THROTTLED",
+      term_fit_printf(out, st->columns, 4, "  %s%-12s%s [%d/%d] %s%s%s%s", colour ? TERM_RED_BOLD : "", "THROTTLED",
                colour ? TERM_RESET : "", c->r.index + 1, total, label, c->throttled_by ? " (" : "",
                c->throttled_by ? term_str(c->throttled_by) : "", c->throttled_by ? ")" : "");
       free(label);
@@ -219,11 +204,11 @@ void run_summary_print(const struct run_summary *s, FILE *out, int total, const 
   /* The cases that did not reach the noise target, by name: all of them
    * when their lines did not say it, else the noisy ones. */
   if (unsettled && !settle_said)
-    put_line(out, st->columns, "%zu %s did not reach the noise target (NOISY: over %dx it; why: the .txt, or "
+    term_fit_printf(out, st->columns, 4, "%zu %s did not reach the noise target (NOISY: over %dx it; why: the .txt, or "
                                "report_settle = true):",
              unsettled, plural((long)unsettled, "case", "cases"), CASE_NOISY_FACTOR);
   else if (noisy)
-    put_line(out, st->columns, "%zu noisy %s (the figure over %dx the noise target; kept, as measured):", noisy,
+    term_fit_printf(out, st->columns, 4, "%zu noisy %s (the figure over %dx the noise target; kept, as measured):", noisy,
              plural((long)noisy, "case", "cases"), CASE_NOISY_FACTOR);
   for (size_t i = 0; i < s->n; i++) {
     const struct case_result *r = &s->cases[i].r;
@@ -237,7 +222,7 @@ void run_summary_print(const struct run_summary *s, FILE *out, int total, const 
   }
   validation_tally_hint(out); /* cases that ran without their validation layer: once */
   if (s->busy > 0)
-    put_line(out, st->columns, "%sbench: warning: the machine was busy: %s%s", colour ? TERM_WARN : "", s->busy_why,
+    term_fit_printf(out, st->columns, 4, "%sbench: warning: the machine was busy: %s%s", colour ? TERM_WARN : "", s->busy_why,
              colour ? TERM_RESET : "");
 }
 

@@ -9,10 +9,14 @@
  *                  registers while the current one is multiplied. f16 and
  *                  bf16 inputs are widened to fp32 on the way into LDS.
  *   variant=mfma   f16 or bf16 inputs on the matrix cores: each of the
- *                  block's 4 waves owns a 64x64 quarter of a 128x128 tile as
- *                  2x2 v_mfma_f32_32x32x8 (f16, bf16_1k) accumulators; A and
- *                  B (transposed) pass through LDS 32 k at a time as 16-bit
- *                  values. Built only for gfx90a and gfx940/941/942
+ *                  block's 4 waves owns a quarter of the tile (64x64 of
+ *                  128x128) as v_mfma_f32_32x32x8 (f16, bf16_1k)
+ *                  accumulators; A and B (transposed) pass through two LDS
+ *                  buffers (one where two do not fit) 32 k at a time as
+ *                  16-bit values, rows padded by 16 bytes, the next slice
+ *                  loaded while this one is multiplied; each lane reads its
+ *                  operands 16 bytes (two MFMAs' worth) at a time.
+ *                  Built only for gfx90a and gfx940/941/942
  *                  (HIPB_DEVICE_MFMA: CDNA, 64-lane waves); on any other
  *                  device (gfx908, RDNA) the case is SKIPPED with that reason.
  *   variant=mma    (the cuda_gemm build) f16 or bf16 inputs on NVIDIA's tensor
@@ -221,17 +225,23 @@ __global__ __launch_bounds__((BM / TM) * (BN / TN)) void gemm_tiled(const T *__r
 #if !defined(HIPB_CUDA) /* AMD's matrix cores: not in the cuda_gemm build */
 
 #define MF_K 32
-#define MF_LDK (MF_K + 4) /* LDS row of 36 16-bit values: 72 bytes, banks spread */
+#define MF_LDK (MF_K + 8) /* LDS row of 40 16-bit values: 80 bytes, so the 16-byte
+                           * reads of a wave's 32 rows fall in different banks */
 #define MF_WAVE 64        /* MFMA runs on CDNA's 64-lane waves only */
 
 /* Four 16-bit values, in memory order (the low half of x first). */
 struct alignas(8) mf_u2 {
   uint32_t x, y;
 };
+/* Eight: one 16-byte load, the k-groups of two MFMAs (lo, hi). */
+struct alignas(16) mf_u4 {
+  mf_u2 lo, hi;
+};
 
 /* One 32x32x8 MFMA: acc (32x32 fp32) += a (32x8) * b (8x32). Lane l holds
  * a[l%32][4*(l/32) .. +3] and b[4*(l/32) .. +3][l%32] (4 16-bit values in an
- * mf_u2), and acc[r] = C[8*(r/4) + 4*(l/32) + r%4][l%32]. */
+ * mf_u2), and acc[r] = C[8*(r/4) + 4*(l/32) + r%4][l%32]. Which k a lane's
+ * 4 values are does not matter to the sum, as long as a and b agree. */
 #if defined(__HIP_CPU_RT__)
 struct mf_acc {
   float v[16];
@@ -270,54 +280,76 @@ template <bool BF16> __device__ inline void mf_mma(mf_acc &acc, mf_u2 a, mf_u2 b
 }
 #endif
 
-__device__ inline mf_u2 mf_pack(const uint16_t v[4]) {
-  return mf_u2{(uint32_t)v[0] | (uint32_t)v[1] << 16, (uint32_t)v[2] | (uint32_t)v[3] << 16};
-}
-
-/* This thread's groups of 4 consecutive-k 16-bit values of the next A and
- * B tiles (BM/32 of A, BN/32 of B). Group q = tid + 256 g: A row q/8,
- * k 4*(q%8); B column q%BN, k 4*(q/BN). Out of range is 0 (+0 in f16 and
- * bf16). */
+/* This thread's groups of 8 consecutive-k 16-bit values of the A and B
+ * tiles at k0 (BM/64 of A, BN/64 of B). Group q = tid + 256 g: A row q/4,
+ * k 8*(q%4), one 16-byte load where the 8 are in range and aligned (K a
+ * multiple of 8); B column q%BN, k 8*(q/BN), 8 loads that are 2-byte but
+ * coalesced (neighbouring threads, neighbouring columns). Out of range is 0
+ * (+0 in f16 and bf16). */
 template <int BM, int BN>
 __device__ inline void mf_fetch(const uint16_t *A, const uint16_t *B, int M, int N, int K, int m0,
-                                int n0, int k0, mf_u2 (&ra)[BM / 32], mf_u2 (&rb)[BN / 32]) {
+                                int n0, int k0, mf_u4 (&ra)[BM / 64], mf_u4 (&rb)[BN / 64]) {
 #pragma unroll
-  for (int g = 0; g < BM / 32; g++) {
+  for (int g = 0; g < BM / 64; g++) {
     const int q = threadIdx.x + 256 * g;
-    const int arow = m0 + q / 8, acol = k0 + 4 * (q % 8);
-    if (arow < M && acol + 4 <= K && K % 4 == 0) {
-      ra[g] = *(const mf_u2 *)(A + (size_t)arow * K + acol);
+    const int arow = m0 + q / 4, acol = k0 + 8 * (q % 4);
+    if (arow < M && acol + 8 <= K && K % 8 == 0) {
+      ra[g] = *(const mf_u4 *)(A + (size_t)arow * K + acol);
     } else {
-      uint16_t v[4];
+      uint16_t v[8];
 #pragma unroll
-      for (int e = 0; e < 4; e++)
+      for (int e = 0; e < 8; e++)
         v[e] = arow < M && acol + e < K ? A[(size_t)arow * K + acol + e] : (uint16_t)0;
-      ra[g] = mf_pack(v);
+      memcpy(&ra[g], v, sizeof v);
     }
   }
 #pragma unroll
-  for (int g = 0; g < BN / 32; g++) {
+  for (int g = 0; g < BN / 64; g++) {
     const int q = threadIdx.x + 256 * g;
-    const int bcol = n0 + q % BN, brow = k0 + 4 * (q / BN);
-    uint16_t v[4];
+    const int bcol = n0 + q % BN, brow = k0 + 8 * (q / BN);
+    uint16_t v[8];
 #pragma unroll
-    for (int e = 0; e < 4; e++)
+    for (int e = 0; e < 8; e++)
       v[e] = bcol < N && brow + e < K ? B[(size_t)(brow + e) * N + bcol] : (uint16_t)0;
-    rb[g] = mf_pack(v);
+    memcpy(&rb[g], v, sizeof v);
+  }
+}
+
+/* The fetched groups into LDS buffer As[m][k], Bs[n][k] (B transposed):
+ * one 16-byte store each. */
+template <int BM, int BN>
+__device__ inline void mf_store(uint16_t (*As)[MF_LDK], uint16_t (*Bs)[MF_LDK],
+                                const mf_u4 (&ra)[BM / 64], const mf_u4 (&rb)[BN / 64]) {
+#pragma unroll
+  for (int g = 0; g < BM / 64; g++) {
+    const int q = threadIdx.x + 256 * g;
+    *(mf_u4 *)&As[q / 4][8 * (q % 4)] = ra[g];
+  }
+#pragma unroll
+  for (int g = 0; g < BN / 64; g++) {
+    const int q = threadIdx.x + 256 * g;
+    *(mf_u4 *)&Bs[q % BN][8 * (q / BN)] = rb[g];
   }
 }
 
 /* 4 waves (256 threads) in 2x2, each owning a (BM/2) x (BN/2) part of the
- * BM x BN tile as (BM/64) x (BN/64) 32x32 MFMA accumulators. */
-template <bool BF16, int BM, int BN>
+ * BM x BN tile as (BM/64) x (BN/64) 32x32 MFMA accumulators. The next
+ * k-slice is loaded into registers before the products. With NB = 2 LDS
+ * buffers it goes into the other one while the waves multiply, one barrier
+ * a slice; with NB = 1 (where two do not fit the device's LDS) a second
+ * barrier waits for the products first. A lane reads its operands 16 bytes
+ * at a time: 8 k of its row for two MFMAs (k 8h..8h+3 and 8h+4..8h+7 of
+ * each 16, h the lane's half-wave). */
+template <bool BF16, int BM, int BN, int NB>
 __global__ __launch_bounds__(256) void gemm_mfma(const uint16_t *__restrict__ A,
                                                  const uint16_t *__restrict__ B,
                                                  float *__restrict__ C, int M, int N, int K) {
   static_assert(BM % 64 == 0 && BN % 64 == 0, "mfma: 2x2 waves of 32x32 blocks");
+  static_assert(NB == 1 || NB == 2, "mfma: one or two LDS buffers");
 #if defined(HIPB_DEVICE_MFMA) || defined(__HIP_CPU_RT__)
   constexpr int FM = BM / 64, FN = BN / 64; /* MFMA blocks per wave */
-  __shared__ uint16_t As[BM][MF_LDK] __attribute__((aligned(16))); /* As[m][k] */
-  __shared__ uint16_t Bs[BN][MF_LDK] __attribute__((aligned(16))); /* B transposed: Bs[n][k] */
+  __shared__ uint16_t As[NB][BM][MF_LDK] __attribute__((aligned(16))); /* As[.][m][k] */
+  __shared__ uint16_t Bs[NB][BN][MF_LDK] __attribute__((aligned(16))); /* B transposed: Bs[.][n][k] */
   const int tid = threadIdx.x, lane = tid % MF_WAVE, wave = tid / MF_WAVE;
   const int wm = wave / 2, wn = wave % 2; /* the wave's quarter */
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
@@ -330,35 +362,35 @@ __global__ __launch_bounds__(256) void gemm_mfma(const uint16_t *__restrict__ A,
 #pragma unroll
       for (int r = 0; r < 16; r++) acc[i][j][r] = 0.0f;
 
-  mf_u2 ra[BM / 32], rb[BN / 32];
+  mf_u4 ra[FM], rb[FN];
   mf_fetch<BM, BN>(A, B, M, N, K, m0, n0, 0, ra, rb);
+  mf_store<BM, BN>(As[0], Bs[0], ra, rb);
+  __syncthreads();
+  int cur = 0;
   for (int k0 = 0; k0 < K; k0 += MF_K) {
+    const bool more = k0 + MF_K < K;
+    if (more) mf_fetch<BM, BN>(A, B, M, N, K, m0, n0, k0 + MF_K, ra, rb); /* in flight */
 #pragma unroll
-    for (int g = 0; g < BM / 32; g++) {
-      const int q = tid + 256 * g;
-      *(mf_u2 *)&As[q / 8][4 * (q % 8)] = ra[g];
-    }
+    for (int kk = 0; kk < MF_K; kk += 16) {
+      const int kl = kk + 8 * (lane / 32);
+      mf_u4 a[FM], b[FN];
 #pragma unroll
-    for (int g = 0; g < BN / 32; g++) {
-      const int q = tid + 256 * g;
-      *(mf_u2 *)&Bs[q % BN][4 * (q / BN)] = rb[g];
-    }
-    __syncthreads();
-    if (k0 + MF_K < K) mf_fetch<BM, BN>(A, B, M, N, K, m0, n0, k0 + MF_K, ra, rb);
+      for (int i = 0; i < FM; i++) a[i] = *(const mf_u4 *)&As[cur][wm * (BM / 2) + i * 32 + lane % 32][kl];
 #pragma unroll
-    for (int kk = 0; kk < MF_K; kk += 8) {
-      const int kl = kk + 4 * (lane / 32);
-      mf_u2 a[FM], b[FN];
-#pragma unroll
-      for (int i = 0; i < FM; i++) a[i] = *(const mf_u2 *)&As[wm * (BM / 2) + i * 32 + lane % 32][kl];
-#pragma unroll
-      for (int j = 0; j < FN; j++) b[j] = *(const mf_u2 *)&Bs[wn * (BN / 2) + j * 32 + lane % 32][kl];
+      for (int j = 0; j < FN; j++) b[j] = *(const mf_u4 *)&Bs[cur][wn * (BN / 2) + j * 32 + lane % 32][kl];
 #pragma unroll
       for (int i = 0; i < FM; i++)
 #pragma unroll
-        for (int j = 0; j < FN; j++) mf_mma<BF16>(acc[i][j], a[i], b[j]);
+        for (int j = 0; j < FN; j++) {
+          mf_mma<BF16>(acc[i][j], a[i].lo, b[j].lo);
+          mf_mma<BF16>(acc[i][j], a[i].hi, b[j].hi);
+        }
     }
+    if (NB == 1) __syncthreads(); /* every wave done with the one buffer */
+    /* with two, the other buffer was last read before the previous barrier */
+    if (more) mf_store<BM, BN>(As[(cur + 1) % NB], Bs[(cur + 1) % NB], ra, rb);
     __syncthreads();
+    cur = (cur + 1) % NB;
   }
 
 #pragma unroll
@@ -524,16 +556,19 @@ static int launch_tiled(const struct bench_host *h, struct gemm *s) {
 }
 
 #if !defined(HIPB_CUDA)
-template <bool BF16, int BM, int BN> static int launch_mfma(const struct bench_host *h, struct gemm *s) {
+template <bool BF16, int BM, int BN, int NB>
+static int launch_mfma(const struct bench_host *h, struct gemm *s) {
   const dim3 grid((unsigned)((s->n + BN - 1) / BN), (unsigned)((s->m + BM - 1) / BM));
-  HIPB_LAUNCH(h, (gemm_mfma<BF16, BM, BN>), grid, dim3(256), 0, s->ctx->stream,
+  HIPB_LAUNCH(h, (gemm_mfma<BF16, BM, BN, NB>), grid, dim3(256), 0, s->ctx->stream,
               (const uint16_t *)s->a.dev, (const uint16_t *)s->b.dev, (float *)s->c.dev, (int)s->m,
               (int)s->n, (int)s->k);
   return BENCH_OK;
 }
-#define GEMM_MFMA(BM, BN) {launch_mfma<false, BM, BN>, launch_mfma<true, BM, BN>}
+#define GEMM_MFMA(BM, BN)                                                                     \
+  {{launch_mfma<false, BM, BN, 1>, launch_mfma<true, BM, BN, 1>},                              \
+   {launch_mfma<false, BM, BN, 2>, launch_mfma<true, BM, BN, 2>}}
 #else
-#define GEMM_MFMA(BM, BN) {NULL, NULL}
+#define GEMM_MFMA(BM, BN) {{NULL, NULL}, {NULL, NULL}}
 #endif
 
 #if defined(HIPB_CUDA)
@@ -606,7 +641,7 @@ struct gemm_tile {
   const char *name;
   int bm, bn, tm, tn;
   gemm_launch tiled[3]; /* f32, f16, bf16 */
-  gemm_launch mfma[2];  /* f16, bf16; NULL: no mfma kernel for this tile */
+  gemm_launch mfma[2][2]; /* 1, 2 LDS buffers; f16, bf16; NULL: no mfma kernel for this tile */
   gemm_launch mma[2][2]; /* warps 2x2, 2x4; f16, bf16; NULL: none for this tile */
   gemm_launch wgmma[2];  /* f16, bf16; NULL: none for this tile */
 };
@@ -628,7 +663,7 @@ static const struct gemm_tile tiles[] = {
     {"32x32", 32, 32, 4, 4,    /* 64: small problems; no mfma kernel */
      {launch_tiled<float, 32, 32, 4, 4>, launch_tiled<hipb_f16, 32, 32, 4, 4>,
       launch_tiled<hipb_bf16, 32, 32, 4, 4>},
-     {NULL, NULL}, GEMM_MMA(32, 32), GEMM_WGMMA(32, 32)},
+     {{NULL, NULL}, {NULL, NULL}}, GEMM_MMA(32, 32), GEMM_WGMMA(32, 32)},
 };
 #define GEMM_TILES "128x128,64x64,128x64,64x128,256x128,128x256,32x32"
 
@@ -818,19 +853,21 @@ static int pick_kernel(const struct bench_host *h, struct gemm *s, const char *v
     if (!s->ctx->mfma)
       return h->skip(h, "variant mfma needs CDNA matrix cores (gfx90a, gfx940, gfx941, gfx942); "
                         "device %s is %s", p->name, s->ctx->arch);
-    if (!t->mfma[0])
+    if (!t->mfma[0][0])
       return h->skip(h, "tile %s is smaller than variant mfma's 2x2 waves of 32x32 blocks "
                         "(64x64 and up)", t->name);
 #if !defined(HIPB_CUDA)
-    const int lds = (t->bm + t->bn) * MF_LDK * 2;
-    if ((size_t)lds > (size_t)p->sharedMemPerBlock)
-      return h->skip(h, "tile %s takes %d bytes of LDS; device %s has %zu a block", t->name, lds,
-                     p->name, (size_t)p->sharedMemPerBlock);
-    snprintf(buf, sizeof buf, "mfma 32x32x8 %s, %dx%dx%d tiles, 4 waves", 
-             s->dtype == BENCH_BF16 ? "bf16_1k" : "f16", t->bm, t->bn, MF_K);
+    /* two buffers where they fit the device's LDS, else one */
+    const size_t lds1 = (size_t)(t->bm + t->bn) * MF_LDK * 2, lds_max = p->sharedMemPerBlock;
+    const int nb = 2 * lds1 <= lds_max ? 2 : 1;
+    if (lds1 > lds_max)
+      return h->skip(h, "tile %s takes %zu bytes of LDS; device %s has %zu a block", t->name, lds1,
+                     p->name, lds_max);
+    snprintf(buf, sizeof buf, "mfma 32x32x8 %s, %dx%dx%d tiles, 4 waves, %d LDS buffer%s",
+             s->dtype == BENCH_BF16 ? "bf16_1k" : "f16", t->bm, t->bn, MF_K, nb, nb > 1 ? "s" : "");
     h->set_info(h, "kernel", buf);
+    s->launch = t->mfma[nb - 1][s->dtype == BENCH_BF16 ? 1 : 0];
 #endif
-    s->launch = t->mfma[s->dtype == BENCH_BF16 ? 1 : 0];
     return BENCH_OK;
   }
 #if defined(HIPB_CUDA)

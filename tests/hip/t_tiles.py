@@ -8,9 +8,11 @@ least, as hip.wave requires):
   - the tiled kernel gemm_tiled<T, BM, BN, TM, TN> of each dtype (f32, f16,
     bf16) is real code: FMA instructions, LDS traffic and global stores,
     its metadata's wave size is the target's and its LDS fits 64 KiB;
-  - for tiles of 64x64 and up, the MFMA kernels gemm_mfma<bf16, BM, BN>
-    hold only the matching v_mfma instructions on an MFMA target (gfx90a,
-    gfx94x) and no v_mfma elsewhere; the 32x32 tile has no MFMA kernel."""
+  - for tiles of 64x64 and up, the MFMA kernels gemm_mfma<bf16, BM, BN, NB>
+    (NB = 1 and 2 LDS buffers) hold only the matching v_mfma instructions
+    on an MFMA target (gfx90a, gfx94x), where their LDS is NB buffers of
+    (BM + BN) rows of 80 bytes within 64 KiB, and no v_mfma elsewhere; the
+    32x32 tile has no MFMA kernel."""
 import os
 import re
 import shutil
@@ -26,7 +28,8 @@ tmp = ht.tmpdir()
 archs = sorted({ht.base_arch(a) for a in e["archs"]})
 TYPES = {"float": "f32", "hipb_f16": "f16", "hipb_bf16": "bf16"}
 TILED = re.compile(r"^void gemm_tiled<(\w+), (\d+), (\d+), (\d+), (\d+)>\(")
-MFMA = re.compile(r"^void gemm_mfma<(true|false), (\d+), (\d+)>\(")
+MFMA = re.compile(r"^void gemm_mfma<(true|false), (\d+), (\d+), (\d+)>\(")
+MF_LDK_BYTES = 80  # an LDS row: 32 16-bit values and 16 bytes of padding
 FMA = re.compile(r"\bv_(fma|fmac|pk_fma)_f32(_e32|_e64)?\b")
 MFMA_INSN = {"false": re.compile(r"\bv_mfma_f32_32x32x8_?f16\b"),
              "true": re.compile(r"\bv_mfma_f32_32x32x8_?bf16(_1k)?\b")}
@@ -73,7 +76,7 @@ try:
                 tiled[(t.group(2) + "x" + t.group(3), TYPES.get(t.group(1), t.group(1)))] = (sym, body, t)
             f = MFMA.match(names[sym])
             if f:
-                mfma[(f.group(2) + "x" + f.group(3), f.group(1))] = (sym, body)
+                mfma[(f.group(2) + "x" + f.group(3), f.group(1), int(f.group(4)))] = (sym, body)
         for tile in tiles:
             for dtype in ("f32", "f16", "bf16"):
                 if not c.ok((tile, dtype) in tiled,
@@ -100,22 +103,29 @@ try:
                         md.get("group_segment_fixed_size"), fmas))
             small = any(int(x) < 64 for x in tile.split("x"))
             for bf16 in ("false", "true"):
-                have = (tile, bf16) in mfma
+              for nb in (1, 2):
+                have = (tile, bf16, nb) in mfma
                 if small:
                     c.ok(not have, "%s: tile %s has an MFMA kernel, it is below 64x64" % (arch, tile))
                     continue
-                if not c.ok(have, "%s: no gemm_mfma kernel for tile %s bf16=%s" % (arch, tile, bf16)):
+                if not c.ok(have, "%s: no gemm_mfma kernel for tile %s bf16=%s NB=%d"
+                            % (arch, tile, bf16, nb)):
                     continue
-                sym, body = mfma[(tile, bf16)]
+                sym, body = mfma[(tile, bf16, nb)]
                 n_mfma = sum(1 for l in body if "v_mfma" in l)
                 n_want = sum(1 for l in body if MFMA_INSN[bf16].search(l))
                 if arch in ht.MFMA_ARCHS:
                     c.ok(n_want > 0 and n_want == n_mfma, "%s %s: %d matching of %d v_mfma"
                          % (arch, names[sym], n_want, n_mfma))
+                    bm, bn = (int(x) for x in tile.split("x"))
+                    lds = meta.get(sym, {}).get("group_segment_fixed_size")
+                    c.ok(lds == nb * (bm + bn) * MF_LDK_BYTES and lds <= 65536,
+                         "%s %s: LDS %s bytes, want %d" % (arch, names[sym], lds,
+                                                           nb * (bm + bn) * MF_LDK_BYTES))
                     if bf16 == "false":
-                        print("%s tile %-8s mfma: %d v_mfma, %s VGPRs %s AGPRs" % (
-                            arch, tile, n_mfma, meta.get(sym, {}).get("vgpr_count"),
-                            meta.get(sym, {}).get("agpr_count")))
+                        print("%s tile %-8s mfma NB=%d: %d v_mfma, %s VGPRs %s AGPRs, LDS %s" % (
+                            arch, tile, nb, n_mfma, meta.get(sym, {}).get("vgpr_count"),
+                            meta.get(sym, {}).get("agpr_count"), lds))
                 else:
                     c.ok(n_mfma == 0, "%s (no matrix cores) %s: %d v_mfma" % (arch, names[sym], n_mfma))
 finally:

@@ -55,8 +55,8 @@ shape_of() {
   *_rmsnorm* | *_layernorm* | *_softmax*) echo "rows = 16|cols = 256|dtype = f32" ;;
   cpu_rope) echo "seq = 8|heads = 4|head_dim = 64|layout = interleaved|threads = 1" ;;
   *_rope) echo "seq = 8|heads = 4|head_dim = 64|layout = interleaved|dtype = f32" ;;
-  cpu_attention) echo "batch = 1|heads = 2|seq = 32|head_dim = 16|rope = none|threads = 1" ;;
-  *_attention) echo "batch = 1|heads = 2|seq = 32|head_dim = 16|rope = none|dtype = f32" ;;
+  cpu_attention) echo "batch = 1|heads = 2|seq = 32|head_dim = 16|rope = none|mask = causal,none|threads = 1" ;;
+  *_attention) echo "batch = 1|heads = 2|seq = 32|head_dim = 16|rope = none|mask = causal,none|dtype = f32" ;;
   *_copy | *_fill | *_vec_add) echo "size = 4096" ;;
   *) return 1 ;;
   esac
@@ -100,7 +100,8 @@ expect = {
     ("layernorm", "f32"): (8 * rows * cols, (2 * rows * cols + 2 * cols) * F32),
     ("softmax", "f32"): (5 * rows * cols, 2 * rows * cols * F32),
     ("rope", "f32"): (3 * rn, 2 * rn * F32),
-    ("attention", "f32"): (4 * 1 * 2 * 32 * 32 * 16 / 2, 4 * attn * F32),
+    ("attention", "f32", "causal"): (4 * 1 * 2 * 32 * 32 * 16 / 2, 4 * attn * F32),
+    ("attention", "f32", "none"): (4 * 1 * 2 * 32 * 32 * 16, 4 * attn * F32),
     ("copy", "f32"): (0, 2 * 1024 * F32),
     ("fill", "f32"): (0, 1024 * F32),
     ("add", "f32"): (1024, 3 * 1024 * F32),
@@ -113,6 +114,8 @@ for path in glob.glob(os.path.join(rdir, "*.json")):
     for c in f["cases"]:
         params = c["params"]
         key = (c["operation"], params.get("dtype", "f32"))
+        if c["operation"] == "attention":  # the mask halves the work or not
+            key += (params.get("mask", "causal"),)
         cell = table.setdefault(key, {}).setdefault(c["backend"], set())
         who = f'{c["plugin"]} {c["params"]}'
         if c["status"] == "SKIPPED":
@@ -154,11 +157,11 @@ for key in expect:
         bad.append(f"{key}: backends disagree: {cells}")
 backends = sorted({b for cells in table.values() for b in cells})
 print(f"work at one shape (gemm {m}x{n}x{k}; rows {rows}x{cols}; rope seq 8 heads 4 d 64; "
-      f"attention 1x2x32x16 causal; copy/fill/add 1024 elements):")
+      f"attention 1x2x32x16 causal and not; copy/fill/add 1024 elements):")
 print(f'  {"operation":16}' + "".join(f"{b:>30}" for b in backends))
 for key in sorted(table):
     cells = table[key]
-    row = f"  {key[0] + ' ' + key[1]:16}"
+    row = f"  {' '.join(key):16}"
     for b in backends:
         v = sorted(cells.get(b, {"-"}))
         v = [x for x in v if x != "skipped"] or (["table (skipped)"] if "skipped" in v else v)

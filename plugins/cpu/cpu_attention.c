@@ -1,7 +1,8 @@
-/* cpu_attention: causal scaled dot-product attention in fp32,
- * O = softmax(Q K^T / sqrt(d) + causal mask) V, for q, k, v, o laid out
- * [batch][heads][seq][head_dim]; with rope=interleaved|halves, RoPE is
- * applied to q and k first (cos/sin table built in setup).
+/* cpu_attention: scaled dot-product attention in fp32,
+ * O = softmax(Q K^T / sqrt(d) + causal mask) V (mask=causal) or without the
+ * mask (mask=none), for q, k, v, o laid out [batch][heads][seq][head_dim];
+ * with rope=interleaved|halves, RoPE is applied to q and k first (cos/sin
+ * table built in setup).
  *
  * Both products run on cpu_gemm's packed micro-kernel (cpu_gemm_packed.c,
  * AVX-512 12x32, AVX2 6x16 or portable 6x16: isa, auto = the widest this
@@ -13,13 +14,14 @@
  *     out across `threads` threads group by group (its K^T and V stay in
  *     L2; tile by tile across all groups was 14% slower at 1 thread), in a
  *     group the longest first: S = Q K^T for the keys up to the tile's last
- *     query, nr keys per kernel call (k = head_dim), the kernel reading
- *     the tile's rows of q in place; an exact softmax per row over its
- *     causal keys (cpu_rowops.c: vectorised exp), in place, later keys 0,
+ *     query (every key with mask=none), nr keys per kernel call
+ *     (k = head_dim), the kernel reading the tile's rows of q in place; an
+ *     exact softmax per row over the keys it sees (cpu_rowops.c: vectorised
+ *     exp), in place, later keys 0,
  *     the row's 1/sum kept; O = P V, nr columns per kernel call (k = the
  *     keys), the kernel reading P's rows in place (no packing), each row
  *     times its 1/sum. S/P stays in L1/L2.
- * GFLOP/s counts 4 * batch * heads * seq^2 * head_dim / 2 (causal).
+ * GFLOP/s counts 4 * batch * heads * seq^2 * head_dim, halved when causal.
  * Verified against the harness's attention reference. */
 #include <math.h>
 #include <stdatomic.h>
@@ -40,6 +42,7 @@
 struct attn {
   int64_t batch, heads, seq, dim;
   uint32_t rope; /* 0, BENCH_ROPE_INTERLEAVED or BENCH_ROPE_HALVES */
+  int causal;    /* mask=causal: query i sees keys 0..i; else every key */
   double theta;
   float scale;
   float *q, *k, *v, *o;
@@ -182,7 +185,8 @@ static void attention_task(void *arg, int tid, int nthreads) {
        fewest keys, so its padding rows cost the least */
     const int64_t first = n - (s->ntiles - 1) * mr;
     const int64_t i0 = tile ? first + (tile - 1) * mr : 0, nq = tile ? mr : first;
-    const int64_t nk = (i0 + nq + nr - 1) / nr * nr; /* keys, to a whole micro-panel */
+    const int64_t keys = s->causal ? i0 + nq : n;      /* the tile's last query sees */
+    const int64_t nk = (keys + nr - 1) / nr * nr; /* keys, to a whole micro-panel */
     const float *kt = s->kt + g * s->kpad * d;
     const float *qg = q + (g * n + i0) * d; /* the tile's queries, read in place */
     float *o = s->o + (g * n + i0) * d;
@@ -200,16 +204,16 @@ static void attention_task(void *arg, int tid, int nthreads) {
         memset(row, 0, (size_t)nk * sizeof(float));
         continue;
       }
-      const int64_t valid = i0 + i + 1; /* keys 0 .. the query's position */
+      const int64_t valid = s->causal ? i0 + i + 1 : n; /* keys 0 .. the query's position */
       const float mx = cpu_row_max(row, valid);
       inv_sum[i] = 1.0f / cpu_row_exp_sum(row, row, valid, mx, NULL);
       memset(row + valid, 0, (size_t)(nk - valid) * sizeof(float));
     }
     for (int64_t c0 = 0; c0 < d; c0 += nr) { /* P is 0 past the last query */
       if (s->vp)
-        s->kern.rows(i0 + nq, S, ld, s->vp + (g * s->dpad + c0) * s->kpad, nr, ot, nr);
+        s->kern.rows(keys, S, ld, s->vp + (g * s->dpad + c0) * s->kpad, nr, ot, nr);
       else
-        s->kern.rows(i0 + nq, S, ld, s->v + g * n * d + c0, d, ot, nr);
+        s->kern.rows(keys, S, ld, s->v + g * n * d + c0, d, ot, nr);
       const int64_t w = d - c0 < nr ? d - c0 : nr;
       for (int64_t i = 0; i < nq; i++)
         for (int64_t c = 0; c < w; c++) o[i * d + c0 + c] = ot[i * nr + c] * inv_sum[i];
@@ -225,6 +229,7 @@ static const struct bench_param params[] = {
     BENCH_PARAM_ATTN_SEQ("64,19", "1024", "1024,2048", "1,5,17,37,70"),
     BENCH_PARAM_ATTN_HEAD_DIM(1 << 14, "32,6", "64", "128,128", "2,6,16,64,18"),
     BENCH_PARAM_ATTN_ROPE("none,halves", "none,interleaved", "none", "none,interleaved,halves"),
+    BENCH_PARAM_ATTN_MASK("causal,none", "causal", "causal", "causal,none"),
     BENCH_PARAM_ATTN_THETA("10000", "10000", "10000", "10000"),
     CPU_THREADS_PARAM("0", "0", "1,0", "1,3"),
     {.name = "isa", .type = BENCH_PARAM_STRING,
@@ -247,6 +252,7 @@ static int setup(const struct bench_host *host, void *ctx, void **state) {
             : !strcmp(rope, "halves")    ? BENCH_ROPE_HALVES
                                          : 0;
   s->theta = host->param_float(host, "theta");
+  s->causal = strcmp(host->param_str(host, "mask"), "none") != 0;
   if (s->rope && s->dim % 2) return host->fail(host, "RoPE needs an even head_dim");
   s->scale = (float)(1.0 / sqrt((double)s->dim));
   const char *isa = host->param_str(host, "isa");
@@ -321,7 +327,8 @@ static int verify(const struct bench_host *host, void *state) {
   struct bench_check c = {.op = "attention", .dtype = BENCH_F32, .out_dtype = BENCH_F32,
                           .batch = s->batch, .heads = s->heads, .seq = s->seq,
                           .head_dim = s->dim, .theta = s->theta,
-                          .flags = s->rope ? (BENCH_ATTN_ROPE | s->rope) : 0,
+                          .flags = (s->rope ? (BENCH_ATTN_ROPE | s->rope) : 0) |
+                                   (s->causal ? 0 : BENCH_ATTN_FULL),
                           .in = {s->q, s->k, s->v}, .out = s->o};
   return host->check(host, &c);
 }
@@ -348,7 +355,7 @@ BENCH_PLUGIN_DEFINE = {
     .name = "cpu_attention",
     .backend = "cpu",
     .operation = "attention",
-    .description = "fp32 causal attention (optional RoPE), QK^T and PV on the packed GEMM micro-kernel, threaded",
+    .description = "fp32 attention, causal or not (optional RoPE), QK^T and PV on the packed GEMM micro-kernel, threaded",
     .params = params,
     .setup = setup,
     .run = run,

@@ -1,11 +1,13 @@
-/* hip_attention: causal scaled dot-product attention with RoPE on Q and K,
+/* hip_attention: scaled dot-product attention with RoPE on Q and K,
  *   O = softmax(rope(Q) rope(K)^T / sqrt(d) + causal mask) V
+ * (mask=causal; mask=none drops the mask: every query sees every key)
  * over q, k, v, o laid out [batch][heads][seq][head_dim], f32/f16/bf16 in
  * and out, fp32 arithmetic.
  *
  * One fused kernel, flash-attention style: a 256-thread block owns BQ query
  * rows of one (batch, head) and walks the key/value tiles (BK keys) up to
- * its diagonal, never writing the scores to memory. Per tile:
+ * its diagonal (causal) or to the end, never writing the scores to memory.
+ * Per tile:
  *   1. K tile into LDS (rotated, transposed: Ks[d][key])
  *   2. S = Q K^T from LDS, each thread a (BQ/16) x (BK/16) block; causal
  *      mask on the diagonal tile
@@ -22,7 +24,7 @@
  * That is variant=tiled. The cuda_attention build adds variant=mma
  * (hip_attention_mma.h): f16/bf16 on NVIDIA's tensor cores (mma.sync
  * m16n8k16, sm_80 and later), head_dim up to 128.
- * FLOPs: 4 * batch * heads * seq^2 * head_dim / 2 (causal). Verified
+ * FLOPs: 4 * batch * heads * seq^2 * head_dim, halved when causal. Verified
  * against the harness's attention reference (BENCH_ATTN_ROPE). */
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +58,7 @@ static const struct bench_param params[] = {
                       "f32,f16,bf16", "f16,f32", "f16", "f32,f16,bf16"),
 #endif
     BENCH_PARAM_ATTN_ROPE("none,halves", "interleaved", "interleaved", "none,interleaved,halves"),
+    BENCH_PARAM_ATTN_MASK("causal,none", "causal", "causal", "causal,none"),
     BENCH_PARAM_ATTN_THETA("10000", "10000", "10000", "10000"),
     HIPB_PARAM_FLUSH_L2,
     {.name = NULL},
@@ -117,7 +120,7 @@ __device__ inline void at_load_tile(float *dst, int ld, const T *__restrict__ sr
 template <typename T, int D, int BQ, int BK>
 __global__ __launch_bounds__(AT_THREADS) void attention_fwd(
     const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v, T *__restrict__ o,
-    int heads, int seq, int d, int rope, const float2 *__restrict__ cs, float qscale) {
+    int heads, int seq, int d, int rope, const float2 *__restrict__ cs, float qscale, int causal) {
   constexpr int RQ = BQ / 16; /* query rows per thread */
   constexpr int CS = BK / 16; /* keys per thread in S */
   constexpr int OD = D / 16;  /* output columns per thread */
@@ -152,7 +155,7 @@ __global__ __launch_bounds__(AT_THREADS) void attention_fwd(
     for (int c = 0; c < OD; c++) acc[r][c] = 0.0f;
   }
 
-  const int last_key = (q0 + BQ < seq ? q0 + BQ : seq) - 1;
+  const int last_key = causal && q0 + BQ < seq ? q0 + BQ - 1 : seq - 1;
   for (int k0 = 0; k0 <= last_key; k0 += BK) {
     at_load_tile<T, D, BK, true>(KV, LK, kg, k0, seq, d, rope, cs, 1.0f);
     __syncthreads();
@@ -184,7 +187,7 @@ __global__ __launch_bounds__(AT_THREADS) void attention_fwd(
 #pragma unroll
       for (int c = 0; c < CS; c++) {
         const int key = k0 + tx * CS + c;
-        if (key > row || key >= seq) s[r][c] = -INFINITY;
+        if ((causal && key > row) || key >= seq) s[r][c] = -INFINITY;
         mt = fmaxf(mt, s[r][c]);
       }
 #pragma unroll
@@ -253,6 +256,7 @@ struct attention {
   struct hipb_ctx *ctx;
   int64_t batch, heads, seq, d;
   int rope; /* 0 none, 1 interleaved, 2 halves */
+  int causal; /* mask=causal; else no mask */
   double theta;
   enum bench_dtype dtype;
   struct hipb_buf q, k, v, o;
@@ -280,7 +284,8 @@ static int launch_d(const struct bench_host *h, struct attention *s) {
 #endif
   HIPB_LAUNCH(h, (attention_fwd<T, D, BQ, BK>), grid, dim3(AT_THREADS), lds, s->ctx->stream,
               (const T *)s->q.dev, (const T *)s->k.dev, (const T *)s->v.dev, (T *)s->o.dev,
-              (int)s->heads, (int)s->seq, (int)s->d, s->rope, (const float2 *)s->cs, qscale);
+              (int)s->heads, (int)s->seq, (int)s->d, s->rope, (const float2 *)s->cs, qscale,
+              s->causal);
   return BENCH_OK;
 }
 
@@ -302,7 +307,7 @@ template <bool BF16, int D> static int launch_mma_d(const struct bench_host *h, 
   const dim3 grid((unsigned)((s->seq + AM_BQ - 1) / AM_BQ), (unsigned)s->heads, (unsigned)s->batch);
   HIPB_LAUNCH(h, (attn_mma<BF16, D>), grid, dim3(AM_THREADS), (size_t)bytes, s->ctx->stream,
               (const uint16_t *)qr, (const uint16_t *)kr, (const uint16_t *)vr, (uint16_t *)s->o.dev,
-              (int)s->heads, (int)s->seq, (int)s->d);
+              (int)s->heads, (int)s->seq, (int)s->d, s->causal);
   return BENCH_OK;
 }
 template <bool BF16> static int launch_mma(const struct bench_host *h, struct attention *s) {
@@ -326,9 +331,9 @@ static int setup_mma(const struct bench_host *h, struct attention *s) {
                       "allows %zu a block", (long long)s->d, am_smem_bytes(D), p->name,
                    (size_t)p->sharedMemPerBlockOptin);
   char buf[200];
-  snprintf(buf, sizeof buf, "mma.sync m16n8k16 %s flash attention, D=%d, 64 queries x 64 keys a "
-           "tile, 4 warps, K and V double-buffered by cp.async; RoPE and scale in a pre-pass",
-           s->dtype == BENCH_BF16 ? "bf16" : "f16", D);
+  snprintf(buf, sizeof buf, "mma.sync m16n8k16 %s %s flash attention, D=%d, 64 queries x 64 keys "
+           "a tile, 4 warps, K and V double-buffered by cp.async; RoPE and scale in a pre-pass",
+           s->dtype == BENCH_BF16 ? "bf16" : "f16", s->causal ? "causal" : "unmasked", D);
   h->set_info(h, "kernel", buf);
   const size_t np = (size_t)(s->batch * s->heads * s->seq) * (size_t)D;
   HIPB_CHECK(h, hipMalloc((void **)&s->prep, 3 * np * sizeof(uint16_t)));
@@ -353,6 +358,7 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->d = h->param_int(h, "head_dim");
   HIPB_TRY(bench_param_dtype(h, "dtype", &s->dtype));
   s->theta = h->param_float(h, "theta");
+  s->causal = strcmp(h->param_str(h, "mask"), "none") != 0;
   const char *rope = h->param_str(h, "rope");
   s->rope = strcmp(rope, "interleaved") == 0 ? 1 : strcmp(rope, "halves") == 0 ? 2 : 0;
   if (s->rope && s->d % 2)
@@ -361,10 +367,12 @@ static int setup(const struct bench_host *h, void *ctx, void **state) {
   s->mma = strcmp(h->param_str(h, "variant"), "mma") == 0;
   if (s->mma) HIPB_TRY(setup_mma(h, s));
 #endif
-  if (!s->mma)
-    h->set_info(h, "kernel", s->d <= 64    ? "fused causal flash attention, D=64 BQ=64 BK=64"
-                             : s->d <= 128 ? "fused causal flash attention, D=128 BQ=64 BK=32"
-                                           : "fused causal flash attention, D=256 BQ=32 BK=16");
+  if (!s->mma) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "fused %s flash attention, %s", s->causal ? "causal" : "unmasked",
+             s->d <= 64 ? "D=64 BQ=64 BK=64" : s->d <= 128 ? "D=128 BQ=64 BK=32" : "D=256 BQ=32 BK=16");
+    h->set_info(h, "kernel", buf);
+  }
   HIPB_TRY(hipb_setup(h, s->ctx));
   const size_t n = (size_t)(s->batch * s->heads * s->seq * s->d);
   HIPB_TRY(hipb_input(h, &s->q, n, s->dtype, 1));
@@ -416,6 +424,7 @@ static int verify(const struct bench_host *h, void *state) {
   c.flags = s->rope == 1 ? BENCH_ATTN_ROPE | BENCH_ROPE_INTERLEAVED
             : s->rope == 2 ? BENCH_ATTN_ROPE | BENCH_ROPE_HALVES
                            : 0;
+  if (!s->causal) c.flags |= BENCH_ATTN_FULL;
   c.in[0] = s->q.host;
   c.in[1] = s->k.host;
   c.in[2] = s->v.host;
@@ -441,10 +450,11 @@ HIPB_PLUGIN_DEFINE = {
     .backend = HIPB_BACKEND,
     .operation = "attention",
 #if defined(HIPB_CUDA)
-    .description = "fused causal flash attention with RoPE on q and k, online softmax: SIMT "
+    .description = "fused flash attention, causal or not, with RoPE on q and k, online softmax: SIMT "
                    "(f32/f16/bf16) and mma.sync tensor cores (f16/bf16)",
 #else
-    .description = "fused causal flash attention with RoPE on q and k (f32/f16/bf16), online softmax",
+    .description = "fused flash attention, causal or not, with RoPE on q and k (f32/f16/bf16), online "
+                   "softmax",
 #endif
     .params = params,
     .init = hipb_init,

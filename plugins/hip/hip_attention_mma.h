@@ -1,7 +1,8 @@
 /* hip_attention_mma.h: hip_attention's variant=mma, the cuda_attention
  * build's flash attention on NVIDIA's tensor cores (sm_80 and later),
  * f16 or bf16 q, k, v and o, fp32 softmax and accumulation:
- *   O = softmax(rope(Q) rope(K)^T / sqrt(d) + causal mask) V.
+ *   O = softmax(rope(Q) rope(K)^T / sqrt(d) + causal mask) V, or without
+ *   the mask (causal = 0).
  *
  * Two kernels an iteration:
  *   attn_mma_prep  q, k, v [bh][seq][d] -> [bh][seq][D] in the input
@@ -11,7 +12,8 @@
  *                  the O(seq^2 d) of the attention;
  *   attn_mma       a block of 4 warps owns 64 query rows of one (batch,
  *                  head), each warp 16 of them, and walks the key tiles
- *                  of 64 up to its diagonal (causal; longest rows first).
+ *                  of 64 up to its diagonal (causal; longest rows first)
+ *                  or to the end.
  *                  K and V tiles are double-buffered in shared memory by
  *                  cp.async (tile j+1 lands while j is multiplied; rows
  *                  past seq zero-filled), Q's fragments stay in registers.
@@ -92,7 +94,7 @@ __global__ __launch_bounds__(AM_THREADS) void attn_mma(const uint16_t *__restric
                                                      const uint16_t *__restrict__ K,
                                                      const uint16_t *__restrict__ V,
                                                      uint16_t *__restrict__ O, int heads,
-                                                     int seq, int d) {
+                                                     int seq, int d, int causal) {
   constexpr int LD = D + AM_PAD, NB = AM_BK / 8, DB = D / 8, DK = D / 16;
   static_assert(D % 16 == 0 && D <= AM_D_MAX, "attn_mma: D a multiple of 16, at most 128");
   MM_SHARED(am_shared);
@@ -102,7 +104,7 @@ __global__ __launch_bounds__(AM_THREADS) void attn_mma(const uint16_t *__restric
   const int qt = nqt - 1 - (int)blockIdx.x; /* longest rows first */
   const int q0 = qt * AM_BQ;
   const int diag = (q0 + AM_BQ - 1) / AM_BK + 1; /* the tiles up to the block's last row */
-  const int nkt = diag < nkt_all ? diag : nkt_all;
+  const int nkt = causal && diag < nkt_all ? diag : nkt_all;
   const size_t bh = (size_t)blockIdx.z * heads + blockIdx.y;
   const uint16_t *qg = Q + bh * seq * D, *kg = K + bh * seq * D, *vg = V + bh * seq * D;
 
@@ -154,7 +156,7 @@ __global__ __launch_bounds__(AM_THREADS) void attn_mma(const uint16_t *__restric
     /* mask, online softmax: lane holds rows g (h 0) and g + 8 (h 1), keys
      * 8b + 2t, +1 of each block b */
     const int k0 = j * AM_BK;
-    const bool edge = k0 + AM_BK > seq || k0 + AM_BK - 1 > q0;
+    const bool edge = k0 + AM_BK > seq || (causal && k0 + AM_BK - 1 > q0);
 #pragma unroll
     for (int h = 0; h < 2; h++) {
       const int row = q0 + warp * 16 + g + 8 * h;
@@ -164,7 +166,7 @@ __global__ __launch_bounds__(AM_THREADS) void attn_mma(const uint16_t *__restric
 #pragma unroll
         for (int e = 0; e < 2; e++) {
           const int key = k0 + 8 * b + 2 * t + e;
-          if (edge && (key >= seq || key > row)) s[b][2 * h + e] = -INFINITY;
+          if (edge && (key >= seq || (causal && key > row))) s[b][2 * h + e] = -INFINITY;
           mx = fmaxf(mx, s[b][2 * h + e]);
         }
       mx = fmaxf(mx, mm_shfl_xor(mx, 1));

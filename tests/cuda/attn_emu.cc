@@ -8,7 +8,8 @@
  * f16 and bf16; head_dim on both kernels (D 64: d 2, 6, 33, 64; D 128: d
  * 80, 128); RoPE none, interleaved and halves; seq 1, 7, 64, 65, 130 and
  * 200 (one tile, partial tiles, several tiles up to the diagonal); more
- * than one batch and head. Prints one line per configuration and
+ * than one batch and head; each causal and without the mask (every key
+ * tile, BENCH_ATTN_FULL). Prints one line per configuration and
  * "attn_emu: N configurations, all OK", or the check's message and exits 1. */
 #include <math.h>
 
@@ -38,12 +39,12 @@ static std::vector<float2> rope_table(int seq, int d, double theta) {
   return cs;
 }
 
-template <bool BF16, int D> static int run_one(const shape &sh) {
+template <bool BF16, int D> static int run_one(const shape &sh, int causal) {
   const size_t n = (size_t)sh.batch * sh.heads * sh.seq * sh.d;
   const size_t np = (size_t)sh.batch * sh.heads * sh.seq * D;
   /* 0x7fff: NaN in f16 and bf16, for whatever a kernel leaves unwritten */
   std::vector<uint16_t> q(n), k(n), v(n), o(n, 0x7fff), qr(np, 0x7fff), kr(np, 0x7fff), vr(np, 0x7fff);
-  uint32_t x = 777u + (uint32_t)(sh.seq * 131 + sh.d * 7 + sh.rope);
+  uint32_t x = 777u + (uint32_t)(sh.seq * 131 + sh.d * 7 + sh.rope + 5 * causal);
   auto rnd = [&x]() {
     x = x * 1664525u + 1013904223u;
     const float f = (float)(x >> 8) / 16777216.0f * 2.0f - 1.0f;
@@ -61,7 +62,7 @@ template <bool BF16, int D> static int run_one(const shape &sh) {
   const int seq = sh.seq, d = sh.d, rope = sh.rope, heads = sh.heads;
   emu_launch([=] { attn_mma_prep<BF16, D>(qp, kp, vp, qrp, krp, vrp, rows, seq, d, rope, csp, qscale); },
              (unsigned)((rows * (D / 2) + AM_THREADS - 1) / AM_THREADS), 1, 1, AM_THREADS, 0);
-  emu_launch([=] { attn_mma<BF16, D>(qrp, krp, vrp, op, heads, seq, d); },
+  emu_launch([=] { attn_mma<BF16, D>(qrp, krp, vrp, op, heads, seq, d, causal); },
              (unsigned)((seq + AM_BQ - 1) / AM_BQ), (unsigned)heads, (unsigned)sh.batch,
              AM_THREADS, (size_t)am_smem_bytes(D));
 
@@ -76,6 +77,7 @@ template <bool BF16, int D> static int run_one(const shape &sh) {
   c.flags = sh.rope == 1 ? BENCH_ATTN_ROPE | BENCH_ROPE_INTERLEAVED
             : sh.rope == 2 ? BENCH_ATTN_ROPE | BENCH_ROPE_HALVES
                            : 0;
+  if (!causal) c.flags |= BENCH_ATTN_FULL;
   c.in[0] = q.data();
   c.in[1] = k.data();
   c.in[2] = v.data();
@@ -83,14 +85,15 @@ template <bool BF16, int D> static int run_one(const shape &sh) {
   struct check_result r;
   static const char *ropes[] = {"none", "interleaved", "halves"};
   if (check_output(&c, VERIFY_FULL, 1, &r) != 0 || !r.checked || !r.pass || r.compared != n) {
-    printf("attn_emu: %s D=%d batch=%d heads=%d seq=%d head_dim=%d rope=%s: %s (compared %llu of "
-           "%zu)\n", BF16 ? "bf16" : "f16", D, sh.batch, sh.heads, sh.seq, sh.d, ropes[sh.rope],
-           r.message[0] ? r.message : "not checked", (unsigned long long)r.compared, n);
+    printf("attn_emu: %s D=%d batch=%d heads=%d seq=%d head_dim=%d rope=%s mask=%s: %s (compared "
+           "%llu of %zu)\n", BF16 ? "bf16" : "f16", D, sh.batch, sh.heads, sh.seq, sh.d,
+           ropes[sh.rope], causal ? "causal" : "none", r.message[0] ? r.message : "not checked",
+           (unsigned long long)r.compared, n);
     return 1;
   }
-  printf("attn_emu: %s D=%d batch=%d heads=%d seq=%d head_dim=%d rope=%s: OK (max rel err %.2g, "
-         "rtol %.2g)\n", BF16 ? "bf16" : "f16", D, sh.batch, sh.heads, sh.seq, sh.d,
-         ropes[sh.rope], r.max_rel_err, r.rtol);
+  printf("attn_emu: %s D=%d batch=%d heads=%d seq=%d head_dim=%d rope=%s mask=%s: OK (max rel err "
+         "%.2g, rtol %.2g)\n", BF16 ? "bf16" : "f16", D, sh.batch, sh.heads, sh.seq, sh.d,
+         ropes[sh.rope], causal ? "causal" : "none", r.max_rel_err, r.rtol);
   return 0;
 }
 
@@ -99,13 +102,15 @@ int main() {
                        {1, 1, 130, 64, 1}, {1, 2, 64, 64, 0}};
   const shape d128[] = {{1, 1, 130, 80, 1}, {1, 2, 65, 128, 0}, {1, 1, 200, 128, 2}};
   int configs = 0;
-  for (const shape &sh : d64) {
-    if (run_one<false, 64>(sh) || run_one<true, 64>(sh)) return 1;
-    configs += 2;
-  }
-  for (const shape &sh : d128) {
-    if (run_one<false, 128>(sh) || run_one<true, 128>(sh)) return 1;
-    configs += 2;
+  for (int causal = 1; causal >= 0; causal--) {
+    for (const shape &sh : d64) {
+      if (run_one<false, 64>(sh, causal) || run_one<true, 64>(sh, causal)) return 1;
+      configs += 2;
+    }
+    for (const shape &sh : d128) {
+      if (run_one<false, 128>(sh, causal) || run_one<true, 128>(sh, causal)) return 1;
+      configs += 2;
+    }
   }
   if (configs == 0) {
     printf("attn_emu: no configuration ran\n");

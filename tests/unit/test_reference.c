@@ -258,6 +258,30 @@ static void test_attention_seq2(void) {
   for (int t = 0; t < 4; t++) CHECK_NEAR(o4[4 + t], v4[t] / 3 + v4[4 + t] * 2 / 3, 1e-6);
 }
 
+/* No mask (BENCH_ATTN_FULL), seq = 2, d = 1: row 0 now sees key 1 too.
+ * k = (0, 1): row 0's scores are 0 and ln 2 (weights 1/3, 2/3), row 1's 0
+ * and 2 ln 2 (1/5, 4/5). Its work counts the whole square. */
+static void test_attention_full(void) {
+  const float q[2] = {(float)LN2, 2 * (float)LN2}, k[2] = {0, 1}, v[2] = {3, 6};
+  struct bench_check c = {.op = "attention", .batch = 1, .heads = 1, .seq = 2, .head_dim = 1,
+                          .flags = BENCH_ATTN_FULL, .in = {q, k, v}};
+  double o[2];
+  ref_compute(&c, o, NULL);
+  CHECK_NEAR(o[0], 3.0 / 3 + 6 * 2.0 / 3, 1e-6);
+  CHECK_NEAR(o[1], (3.0 + 6 * 4.0) / 5, 1e-6);
+  c.flags = 0; /* causal: row 0 is v0 */
+  ref_compute(&c, o, NULL);
+  CHECK_NEAR(o[0], 3, TOL);
+  const struct operation *op = operation_find("attention");
+  REQUIRE(op);
+  struct op_shape sh;
+  op->shape(&c, &sh);
+  const double causal = op->flops(&c, &sh);
+  c.flags = BENCH_ATTN_FULL;
+  CHECK_NEAR(op->flops(&c, &sh), 2 * causal, 0);
+  CHECK_NEAR(causal, 4.0 * 2 * 2 * 1 / 2, 0);
+}
+
 /* Attention with RoPE equals attention without it on q and k rotated by the
  * rope reference: one formula, used in both places. */
 static void test_attention_rope_consistent(void) {
@@ -355,5 +379,5 @@ static void test_rows_match_full(void) {
 TEST_MAIN(TEST_ENTRY(test_op_names), TEST_ENTRY(test_elementwise), TEST_ENTRY(test_gemm_transposed), TEST_ENTRY(test_gemm_2x2), TEST_ENTRY(test_gemm_rect_f16),
           TEST_ENTRY(test_rmsnorm), TEST_ENTRY(test_layernorm), TEST_ENTRY(test_softmax),
           TEST_ENTRY(test_rope_identity_and_rotation), TEST_ENTRY(test_rope_layouts),
-          TEST_ENTRY(test_attention_seq1), TEST_ENTRY(test_attention_seq2),
+          TEST_ENTRY(test_attention_seq1), TEST_ENTRY(test_attention_seq2), TEST_ENTRY(test_attention_full),
           TEST_ENTRY(test_attention_rope_consistent), TEST_ENTRY(test_rows_match_full))

@@ -338,6 +338,10 @@ static inline int bench_param_dtype(const struct bench_host *host, const char *n
   BENCH_PARAM_DECL_("rope", BENCH_PARAM_STRING,                                        \
                     "RoPE on q and k first: none, interleaved or halves pairs",        \
                     "none,interleaved,halves", 0, 0, 0, d0, d1, d2, d3)
+#define BENCH_PARAM_ATTN_MASK(d0, d1, d2, d3)                                               \
+  BENCH_PARAM_DECL_("mask", BENCH_PARAM_STRING,                                           \
+                    "causal (query i sees keys 0..i) or none (every key: BENCH_ATTN_FULL)", \
+                    "causal,none", 0, 0, 0, d0, d1, d2, d3)
 #define BENCH_PARAM_ATTN_THETA(d0, d1, d2, d3)                                              \
   BENCH_PARAM_DECL_("theta", BENCH_PARAM_FLOAT, "RoPE frequency base", NULL, 1, 1e9, 0, d0, d1, \
                     d2, d3)

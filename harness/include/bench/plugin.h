@@ -172,8 +172,11 @@ struct bench_param {
  * rope: x is [seq][heads][head_dim] with rows = seq*heads, cols = head_dim,
  *   position of a row = row / heads; theta (10000 if 0); flags select the
  *   pair layout (BENCH_ROPE_INTERLEAVED or BENCH_ROPE_HALVES).
- * attention: causal scaled dot-product softmax(QK^T/sqrt(d) + mask) V; with
+ * attention: causal scaled dot-product softmax(QK^T/sqrt(d) + mask) V, or
+ *   with BENCH_ATTN_FULL no mask (every query sees every key); with
  *   BENCH_ATTN_ROPE, RoPE (theta, layout flag) is applied to q and k first.
+ *   (A harness older than BENCH_ATTN_FULL checks the causal product, and
+ *   such a case FAILs there: it is never passed on the wrong reference.)
  * dtype is the element type of every input; out_dtype that of the output.
  *
  * Work: for a plugin whose `operation` is one of these, the harness counts
@@ -183,14 +186,16 @@ struct bench_param {
  *   bytes: every input element read once, every output element written
  *          once, at the sizes of dtype and out_dtype (fill: the output only)
  *   FLOPs: gemm 2mnk; add n; rmsnorm 4, layernorm 8, softmax 5 and rope 3
- *          per output element; causal attention 4*batch*heads*seq^2*head_dim/2;
+ *          per output element; attention 4*batch*heads*seq^2*head_dim, halved
+ *          when causal;
  *          copy and fill 0. */
 enum {
   BENCH_ROPE_INTERLEAVED = 1 << 0, /* pairs (2i, 2i+1), Meta/LLaMA layout */
   BENCH_ROPE_HALVES = 1 << 1,      /* pairs (i, i+d/2), NeoX layout */
   BENCH_ATTN_ROPE = 1 << 2,        /* attention: apply RoPE to q and k */
   BENCH_GEMM_TRANS_A = 1 << 3,     /* gemm (1.1): A is stored transposed, [k][m] */
-  BENCH_GEMM_TRANS_B = 1 << 4      /* gemm (1.1): B is stored transposed, [n][k] */
+  BENCH_GEMM_TRANS_B = 1 << 4,     /* gemm (1.1): B is stored transposed, [n][k] */
+  BENCH_ATTN_FULL = 1 << 5         /* attention: no causal mask */
 };
 
 struct bench_check {

@@ -124,6 +124,7 @@ static double rope_flops(const struct bench_check *c, const struct op_shape *s) 
 }
 
 /* ---- attention: o = softmax(q k^T / sqrt(d) + causal mask) v ---------- */
+/*      (no mask with BENCH_ATTN_FULL)                                       */
 
 static void attention_shape(const struct bench_check *c, struct op_shape *s) {
   const int64_t rows = count_mul(count_mul(c->batch, c->heads), c->seq);
@@ -146,8 +147,9 @@ static double attention_reduction(const struct bench_check *c) {
 
 static double attention_flops(const struct bench_check *c, const struct op_shape *s) {
   (void)s;
-  return 4.0 * (double)c->batch * (double)c->heads * (double)c->seq * (double)c->seq *
-         (double)c->head_dim / 2;
+  const double full = 4.0 * (double)c->batch * (double)c->heads * (double)c->seq *
+                      (double)c->seq * (double)c->head_dim;
+  return c->flags & BENCH_ATTN_FULL ? full : full / 2;
 }
 
 /* ---- elementwise: copy, fill, add (output n x 1) --------------------- */

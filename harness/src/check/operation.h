@@ -30,7 +30,8 @@
  *                              an add per output element)
  *     attention  4 b h s^2 d / 2  (QK^T and PV, 2 s^2 d each per head,
  *                              halved for the causal mask, as FlashAttention
- *                              counts; softmax and RoPE not counted)
+ *                              counts; 4 b h s^2 d with BENCH_ATTN_FULL;
+ *                              softmax and RoPE not counted)
  *
  * Primary figure: what bounds the operation, so which of its figures is
  * the one throughput bench shows (results/result.h case_primary), decided

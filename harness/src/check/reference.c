@@ -268,10 +268,12 @@ static void attention_load(const struct bench_check *c, const void *p, int64_t b
   }
 }
 
-/* Query rows s0..s1 of one (batch, head) group whose q/k/v start at base. */
+/* Query rows s0..s1 of one (batch, head) group whose q/k/v start at base:
+ * query s sees keys 0..s (causal) or all of them (BENCH_ATTN_FULL). */
 static void attention_group(const struct bench_check *c, int64_t base, int64_t s0, int64_t s1,
                             double *ref, double *scale) {
-  const int64_t d = c->head_dim, nk = s1 + 1; /* causal: keys 0..s1 */
+  const int full = (c->flags & BENCH_ATTN_FULL) != 0;
+  const int64_t d = c->head_dim, nk = full ? c->seq : s1 + 1;
   const double inv_sqrt_d = 1.0 / sqrt((double)d);
   double *kv = xmalloc((size_t)(3 * nk * d) * sizeof *kv);
   double *kval = kv, *kmag = kv + nk * d, *vval = kv + 2 * nk * d;
@@ -286,7 +288,8 @@ static void attention_group(const struct bench_check *c, int64_t base, int64_t s
   for (int64_t s = s0; s <= s1; s++) {
     attention_load(c, c->in[0], base, s, tmp, qval, qmag);
     double mx = -INFINITY, smag = 0;
-    for (int64_t j = 0; j <= s; j++) {
+    const int64_t keys = full ? nk : s + 1;
+    for (int64_t j = 0; j < keys; j++) {
       const double *kj = kval + j * d, *mj = kmag + j * d;
       double dot = 0, mag = 0;
       for (int64_t t = 0; t < d; t++) {
@@ -298,14 +301,14 @@ static void attention_group(const struct bench_check *c, int64_t base, int64_t s
       if (mag * 0.5 * inv_sqrt_d > smag) smag = mag * 0.5 * inv_sqrt_d;
     }
     double sum = 0;
-    for (int64_t j = 0; j <= s; j++) {
+    for (int64_t j = 0; j < keys; j++) {
       p[j] = exp(p[j] - mx);
       sum += p[j];
     }
     double *o = ref + (s - s0) * d, *sc = scale ? scale + (s - s0) * d : NULL;
     for (int64_t t = 0; t < d; t++) {
       double acc = 0, w = 0;
-      for (int64_t j = 0; j <= s; j++) {
+      for (int64_t j = 0; j < keys; j++) {
         acc += p[j] * vval[j * d + t];
         w += p[j] * fabs(vval[j * d + t]);
       }

@@ -10,9 +10,15 @@
 #include "analyze/compare_stats.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "results/steady_warn.h"
 
 #define LOOP_REPS 9
 #define LOOP_ITERS 400000u
+/* Steal is a share of /proc/stat's ticks (100 a second a CPU): over fewer
+ * than this many (100), one stolen tick is more than half the warning line
+ * (a 10 ms run on 2 CPUs has 2 or 3 ticks: one stolen read as 33%), so a
+ * shorter run records no steal figure rather than a false one. */
+#define STEAL_MIN_TICKS ((unsigned long long)(2.0 / STEADY_WARN_STEAL))
 
 static double clock_s(clockid_t clk) {
   struct timespec ts;
@@ -106,6 +112,6 @@ void steady_between(const struct steady_reading *a, const struct steady_reading 
   out->others_end = b->others;
   out->contention = a->contention > b->contention ? a->contention : b->contention;
   out->drift = a->loop_ns > 0.0 ? b->loop_ns / a->loop_ns - 1.0 : 0.0;
-  if (a->have_steal && b->have_steal && b->total > a->total)
+  if (a->have_steal && b->have_steal && b->total >= a->total + STEAL_MIN_TICKS)
     out->steal = (double)(b->steal - a->steal) / (double)(b->total - a->total);
 }
